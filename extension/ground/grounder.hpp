@@ -1,0 +1,97 @@
+// Tuffy-style grounding (KBMC, active-atom closure, active clauses,
+// consolidation) as plans of gpu/ relational operators.
+//
+// Pure C++ (no PostgreSQL).  The extension reads evidence tables into
+// GroundInput, calls ground(), and stores GroundOutput in the program's
+// schema.  The same function serves the 'cpu' and 'gpu' paths (the Engine
+// decides where operators run).  Semantics: docs/tuffy-reference.md §5.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "lang/program.hpp"
+#include "mln/network.hpp"
+#include "mln/relation.hpp"
+
+namespace mln::ground {
+
+// The symbol dictionary: id -> string, ids start at 1 (index 0 unused).
+struct Symbols {
+  std::vector<std::string> names{std::string()};
+};
+
+// Evidence of one predicate, columnar.  args[k][i] is the symbol id (or the
+// raw integer for Int-typed arguments) of argument k of row i.
+struct PredEvidence {
+  std::vector<std::vector<int32_t>> args;
+  std::vector<uint8_t> truth;  // 1 true, 0 false (after '!')
+  std::vector<double> prior;   // NaN for hard evidence; else P(true)
+  size_t rows() const { return truth.size(); }
+};
+
+// A query with constants resolved to symbol ids (variables: -1, -2, ... by
+// first occurrence; a bare predicate name is all variables).
+struct QueryPattern {
+  int pred = -1;
+  std::vector<int32_t> args;
+};
+
+struct GroundOptions {
+  bool activate_all = false;          // Tuffy's -activateAll
+  std::vector<int> extra_closed_world;  // -cw predicates (indices)
+  // Progress callback: phase name and a fraction in [0,1]; called from the
+  // calling thread only, at most a few times a second.  May throw to cancel.
+  std::function<void(const std::string& phase, double fraction)> progress;
+};
+
+struct GroundInput {
+  const lang::Program* program = nullptr;
+  Symbols symbols;
+  // domain[type name] is computed by the grounder from symbols seen in
+  // evidence, rule constants and queries, per argument type (Tuffy §2.3);
+  // the caller only supplies the symbol ids seen per type:
+  std::vector<std::pair<std::string, std::vector<int32_t>>> type_domains;
+  std::vector<PredEvidence> evidence;  // indexed by predicate
+  std::vector<QueryPattern> queries;
+};
+
+// One active atom.
+struct Atom {
+  int32_t pred;
+  std::vector<int32_t> args;
+  int8_t evidence;   // -1 unknown, 0 false, 1 true (soft evidence: 1 with prior)
+  double prior;      // NaN if none
+  bool is_query;     // club 1 or 3
+};
+
+struct PhaseTime {
+  std::string phase;
+  double seconds;
+};
+
+struct GroundOutput {
+  std::vector<Atom> atoms;  // atom id = index + 1
+  Network network;          // num_atoms == atoms.size(); clauses consolidated
+  // True query evidence (printed by MAP output although not in the MRF).
+  std::vector<std::pair<int32_t, std::vector<int32_t>>> true_query_evidence;
+  std::vector<int> relevant_clauses;  // clause indices KBMC kept
+  std::vector<std::string> kbmc_patterns;  // "Cancer(v1)" lines Tuffy prints
+  int closure_rounds = 0;
+  std::vector<PhaseTime> phases;
+};
+
+// Grounds `in` on `eng`.  Throws lang::LangError for semantic problems,
+// gpu::EngineError for engine failures (including cancellation).
+GroundOutput ground(const GroundInput& in, gpu::Engine& eng, const GroundOptions& opts = {});
+
+// Builds a GroundInput from text-level data, interning constants the way
+// Tuffy does (ids from 1 in first-seen order: program, queries, evidence)
+// and collecting each type's domain.  Used by tests, benchmarks and the
+// extension's loader.  `prog` must outlive the result.
+GroundInput make_input(const lang::Program& prog, const std::vector<lang::Query>& queries,
+                       const std::vector<lang::EvidenceAtom>& evidence);
+
+}  // namespace mln::ground
