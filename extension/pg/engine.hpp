@@ -1,0 +1,22 @@
+// Choosing and caching the operator engine of this backend.
+#pragma once
+
+#include <string>
+
+#include "mln/relation.hpp"
+
+namespace mln::pg {
+
+// Settings behind the GUCs (defined in module.cpp).
+extern int guc_device;            // 0 auto, 1 gpu, 2 cpu
+extern int guc_gpu_memory_limit_mb;
+extern int guc_cpu_threads;
+extern bool guc_regress;
+
+// Resolves 'auto' | 'gpu' | 'cpu' (nullptr/empty: the mln.device GUC) to an
+// engine, creating it lazily (CUDA is initialised here, in a backend, never
+// in the postmaster).  Throws UserError for bad names, EngineError when 'gpu'
+// is asked for without a usable GPU.
+gpu::Engine& engine_for(const std::string& device);
+
+}  // namespace mln::pg

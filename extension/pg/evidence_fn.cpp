@@ -1,0 +1,185 @@
+// Evidence in the database: mln.load_evidence(name, text), the streaming
+// ingest of staged chunks (mln.ingest_evidence), and mln.set_query.
+#include "pg/guard.hpp"
+#include "pg/program_ctx.hpp"
+#include "pg/spi.hpp"
+
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "fmgr.h"
+#include "utils/builtins.h"
+PG_FUNCTION_INFO_V1(mln_load_evidence);
+PG_FUNCTION_INFO_V1(mln_ingest_evidence);
+PG_FUNCTION_INFO_V1(mln_set_query);
+}
+
+namespace mln::pg {
+namespace {
+
+// Evidence rows gathered per predicate, columnar, then inserted with one
+// INSERT ... SELECT FROM unnest(...) per predicate.
+class EvidenceBuffer {
+ public:
+  EvidenceBuffer(const ProgramCtx& ctx, SymbolTable& syms) : ctx_(ctx), syms_(syms), preds_(ctx.prog.preds.size()) {}
+
+  // Adds one parsed atom.
+  void add(const lang::EvidenceAtom& a) {
+    const auto& d = ctx_.prog.preds[a.pred];
+    if (ctx_.bindings[a.pred].bound)
+      throw UserError{ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                      "line " + std::to_string(a.line) + ": predicate " + d.name + " is bound to relation " +
+                          ctx_.bindings[a.pred].relation + "; its evidence is read from there",
+                      "", "insert the rows into the bound relation, or unbind the predicate"};
+    Cols& c = preds_[a.pred];
+    if (c.args.empty()) c.args.resize(d.arity());
+    for (int k = 0; k < d.arity(); ++k)
+      c.args[k].push_back(d.arg_kinds[k] == lang::TypeKind::Int ? parse_int_arg(a.args[k], d.name, a.line)
+                                                                 : syms_.intern(a.args[k]));
+    c.truth.push_back(a.truth ? 1 : 0);
+    c.prior.push_back(a.prior);
+    c.has_prior |= !std::isnan(a.prior);
+    ++count_;
+  }
+
+  // Writes everything gathered so far.
+  void flush(Spi& spi) {
+    for (size_t p = 0; p < preds_.size(); ++p) {
+      Cols& c = preds_[p];
+      if (c.truth.empty()) continue;
+      const auto& d = ctx_.prog.preds[p];
+      std::string sql = "INSERT INTO " + qualified(ctx_.schema, d.name) + " SELECT * FROM unnest(";
+      std::vector<Param> params;
+      for (int k = 0; k < d.arity(); ++k) {
+        sql += "$" + std::to_string(k + 1) + ", ";
+        params.push_back(int4_array_param(c.args[k]));
+      }
+      sql += "$" + std::to_string(d.arity() + 1) + ", ";
+      params.push_back(bool_array_param(c.truth));
+      if (c.has_prior) {
+        sql += "array_replace($" + std::to_string(d.arity() + 2) + ", 'NaN'::float8, NULL))";
+        params.push_back(float8_array_param(c.prior));
+      } else {
+        sql += "NULL::float8[])";
+      }
+      spi.exec(sql, params);
+      c = Cols();
+    }
+  }
+
+  int64_t count() const { return count_; }
+
+ private:
+  struct Cols {
+    std::vector<std::vector<int32_t>> args;
+    std::vector<uint8_t> truth;
+    std::vector<double> prior;
+    bool has_prior = false;
+  };
+  const ProgramCtx& ctx_;
+  SymbolTable& syms_;
+  std::vector<Cols> preds_;
+  int64_t count_ = 0;
+};
+
+// Parses `text` (whose first line is `first_line`) into the buffer.
+void parse_into(EvidenceBuffer& buf, const ProgramCtx& ctx, std::string_view text, int first_line) {
+  try {
+    lang::parse_evidence(ctx.prog, text, [&](const lang::EvidenceAtom& a) {
+      if (buf.count() % 65536 == 0) check_interrupts();
+      buf.add(a);
+    });
+  } catch (const lang::LangError& e) {
+    if (first_line <= 1) throw;
+    throw lang::LangError(e.kind(), e.line() + first_line - 1, e.col(), e.token(), e.what());
+  }
+}
+
+// Marks the program's ground network stale and counts the new atoms.
+void note_evidence(Spi& spi, const ProgramCtx& ctx, int64_t n) {
+  spi.exec("UPDATE mln.programs SET evidence_atoms = evidence_atoms + $2, grounded_at = NULL WHERE name = $1",
+           {text_param(ctx.name), int8_param(n)});
+}
+
+std::string arg_text(FunctionCallInfo fcinfo, int i) {
+  text* t = PG_GETARG_TEXT_PP(i);
+  return std::string(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+}
+
+}  // namespace
+}  // namespace mln::pg
+
+using namespace mln::pg;
+
+// mln.load_evidence(name text, evidence text) returns bigint
+Datum mln_load_evidence(PG_FUNCTION_ARGS) {
+  int64_t n = 0;
+  MLN_GUARDED({
+    std::string name = arg_text(fcinfo, 0);
+    std::string text = arg_text(fcinfo, 1);
+    Spi spi;
+    ProgramCtx ctx = load_program(spi, name);
+    SymbolTable syms;
+    syms.load(spi, ctx.schema);
+    EvidenceBuffer buf(ctx, syms);
+    parse_into(buf, ctx, text, 1);
+    syms.flush(spi, ctx.schema);
+    buf.flush(spi);
+    n = buf.count();
+    note_evidence(spi, ctx, n);
+  });
+  PG_RETURN_INT64(n);
+}
+
+// mln.ingest_evidence(name text) returns bigint: parses the line-aligned
+// chunks that a client COPYed into mln_<name>._staging(seq, first_line,
+// body), in order, then empties the staging table.
+Datum mln_ingest_evidence(PG_FUNCTION_ARGS) {
+  int64_t n = 0;
+  MLN_GUARDED({
+    std::string name = arg_text(fcinfo, 0);
+    Spi spi;
+    ProgramCtx ctx = load_program(spi, name);
+    SymbolTable syms;
+    syms.load(spi, ctx.schema);
+    EvidenceBuffer buf(ctx, syms);
+    std::string staging = qualified(ctx.schema, "_staging");
+    Rows seqs = spi.query("SELECT seq FROM " + staging + " ORDER BY seq");
+    std::vector<int32_t> order;
+    for (size_t i = 0; i < seqs.size(); ++i) order.push_back(seqs.int4(i, 0));
+    for (int32_t seq : order) {
+      Rows r = spi.query("SELECT first_line, body FROM " + staging + " WHERE seq = $1", {int4_param(seq)});
+      if (r.size() != 1) continue;
+      int first_line = r.int4(0, 0);
+      std::string body = r.text(0, 1);
+      parse_into(buf, ctx, body, first_line);
+      if (buf.count() - n > (1 << 22)) {  // bound memory: flush every ~4M atoms
+        syms.flush(spi, ctx.schema);
+        buf.flush(spi);
+        n = buf.count();
+      }
+    }
+    syms.flush(spi, ctx.schema);
+    buf.flush(spi);
+    n = buf.count();
+    spi.exec("TRUNCATE " + staging);
+    note_evidence(spi, ctx, n);
+  });
+  PG_RETURN_INT64(n);
+}
+
+// mln.set_query(name text, query text): validates Tuffy query syntax against
+// the program and stores it.
+Datum mln_set_query(PG_FUNCTION_ARGS) {
+  MLN_GUARDED({
+    std::string name = arg_text(fcinfo, 0);
+    std::string query = arg_text(fcinfo, 1);
+    Spi spi;
+    ProgramCtx ctx = load_program(spi, name);
+    (void)mln::lang::parse_queries(ctx.prog, query);
+    spi.exec("UPDATE mln.programs SET query = $2, grounded_at = NULL WHERE name = $1",
+             {text_param(name), text_param(query)});
+  });
+  PG_RETURN_VOID();
+}

@@ -1,0 +1,274 @@
+// mln.ground(name, device): reads the program's evidence into columnar
+// buffers, runs the grounder on the chosen engine, and stores the ground
+// network in the program's schema (_atoms, _clauses, _query_evidence).
+#include "pg/guard.hpp"
+#include "pg/engine.hpp"
+#include "pg/json.hpp"
+#include "pg/program_ctx.hpp"
+#include "pg/spi.hpp"
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ground/grounder.hpp"
+
+extern "C" {
+#include "fmgr.h"
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+PG_FUNCTION_INFO_V1(mln_ground);
+}
+
+namespace mln::pg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr size_t kClauseChunk = 65536;
+
+// Reads one predicate's evidence (own table or bound relation) into `ev`.
+void read_evidence(Spi& spi, const ProgramCtx& ctx, int p, SymbolTable& syms, ground::PredEvidence& ev) {
+  const auto& d = ctx.prog.preds[p];
+  const Binding& b = ctx.bindings[p];
+  ev.args.assign(d.arity(), {});
+  if (!b.bound) {
+    std::string sql = "SELECT ";
+    for (int k = 0; k < d.arity(); ++k) sql += qi(d.arg_names[k]) + ", ";
+    sql += "truth, prior FROM " + qualified(ctx.schema, d.name);
+    Rows r = spi.query(sql);
+    for (size_t i = 0; i < r.size(); ++i) {
+      for (int k = 0; k < d.arity(); ++k) ev.args[k].push_back(r.int4(i, k));
+      ev.truth.push_back(r.boolean(i, d.arity()) ? 1 : 0);
+      ev.prior.push_back(r.isnull(i, d.arity() + 1) ? std::nan("") : r.float8(i, d.arity() + 1));
+    }
+    return;
+  }
+  // A bound relation: its columns are read as text and mapped to symbols.
+  std::string sql = "SELECT ";
+  for (int k = 0; k < d.arity(); ++k) sql += qi(b.columns[k]) + "::text, ";
+  sql += b.truth_column.empty() ? "true" : qi(b.truth_column) + "::boolean";
+  sql += " FROM " + b.relation;
+  Rows r = spi.query(sql);
+  for (size_t i = 0; i < r.size(); ++i) {
+    bool skip = r.isnull(i, d.arity());
+    for (int k = 0; k < d.arity(); ++k) skip |= r.isnull(i, k);
+    if (skip) continue;  // NULL arguments or truth: not evidence
+    for (int k = 0; k < d.arity(); ++k) {
+      std::string v = r.text(i, k);
+      ev.args[k].push_back(d.arg_kinds[k] == lang::TypeKind::Int ? parse_int_arg(v, d.name, 0) : syms.intern(v));
+    }
+    ev.truth.push_back(r.boolean(i, d.arity()) ? 1 : 0);
+    ev.prior.push_back(std::nan(""));
+    if (i % 65536 == 0) check_interrupts();
+  }
+}
+
+// Symbol id of a constant term at argument k of predicate d.
+int32_t const_id(const lang::PredicateDecl& d, int k, const lang::Term& t, SymbolTable& syms) {
+  if (d.arg_kinds[k] == lang::TypeKind::Int) return parse_int_arg(t.text, d.name, 0);
+  return syms.intern(t.text);
+}
+
+// Builds the grounder's input from the database.
+ground::GroundInput build_input(Spi& spi, const ProgramCtx& ctx, SymbolTable& syms) {
+  ground::GroundInput in;
+  in.program = &ctx.prog;
+  const auto& prog = ctx.prog;
+  std::map<std::string, std::set<int32_t>> domains;
+  auto note_lit = [&](const lang::Literal& l) {
+    const auto& d = prog.preds[l.pred];
+    for (size_t k = 0; k < l.args.size(); ++k)
+      if (!l.args[k].is_var() && d.arg_kinds[k] == lang::TypeKind::Symbol)
+        domains[d.arg_types[k]].insert(syms.intern(l.args[k].text));
+  };
+  for (const auto& c : prog.clauses)
+    for (const auto& l : c.lits) note_lit(l);
+  for (const auto& r : prog.rules) {
+    note_lit(r.head);
+    for (const auto& l : r.body) note_lit(l);
+  }
+  // Queries.
+  if (ctx.query.empty())
+    throw UserError{ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, "program \"" + ctx.name + "\" has no query", "",
+                    "set one with mln.set_query(name, query), e.g. mln.set_query('" + ctx.name + "', 'Cancer(x)')"};
+  for (const auto& q : lang::parse_queries(prog, ctx.query)) {
+    const auto& d = prog.preds[q.pred];
+    ground::QueryPattern qp;
+    qp.pred = q.pred;
+    std::map<std::string, int32_t> vars;
+    for (int k = 0; k < d.arity(); ++k) {
+      if (q.args.empty() || q.args[k].is_var()) {
+        std::string v = q.args.empty() ? "_" + std::to_string(k) : q.args[k].text;
+        auto it = vars.find(v);
+        int32_t id = it != vars.end() ? it->second : -static_cast<int32_t>(vars.size() + 1);
+        vars.emplace(v, id);
+        qp.args.push_back(id);
+      } else {
+        int32_t id = const_id(d, k, q.args[k], syms);
+        if (d.arg_kinds[k] == lang::TypeKind::Symbol) domains[d.arg_types[k]].insert(id);
+        qp.args.push_back(id);
+      }
+    }
+    in.queries.push_back(std::move(qp));
+  }
+  // Evidence.
+  in.evidence.resize(prog.preds.size());
+  for (size_t p = 0; p < prog.preds.size(); ++p) {
+    check_interrupts();
+    read_evidence(spi, ctx, static_cast<int>(p), syms, in.evidence[p]);
+    const auto& d = prog.preds[p];
+    for (int k = 0; k < d.arity(); ++k)
+      if (d.arg_kinds[k] == lang::TypeKind::Symbol)
+        domains[d.arg_types[k]].insert(in.evidence[p].args[k].begin(), in.evidence[p].args[k].end());
+  }
+  in.symbols.names = syms.names();
+  for (auto& [type, ids] : domains) in.type_domains.emplace_back(type, std::vector<int32_t>(ids.begin(), ids.end()));
+  return in;
+}
+
+// Replaces the program's ground network tables with `out`.
+void store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput& out) {
+  const std::string s = qi(ctx.schema);
+  spi.exec("DROP TABLE IF EXISTS " + s + "._atoms, " + s + "._clauses, " + s + "._query_evidence, " + s +
+           "._map CASCADE");
+  spi.exec("CREATE TABLE " + s +
+           "._atoms (id int4 PRIMARY KEY, pred int4 NOT NULL, args int4[] NOT NULL, evidence boolean, "
+           "prior float8, is_query boolean NOT NULL)");
+  spi.exec("CREATE TABLE " + s +
+           "._clauses (chunk int4 PRIMARY KEY, offsets int4[] NOT NULL, lits int4[] NOT NULL, "
+           "weights float8[] NOT NULL)");
+  spi.exec("CREATE TABLE " + s + "._query_evidence (pred int4 NOT NULL, args int4[] NOT NULL)");
+  spi.exec("CREATE TABLE " + s + "._map (atom int4 PRIMARY KEY, truth boolean NOT NULL)");
+
+  // Atoms, grouped by predicate so that each INSERT has a fixed arity.
+  std::map<int32_t, std::vector<size_t>> by_pred;
+  for (size_t i = 0; i < out.atoms.size(); ++i) by_pred[out.atoms[i].pred].push_back(i);
+  for (auto& [pred, idx] : by_pred) {
+    check_interrupts();
+    int arity = ctx.prog.preds[pred].arity();
+    std::vector<int32_t> ids, ev;
+    std::vector<std::vector<int32_t>> args(arity);
+    std::vector<double> prior;
+    std::vector<uint8_t> q;
+    for (size_t i : idx) {
+      const auto& a = out.atoms[i];
+      ids.push_back(static_cast<int32_t>(i + 1));
+      for (int k = 0; k < arity; ++k) args[k].push_back(a.args[k]);
+      ev.push_back(a.evidence);
+      prior.push_back(a.prior);
+      q.push_back(a.is_query ? 1 : 0);
+    }
+    std::string sql = "INSERT INTO " + s + "._atoms SELECT i, $1, ARRAY[";
+    std::string from = " FROM unnest($2, $3, $4, $5";
+    std::vector<Param> params{int4_param(pred), int4_array_param(ids), int4_array_param(ev),
+                              float8_array_param(prior), bool_array_param(q)};
+    for (int k = 0; k < arity; ++k) {
+      sql += (k ? ", a" : "a") + std::to_string(k);
+      from += ", $" + std::to_string(6 + k);
+      params.push_back(int4_array_param(args[k]));
+    }
+    from += ") AS t(i, e, p, q";
+    for (int k = 0; k < arity; ++k) from += ", a" + std::to_string(k);
+    from += ")";
+    sql += "], CASE e WHEN 1 THEN true WHEN 0 THEN false END, CASE WHEN p = 'NaN' THEN NULL ELSE p END, q" + from;
+    spi.exec(sql, params);
+  }
+
+  // Clauses in chunks of kClauseChunk.
+  const ClauseSet& cs = out.network.clauses;
+  for (size_t c0 = 0, chunk = 0; c0 < cs.size(); c0 += kClauseChunk, ++chunk) {
+    check_interrupts();
+    size_t c1 = std::min(cs.size(), c0 + kClauseChunk);
+    std::vector<int32_t> offs;
+    for (size_t c = c0; c <= c1; ++c) offs.push_back(static_cast<int32_t>(cs.offsets[c] - cs.offsets[c0]));
+    std::vector<double> w(cs.weights.begin() + c0, cs.weights.begin() + c1);
+    spi.exec("INSERT INTO " + s + "._clauses VALUES ($1, $2, $3, $4)",
+             {int4_param(static_cast<int32_t>(chunk)), int4_array_param(offs),
+              int4_array_param(&cs.lits[cs.offsets[c0]], cs.offsets[c1] - cs.offsets[c0]),
+              float8_array_param(w)});
+  }
+
+  for (const auto& [pred, args] : out.true_query_evidence)
+    spi.exec("INSERT INTO " + s + "._query_evidence VALUES ($1, $2)", {int4_param(pred), int4_array_param(args)});
+}
+
+// The statistics returned to the caller and kept in mln.programs.
+std::string stats_json(const ground::GroundOutput& out, const std::string& device, double load_s, double store_s,
+                       double total_s) {
+  std::string o = "{\"atoms\": " + std::to_string(out.atoms.size()) +
+                  ", \"clauses\": " + std::to_string(out.network.clauses.size()) +
+                  ", \"device\": " + json_quote(device) +
+                  ", \"relevant_clauses\": " + std::to_string(out.relevant_clauses.size()) +
+                  ", \"closure_rounds\": " + std::to_string(out.closure_rounds) + ", \"seconds\": {\"load\": " +
+                  json_num(load_s);
+  for (const auto& ph : out.phases) o += ", " + json_quote(ph.phase) + ": " + json_num(ph.seconds);
+  o += ", \"store\": " + json_num(store_s) + ", \"total\": " + json_num(total_s) + "}}";
+  return o;
+}
+
+std::string arg_text(FunctionCallInfo fcinfo, int i) {
+  text* t = PG_GETARG_TEXT_PP(i);
+  return std::string(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+}
+
+}  // namespace
+}  // namespace mln::pg
+
+using namespace mln::pg;
+
+// mln.ground(name text, device text default 'auto', activate_all boolean default false) returns jsonb
+Datum mln_ground(PG_FUNCTION_ARGS) {
+  char* json = nullptr;
+  MLN_GUARDED({
+    std::string name = arg_text(fcinfo, 0);
+    std::string device = arg_text(fcinfo, 1);
+    bool activate_all = PG_GETARG_BOOL(2);
+    std::vector<std::string> cw = pg_call([&] {
+      std::vector<std::string> v;
+      ArrayType* a = PG_GETARG_ARRAYTYPE_P(3);
+      Datum* elems;
+      bool* nulls;
+      int n;
+      deconstruct_array(a, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+      for (int i = 0; i < n; ++i)
+        if (!nulls[i]) v.push_back(TextDatumGetCString(elems[i]));
+      return v;
+    });
+    auto t0 = Clock::now();
+    if (device == "sql")
+      throw UserError{ERRCODE_FEATURE_NOT_SUPPORTED, "the 'sql' grounding path is not available in this build", "",
+                      "use device => 'auto', 'cpu' or 'gpu'"};
+    mln::gpu::Engine& eng = engine_for(device);
+    Spi spi;
+    ProgramCtx ctx = load_program(spi, name);
+    SymbolTable syms;
+    syms.load(spi, ctx.schema);
+    mln::ground::GroundInput in = build_input(spi, ctx, syms);
+    syms.flush(spi, ctx.schema);
+    auto t1 = Clock::now();
+    mln::ground::GroundOptions opts;
+    opts.activate_all = activate_all;
+    for (const auto& p : cw) {
+      int idx = ctx.prog.find_pred(p);
+      if (idx < 0)
+        throw UserError{ERRCODE_UNDEFINED_OBJECT, "closed_world: predicate \"" + p + "\" is not declared", "", ""};
+      opts.extra_closed_world.push_back(idx);
+    }
+    opts.progress = [](const std::string&, double) { check_interrupts(); };
+    mln::ground::GroundOutput out = mln::ground::ground(in, eng, opts);
+    auto t2 = Clock::now();
+    store_network(spi, ctx, out);
+    auto t3 = Clock::now();
+    auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
+    std::string dev = eng.backend() == mln::gpu::Backend::CUDA ? "gpu" : "cpu";
+    std::string stats = stats_json(out, dev, secs(t0, t1), secs(t2, t3), secs(t0, t3));
+    spi.exec("UPDATE mln.programs SET grounded_at = now(), ground_stats = $2 WHERE name = $1",
+             {text_param(name), jsonb_param(stats)});
+    json = pg_call([&] { return pstrdup(stats.c_str()); });
+  });
+  PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
+}

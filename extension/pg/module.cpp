@@ -1,0 +1,95 @@
+// Module entry: PG_MODULE_MAGIC, GUC registration, mln.version() and
+// mln.device_info().  _PG_init only registers; it never touches CUDA.
+#include "pg/guard.hpp"
+#include "pg/engine.hpp"
+
+#include <climits>
+#include <sstream>
+#include <thread>
+
+extern "C" {
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/jsonb.h"
+
+PG_MODULE_MAGIC;
+void _PG_init(void);
+PG_FUNCTION_INFO_V1(mln_version);
+PG_FUNCTION_INFO_V1(mln_device_info);
+}
+
+namespace mln::pg {
+int guc_device = 0;
+int guc_gpu_memory_limit_mb = 0;
+int guc_cpu_threads = 0;
+bool guc_regress = false;
+}  // namespace mln::pg
+
+static const struct config_enum_entry device_options[] = {
+    {"auto", 0, false}, {"gpu", 1, false}, {"cpu", 2, false}, {nullptr, 0, false}};
+
+// Registers the mln.* settings.
+void _PG_init(void) {
+  DefineCustomEnumVariable("mln.device", "Where pg_mln operators run: auto, gpu or cpu.",
+                           "'auto' uses a GPU when one is usable and the CPU backend otherwise; "
+                           "'gpu' fails when no GPU is usable.",
+                           &mln::pg::guc_device, 0, device_options, PGC_USERSET, 0, nullptr,
+                           nullptr, nullptr);
+  DefineCustomIntVariable("mln.gpu_memory_limit", "Device memory one operator may use (MB).",
+                          "0 means 80% of the free device memory. Larger inputs are processed "
+                          "in partitions.",
+                          &mln::pg::guc_gpu_memory_limit_mb, 0, 0, INT_MAX / 2, PGC_USERSET,
+                          GUC_UNIT_MB, nullptr, nullptr, nullptr);
+  DefineCustomIntVariable("mln.cpu_threads", "Threads of the CPU backend (0 = all cores).",
+                          nullptr, &mln::pg::guc_cpu_threads, 0, 0, 1024, PGC_USERSET, 0,
+                          nullptr, nullptr, nullptr);
+  DefineCustomBoolVariable("mln.regress", "Hide machine-dependent output (for tests).", nullptr,
+                           &mln::pg::guc_regress, false, PGC_USERSET, GUC_NOT_IN_SAMPLE,
+                           nullptr, nullptr, nullptr);
+  MarkGUCPrefixReserved("mln");
+}
+
+// mln.version(): the library's version.
+Datum mln_version(PG_FUNCTION_ARGS) { PG_RETURN_TEXT_P(cstring_to_text("0.1.0")); }
+
+namespace {
+// Escapes a string for a JSON literal.
+std::string json_str(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') { o += '\\'; o += c; }
+    else if (static_cast<unsigned char>(c) < 0x20) { char b[8]; snprintf(b, sizeof b, "\\u%04x", c); o += b; }
+    else o += c;
+  }
+  return o + "\"";
+}
+}  // namespace
+
+// mln.device_info(): JSON naming the backend in use and the GPU, if any.
+Datum mln_device_info(PG_FUNCTION_ARGS) {
+  char* json = nullptr;
+  MLN_GUARDED({
+    mln::gpu::Engine& eng = mln::pg::engine_for("");
+    mln::gpu::DeviceInfo d = mln::gpu::query_device();
+    std::ostringstream o;
+    o << "{\"backend\": " << json_str(eng.backend() == mln::gpu::Backend::CUDA ? "cuda" : "cpu")
+      << ", \"engine\": " << json_str(mln::pg::guc_regress ? "<hidden>" : eng.name())
+      << ", \"cuda_compiled\": " << (d.cuda_compiled ? "true" : "false")
+      << ", \"device_count\": " << d.device_count;
+    if (d.device_count > 0) {
+      o << ", \"device\": " << json_str(d.name) << ", \"memory_total_mb\": " << (d.total_memory >> 20)
+        << ", \"memory_free_mb\": " << (d.free_memory >> 20) << ", \"compute_capability\": \""
+        << d.cc_major << "." << d.cc_minor << "\"";
+    } else {
+      o << ", \"reason\": " << json_str(d.error);
+    }
+    unsigned hw = std::thread::hardware_concurrency();
+    o << ", \"cpu_threads\": " << (mln::pg::guc_regress ? 0 : (mln::pg::guc_cpu_threads ? mln::pg::guc_cpu_threads : static_cast<int>(hw)))
+      << "}";
+    std::string s = o.str();
+    json = mln::pg::pg_call([&] { return pstrdup(s.c_str()); });
+  });
+  Datum d = DirectFunctionCall1(jsonb_in, CStringGetDatum(json));
+  PG_RETURN_DATUM(d);
+}

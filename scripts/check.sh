@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Runs every test suite against the private cluster: GoogleTest (ctest),
+# pgTAP (pg_prove, one fresh database per run) and the end-to-end tests.
+# Prints one summary line "check: N passed, M failed" and exits non-zero on
+# any failure.  Usage: check.sh BUILD_DIR [unit|sql|e2e]...
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-build/cmake}; shift || true
+parts=${*:-unit sql e2e}
+eval "$(bash "$root/scripts/cluster.sh" env)"
+export PGDATABASE=mln_check
+passed=0; failed=0; failures=()
+
+record() {  # name rc
+  if [ "$2" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); failures+=("$1"); fi
+}
+
+for part in $parts; do
+  case $part in
+    unit)
+      echo "== GoogleTest (ctest)"
+      (cd "$build" && ctest --output-on-failure --timeout 600) 
+      record "ctest" $?
+      ;;
+    sql)
+      echo "== pgTAP (pg_prove)"
+      dropdb --if-exists -q mln_check && createdb -q mln_check
+      psql -qX -c "CREATE EXTENSION pgtap" >/dev/null
+      for f in "$root"/tests/sql/*.sql; do
+        pg_prove -q "$f"
+        record "pgtap:$(basename "$f")" $?
+      done
+      ;;
+    e2e)
+      echo "== end-to-end"
+      for f in "$root"/tests/e2e/*.sh; do
+        [ -e "$f" ] || continue
+        echo "-- $(basename "$f")"
+        bash "$f" "$build"
+        record "e2e:$(basename "$f")" $?
+      done
+      ;;
+  esac
+done
+
+echo
+[ ${#failures[@]} -eq 0 ] || echo "failed suites: ${failures[*]}"
+echo "check: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,338 @@
+// pg_mln: Tuffy-compatible command line over the pg_mln extension.
+//
+//   pg_mln -i prog.mln -e evidence.db -queryFile query.db -r out.txt
+//
+// Loads the program and evidence into PostgreSQL (a private cluster when no
+// database is named), grounds inside the database, runs the worker for MAP
+// inference, and writes Tuffy's output format.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "cli/embedded.hpp"
+#include "cli/options.hpp"
+#include "cli/output.hpp"
+#include "lang/program.hpp"
+#include "worker/pq.hpp"
+#include "worker/worker.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+std::atomic<bool> g_interrupted{false};
+void on_signal(int) { g_interrupted = true; }
+
+// Reads a whole file; throws with the file name.
+std::string read_file(const std::string& path, const char* what) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot open " + std::string(what) + " file " + path);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// The connection string from -conf (Tuffy's tuffy.conf keys).
+std::string dsn_from_conf(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error("cannot open config file " + path);
+  std::string line, url, user, pass;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    auto trim = [](std::string s) {
+      size_t b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
+      return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+    };
+    std::string k = trim(line.substr(0, eq)), v = trim(line.substr(eq + 1));
+    if (k == "db_url") url = v;
+    else if (k == "db_username") user = v;
+    else if (k == "db_password") pass = v;
+  }
+  const std::string pre = "jdbc:postgresql://";
+  if (url.rfind(pre, 0) != 0) throw std::runtime_error("config file " + path + ": db_url must be jdbc:postgresql://host[:port]/db");
+  std::string rest = url.substr(pre.size());
+  size_t slash = rest.find('/');
+  std::string hostport = rest.substr(0, slash), db = slash == std::string::npos ? "postgres" : rest.substr(slash + 1);
+  size_t colon = hostport.find(':');
+  std::string dsn = "host=" + hostport.substr(0, colon) + " dbname=" + db;
+  if (colon != std::string::npos) dsn += " port=" + hostport.substr(colon + 1);
+  if (!user.empty()) dsn += " user=" + user;
+  if (!pass.empty()) dsn += " password=" + pass;
+  return dsn;
+}
+
+bool env_names_database() {
+  for (const char* v : {"PGHOST", "PGDATABASE", "PGSERVICE", "PGPORT"})
+    if (std::getenv(v) && *std::getenv(v)) return true;
+  return false;
+}
+
+// Prints a line to stdout (Tuffy's console).
+void say(const std::string& s) { std::cout << s << std::endl; }
+
+struct Phase {
+  std::string name;
+  double seconds;
+};
+
+// Sends large evidence files through COPY in line-aligned chunks, then
+// ingests them server-side (the streaming path).
+long long load_evidence_file(mln::worker::Conn& c, const std::string& prog, const std::string& path) {
+  std::string text = read_file(path, "evidence");
+  c.exec("SELECT mln.evidence_staging($1)", {prog});
+  mln::worker::Result s = c.exec("SELECT schema_name FROM mln.programs WHERE name = $1", {prog});
+  std::string table = c.quote_ident(s.get(0, 0)) + "._staging";
+  size_t pos = 0;
+  int seq = 0, line = 1;
+  c.copy_in("COPY " + table + " (seq, first_line, body) FROM STDIN", [&](std::string& out) {
+    if (pos >= text.size()) return false;
+    size_t end = std::min(text.size(), pos + (4u << 20));
+    if (end < text.size()) {
+      size_t nl = text.find('\n', end);
+      end = nl == std::string::npos ? text.size() : nl + 1;
+    }
+    out = std::to_string(seq++) + "\t" + std::to_string(line) + "\t";
+    for (size_t i = pos; i < end; ++i) {
+      char ch = text[i];
+      if (ch == '\n') { out += "\\n"; ++line; }
+      else if (ch == '\\') out += "\\\\";
+      else if (ch == '\t') out += "\\t";
+      else if (ch == '\r') out += "\\r";
+      else out += ch;
+    }
+    out += "\n";
+    pos = end;
+    return true;
+  });
+  mln::worker::Result r = c.exec("SELECT mln.ingest_evidence($1)", {prog});
+  return r.num(0, 0);
+}
+
+int run(const mln::cli::Options& o) {
+  auto t_start = Clock::now();
+  std::vector<Phase> phases;
+  auto lap = [&](const std::string& name, Clock::time_point& since) {
+    auto now = Clock::now();
+    phases.push_back({name, std::chrono::duration<double>(now - since).count()});
+    since = now;
+  };
+  auto t = Clock::now();
+
+  // Parse locally first: errors then name the file, line and column.
+  std::string program_text;
+  {
+    mln::lang::Program all;
+    for (const auto& f : o.program_files) {
+      say(">>> Parsing program file: " + f);
+      std::string txt = read_file(f, "program");
+      try {
+        mln::lang::parse_program_into(all, txt);
+      } catch (const mln::lang::LangError& e) {
+        throw std::runtime_error(f + ": " + e.where_what());
+      }
+      program_text += txt + "\n";
+    }
+    std::string qtext;
+    for (const auto& f : o.query_files) {
+      say(">>> Parsing query file: " + f);
+      std::string q = read_file(f, "query");
+      try {
+        (void)mln::lang::parse_queries(all, q);
+      } catch (const mln::lang::LangError& e) {
+        throw std::runtime_error(f + ": " + e.where_what());
+      }
+    }
+    for (const auto& p : o.closed_world)
+      if (all.find_pred(p) < 0) throw std::runtime_error("-cw: unknown predicate " + p);
+  }
+  std::string query;
+  for (const auto& f : o.query_files) query += read_file(f, "query") + "\n";
+  if (!o.query_atoms.empty()) query += o.query_atoms + "\n";
+  for (const auto& f : o.evidence_files)
+    if (access(f.c_str(), R_OK) != 0) throw std::runtime_error("cannot open evidence file " + f);
+  lap("parse", t);
+
+  // The database: named, or a private cluster.
+  std::unique_ptr<mln::cli::EmbeddedCluster> cluster;
+  std::string dsn = o.dsn;
+  if (dsn.empty() && !o.conf.empty()) dsn = dsn_from_conf(o.conf);
+  bool embedded = dsn.empty() && !env_names_database();
+  if (embedded) {
+    cluster = std::make_unique<mln::cli::EmbeddedCluster>(o.work_dir, o.verbose > 0);
+    dsn = cluster->dsn();
+    say(">>> Started private PostgreSQL cluster in " + cluster->dir());
+  }
+  say(">>> Connecting to RDBMS" + std::string(embedded ? " (private cluster)" : ""));
+  mln::worker::Conn c(dsn);
+  c.exec("CREATE EXTENSION IF NOT EXISTS pg_mln");
+  if (o.device != "auto") c.exec("SELECT set_config('mln.device', $1, false)", {o.device});
+  lap("start", t);
+
+  // Watch for Ctrl-C: cancel whatever the server is doing.
+  std::atomic<bool> done{false};
+  std::thread watcher([&] {
+    while (!done) {
+      if (g_interrupted) {
+        PGcancel* cn = PQgetCancel(c.raw());
+        char err[256];
+        if (cn) { PQcancel(cn, err, sizeof err); PQfreeCancel(cn); }
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  struct Joiner {
+    std::atomic<bool>& d; std::thread& th;
+    ~Joiner() { d = true; if (th.joinable()) th.join(); }
+  } joiner{done, watcher};
+
+  std::string prog = "tuffy_" + std::to_string(getpid());
+  c.exec("SELECT mln.drop_program($1) FROM mln.programs WHERE name = $1", {prog});
+  c.exec("SELECT mln.create_program($1, $2)", {prog, program_text});
+  bool keep = o.keep_data;
+  struct Dropper {
+    mln::worker::Conn& c; std::string name; bool& keep;
+    ~Dropper() {
+      if (keep) return;
+      try { c.exec("ROLLBACK"); } catch (...) {}
+      try { c.exec("SELECT mln.drop_program($1) FROM mln.programs WHERE name = $1", {name}); } catch (...) {}
+    }
+  } dropper{c, prog, keep};
+
+  long long natoms_ev = 0;
+  for (const auto& f : o.evidence_files) {
+    say(">>> Parsing evidence file: " + f);
+    try {
+      natoms_ev += load_evidence_file(c, prog, f);
+    } catch (const mln::worker::DbError& e) {
+      throw std::runtime_error(f + ": " + e.what());
+    }
+  }
+  say(">>> Storing evidence... (" + std::to_string(natoms_ev) + " atoms)");
+  c.exec("SELECT mln.set_query($1, $2)", {prog, query});
+  lap("load", t);
+
+  say(">>> Grounding...");
+  std::string cw = "{";
+  for (size_t i = 0; i < o.closed_world.size(); ++i) cw += (i ? "," : "") + std::string("\"") + o.closed_world[i] + "\"";
+  cw += "}";
+  mln::worker::Result g = c.exec(
+      "SELECT (s->>'atoms')::bigint, (s->>'clauses')::bigint, s::text FROM mln.ground($1, $2, $3::boolean, $4::text[]) s",
+      {prog, o.device, o.activate_all ? "true" : "false", cw});
+  say("### atoms = " + g.get(0, 0) + "; clauses = " + g.get(0, 1));
+  if (o.verbose > 0) say("    grounding statistics: " + g.get(0, 2));
+  lap("ground", t);
+
+  // Inference: queue the job and serve it with an in-process worker unless
+  // an external worker is already serving this database.
+  std::ostringstream opts;
+  opts << "{\"max_tries\": " << o.max_tries << ", \"random_step\": " << o.random_step
+       << ", \"dont_break\": " << (o.dont_break ? "true" : "false") << ", \"seed\": " << o.seed
+       << ", \"device\": \"" << o.device << "\", \"skip_components_without_query\": " << (o.nopush ? "false" : "true");
+  if (o.max_flips > 0) opts << ", \"max_flips\": " << o.max_flips;
+  if (o.threads > 0) opts << ", \"threads\": " << o.threads;
+  if (o.timeout > 0) opts << ", \"timeout\": " << o.timeout;
+  opts << "}";
+  say(">>> Running MAP inference");
+  mln::worker::Result j = c.exec("SELECT mln.infer($1, 'map', $2::jsonb)", {prog, opts.str()});
+  long long job = j.num(0, 0);
+  mln::worker::Result ext = c.exec(
+      "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'mln_worker' AND datname = current_database()");
+  bool own_worker = embedded || ext.num(0, 0) == 0;
+  std::atomic<bool> stop_worker{false};
+  std::string worker_error;
+  std::thread worker;
+  if (own_worker) {
+    worker = std::thread([&] {
+      try {
+        mln::worker::WorkerOptions wo;
+        wo.dsn = dsn;
+        wo.only_job = job;
+        wo.threads = o.threads;
+        if (o.verbose > 1) wo.log = [](const std::string& s) { std::cerr << "worker: " << s << std::endl; };
+        mln::worker::serve(wo, stop_worker);
+      } catch (const std::exception& e) {
+        worker_error = e.what();
+      }
+    });
+  }
+  struct WorkerJoin {
+    std::atomic<bool>& stop; std::thread& th;
+    ~WorkerJoin() { stop = true; if (th.joinable()) th.join(); }
+  } wj{stop_worker, worker};
+  bool tty = isatty(STDOUT_FILENO);
+  auto t_search = Clock::now();
+  std::string status, best, hard, flips, err;
+  while (true) {
+    if (g_interrupted) throw std::runtime_error("interrupted");
+    mln::worker::Result r = c.exec(
+        "SELECT s->>'status', s->>'best_cost', s->>'hard_violated', s->>'flips', s->>'error' "
+        "FROM mln.wait($1, interval '0.5 s') s",
+        {std::to_string(job)});
+    status = r.get(0, 0);
+    best = r.get(0, 1);
+    hard = r.get(0, 2);
+    flips = r.get(0, 3);
+    err = r.get(0, 4);
+    if (status == "done" || status == "failed" || status == "cancelled") break;
+    double el = std::chrono::duration<double>(Clock::now() - t_search).count();
+    if (tty && el > 2) {
+      std::printf("\r    searching... %.0f s, best cost %s, %s flips   ", el, best.empty() ? "-" : best.c_str(),
+                  flips.empty() ? "0" : flips.c_str());
+      std::fflush(stdout);
+    }
+    if (own_worker && !worker_error.empty()) throw std::runtime_error("worker: " + worker_error);
+  }
+  if (tty && std::chrono::duration<double>(Clock::now() - t_search).count() > 2) std::printf("\n");
+  if (status != "done") throw std::runtime_error("inference " + status + (err.empty() ? "" : ": " + err));
+  char costbuf[64];
+  std::snprintf(costbuf, sizeof costbuf, "%.2f", std::stod(best));
+  say("### Best answer has cost " + std::string(costbuf));
+  if (hard != "0") say("### " + hard + " hard clause(s) violated");
+  lap("search", t);
+
+  say(">>> Writing answer to file: " + o.output);
+  mln::cli::write_map_output(c, prog, o.output, o.gz);
+  lap("output", t);
+
+  say(">>> Cleaning up temporary data");
+  if (o.keep_data) say("    Data remains in schema 'mln_" + prog + "'");
+  else say("    Removing database schema 'mln_" + prog + "'...OK");
+  double total = std::chrono::duration<double>(Clock::now() - t_start).count();
+  std::printf("%-10s %10s\n", "phase", "seconds");
+  for (const auto& p : phases) std::printf("%-10s %10.3f\n", p.name.c_str(), p.seconds);
+  std::printf("%-10s %10.3f\n", "total", total);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  mln::cli::Options o;
+  try {
+    o = mln::cli::parse_options(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "ERROR: " << e.what() << "\n" << mln::cli::usage();
+    return 2;
+  }
+  if (o.help) { std::cout << mln::cli::usage(); return 0; }
+  if (o.version) { std::cout << "pg_mln 0.1.0\n"; return 0; }
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  say("*** Welcome to pg_mln 0.1.0 (Tuffy-compatible)");
+  try {
+    return run(o);
+  } catch (const std::exception& e) {
+    std::cerr << "ERROR: " << e.what() << std::endl;
+    return g_interrupted ? 130 : 2;
+  }
+}

@@ -1,0 +1,119 @@
+// Parsing of Tuffy-compatible flags.
+#include "cli/options.hpp"
+
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace mln::cli {
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  while (b <= s.size()) {
+    size_t e = s.find(',', b);
+    if (e == std::string::npos) e = s.size();
+    if (e > b) out.push_back(s.substr(b, e - b));
+    b = e + 1;
+  }
+  return out;
+}
+
+std::string usage() {
+  return "usage: pg_mln -i prog.mln[,more.mln] -r out.txt [-e evidence.db[,...]] [-queryFile q.db | -q 'P(x),Q']\n"
+         "              [-cw P,Q] [-maxFlips N] [-maxTries N] [-timeout S] [-threads N] [-randomStep P]\n"
+         "              [-dontBreak] [-activateAll] [-keepData] [-verbose 0-3] [-conf tuffy.conf] [-gz]\n"
+         "              [--dsn CONNINFO] [--device auto|cpu|gpu] [--seed N] [--workdir DIR] [--version]\n"
+         "Without --dsn, -conf or PG* environment variables, pg_mln starts a private PostgreSQL cluster\n"
+         "in a temporary work directory and removes it at the end.\n";
+}
+
+namespace {
+// Numeric conversion with a clear message.
+long long to_ll(const std::string& flag, const std::string& v) {
+  try {
+    size_t pos;
+    long long x = std::stoll(v, &pos);
+    if (pos != v.size()) throw std::invalid_argument("");
+    return x;
+  } catch (...) {
+    throw std::invalid_argument("option " + flag + " expects an integer, got \"" + v + "\"");
+  }
+}
+double to_d(const std::string& flag, const std::string& v) {
+  try {
+    size_t pos;
+    double x = std::stod(v, &pos);
+    if (pos != v.size()) throw std::invalid_argument("");
+    return x;
+  } catch (...) {
+    throw std::invalid_argument("option " + flag + " expects a number, got \"" + v + "\"");
+  }
+}
+}  // namespace
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  // Tuffy's modes that pg_mln does not implement yet.
+  static const std::set<std::string> unsupported = {"-marginal", "-dual", "-learnwt", "-mle", "-mcsat", "-gibbs",
+                                                    "-nopart"};
+  // Tuffy's research/no-op flags: accepted and ignored, as Tuffy does.
+  static const std::set<std::string> ignored_bool = {"-snap", "-innerPara", "-serialmix", "-partComponent", "-small",
+                                                     "-log", "-debug", "-gp", "-dbNeedTranslate", "-mcsatCumulative",
+                                                     "-printResultsAsPrologFacts", "-rawString", "-jt"};
+  static const std::set<std::string> ignored_val = {"-iterSpan", "-key", "-gibbsThinning", "-sgdStepSize", "-sgdDecay",
+                                                    "-sgdMetaSample", "-sgdMU", "-mcsatSamples", "-mcsatParam", "-sa",
+                                                    "-dMaxIter", "-minProb", "-softT", "-dribble", "-lineHeader",
+                                                    "-mcsatDumpInt"};
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto val = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument("option " + a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "-i" || a == "-mln") for (auto& f : split_commas(val())) o.program_files.push_back(f);
+    else if (a == "-e" || a == "-evidence") for (auto& f : split_commas(val())) o.evidence_files.push_back(f);
+    else if (a == "-queryFile") for (auto& f : split_commas(val())) o.query_files.push_back(f);
+    else if (a == "-q" || a == "-query") o.query_atoms += (o.query_atoms.empty() ? "" : ",") + val();
+    else if (a == "-r" || a == "-o" || a == "-result") o.output = val();
+    else if (a == "-conf") o.conf = val();
+    else if (a == "-db") o.db_schema = val();
+    else if (a == "-cw") for (auto& p : split_commas(val())) o.closed_world.push_back(p);
+    else if (a == "-maxFlips") o.max_flips = to_ll(a, val());
+    else if (a == "-maxTries") o.max_tries = static_cast<int>(to_ll(a, val()));
+    else if (a == "-timeout") o.timeout = to_d(a, val());
+    else if (a == "-threads") o.threads = static_cast<int>(to_ll(a, val()));
+    else if (a == "-randomStep") o.random_step = to_d(a, val());
+    else if (a == "-verbose") o.verbose = static_cast<int>(to_ll(a, val()));
+    else if (a == "-dontBreak") o.dont_break = true;
+    else if (a == "-activateAll") o.activate_all = true;
+    else if (a == "-keepData") o.keep_data = true;
+    else if (a == "-gz") o.gz = true;
+    else if (a == "-nopush") o.nopush = true;
+    else if (a == "--dsn" || a == "-dsn") o.dsn = val();
+    else if (a == "--device") o.device = val();
+    else if (a == "--seed") o.seed = to_ll(a, val());
+    else if (a == "--workdir") o.work_dir = val();
+    else if (a == "-help" || a == "--help" || a == "-h") o.help = true;
+    else if (a == "--version") o.version = true;
+    else if (unsupported.count(a))
+      throw std::invalid_argument("option " + a + " is not yet supported by pg_mln (MAP inference only for now)");
+    else if (ignored_bool.count(a)) continue;
+    else if (ignored_val.count(a)) (void)val();
+    else throw std::invalid_argument("unknown option \"" + a + "\"");
+  }
+  if (o.help || o.version) return o;
+  if (o.program_files.empty()) throw std::invalid_argument("option -i (program file) is required");
+  if (o.output.empty()) throw std::invalid_argument("option -r (output file) is required");
+  if (o.query_files.empty() && o.query_atoms.empty())
+    throw std::invalid_argument("a query is required: give -queryFile or -q");
+  if (o.max_tries < 1) throw std::invalid_argument("-maxTries must be at least 1");
+  if (o.max_flips < 0) throw std::invalid_argument("-maxFlips must not be negative");
+  if (o.random_step < 0 || o.random_step > 1) throw std::invalid_argument("-randomStep must be within [0, 1]");
+  if (o.verbose < 0 || o.verbose > 3) throw std::invalid_argument("-verbose must be 0, 1, 2 or 3");
+  if (o.device != "auto" && o.device != "cpu" && o.device != "gpu")
+    throw std::invalid_argument("--device must be auto, cpu or gpu");
+  return o;
+}
+
+}  // namespace mln::cli

@@ -1,0 +1,45 @@
+// Tuffy's command-line options (docs/tuffy-reference.md §9), as pg_mln
+// accepts them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mln::cli {
+
+struct Options {
+  std::vector<std::string> program_files;   // -i / -mln (comma-separated)
+  std::vector<std::string> evidence_files;  // -e / -evidence
+  std::vector<std::string> query_files;     // -queryFile
+  std::string query_atoms;                  // -q / -query
+  std::string output;                       // -r / -o / -result
+  std::string conf;                         // -conf
+  std::string dsn;                          // --dsn (pg_mln extension)
+  std::string db_schema;                    // -db (accepted; see README)
+  std::vector<std::string> closed_world;    // -cw
+  long long max_flips = 0;                  // -maxFlips
+  int max_tries = 3;                        // -maxTries
+  double timeout = 0;                       // -timeout (seconds; honoured)
+  int threads = 0;                          // -threads
+  double random_step = 0.5;                 // -randomStep
+  bool dont_break = false;                  // -dontBreak
+  bool activate_all = false;                // -activateAll
+  bool keep_data = false;                   // -keepData
+  bool gz = false;                          // -gz
+  bool nopush = false;                      // -nopush
+  int verbose = 0;                          // -verbose
+  long long seed = 1;                       // --seed (pg_mln extension)
+  std::string device = "auto";              // --device (pg_mln extension)
+  std::string work_dir;                     // --workdir (pg_mln extension)
+  bool help = false;
+  bool version = false;
+};
+
+// Parses argv; throws std::invalid_argument with a user-facing message.
+Options parse_options(int argc, char** argv);
+// The usage text.
+std::string usage();
+// Splits "a,b,c" (Tuffy's comma-separated file lists).
+std::vector<std::string> split_commas(const std::string& s);
+
+}  // namespace mln::cli

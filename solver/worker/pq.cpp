@@ -1,0 +1,160 @@
+// libpq wrapper and binary COPY decoding.
+#include "worker/pq.hpp"
+
+#include <arpa/inet.h>
+#include <poll.h>
+
+#include <cstring>
+
+namespace mln::worker {
+
+Conn::Conn(const std::string& dsn) {
+  c_ = PQconnectdb(dsn.c_str());
+  if (PQstatus(c_) != CONNECTION_OK) {
+    std::string msg = PQerrorMessage(c_);
+    PQfinish(c_);
+    c_ = nullptr;
+    throw DbError("could not connect to the database: " + msg);
+  }
+  PQsetNoticeProcessor(c_, [](void*, const char*) {}, nullptr);
+}
+
+Conn::~Conn() {
+  if (c_) PQfinish(c_);
+}
+
+Result Conn::exec(const std::string& sql, const std::vector<std::string>& params) {
+  return exec_n(sql, params, std::vector<bool>(params.size(), false));
+}
+
+Result Conn::exec_n(const std::string& sql, const std::vector<std::string>& params, const std::vector<bool>& nulls) {
+  std::vector<const char*> vals(params.size());
+  for (size_t i = 0; i < params.size(); ++i) vals[i] = nulls[i] ? nullptr : params[i].c_str();
+  PGresult* r = PQexecParams(c_, sql.c_str(), static_cast<int>(params.size()), nullptr, vals.data(), nullptr,
+                             nullptr, 0);
+  ExecStatusType st = PQresultStatus(r);
+  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+    const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    const char* prim = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+    std::string msg = prim ? prim : PQerrorMessage(c_);
+    std::string code = state ? state : "";
+    PQclear(r);
+    throw DbError(msg, code);
+  }
+  return Result(r);
+}
+
+void Conn::check_copy_end() {
+  PGresult* r;
+  std::string err;
+  while ((r = PQgetResult(c_)) != nullptr) {
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+      const char* prim = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+      err = prim ? prim : PQerrorMessage(c_);
+    }
+    PQclear(r);
+  }
+  if (!err.empty()) throw DbError("COPY failed: " + err);
+}
+
+bool Conn::wait_notify(int timeout_ms) {
+  PQconsumeInput(c_);
+  PGnotify* n = PQnotifies(c_);
+  if (!n) {
+    pollfd pfd{PQsocket(c_), POLLIN, 0};
+    if (poll(&pfd, 1, timeout_ms) > 0) PQconsumeInput(c_);
+    n = PQnotifies(c_);
+  }
+  bool got = false;
+  while (n) {
+    got = true;
+    PQfreemem(n);
+    n = PQnotifies(c_);
+  }
+  return got;
+}
+
+std::string Conn::quote_ident(const std::string& s) {
+  char* q = PQescapeIdentifier(c_, s.c_str(), s.size());
+  if (!q) throw DbError(PQerrorMessage(c_));
+  std::string out(q);
+  PQfreemem(q);
+  return out;
+}
+
+namespace binary {
+
+namespace {
+uint32_t be32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return ntohl(v);
+}
+uint64_t be64(const char* p) { return (static_cast<uint64_t>(be32(p)) << 32) | be32(p + 4); }
+}  // namespace
+
+int32_t int4(const char* p) { return static_cast<int32_t>(be32(p)); }
+
+bool parse_row(const char* data, size_t len, bool first, std::vector<std::pair<const char*, int32_t>>& fields) {
+  const char* p = data;
+  const char* end = data + len;
+  if (first) {
+    static const char sig[] = "PGCOPY\n\377\r\n";
+    if (len < 19 || std::memcmp(p, sig, 11) != 0) throw DbError("bad binary COPY header");
+    p += 11 + 4;
+    uint32_t ext = be32(p);
+    p += 4 + ext;
+  }
+  if (p + 2 > end) throw DbError("truncated binary COPY row");
+  int16_t nf = static_cast<int16_t>((static_cast<uint8_t>(p[0]) << 8) | static_cast<uint8_t>(p[1]));
+  p += 2;
+  if (nf == -1) return false;
+  fields.clear();
+  for (int i = 0; i < nf; ++i) {
+    int32_t flen = static_cast<int32_t>(be32(p));
+    p += 4;
+    fields.emplace_back(p, flen);
+    if (flen > 0) p += flen;
+  }
+  return true;
+}
+
+namespace {
+// Returns the element count of a one-dimensional array and positions p at
+// its first element.
+size_t array_header(const char*& p, int32_t len) {
+  if (len < 12) throw DbError("bad binary array");
+  int32_t ndim = static_cast<int32_t>(be32(p));
+  p += 12;  // ndim, hasnull, elemtype
+  if (ndim == 0) return 0;
+  size_t n = be32(p);
+  p += 8;  // dim, lbound
+  return n;
+}
+}  // namespace
+
+void int4_array(const char* p, int32_t len, std::vector<int32_t>& out) {
+  size_t n = array_header(p, len);
+  out.reserve(out.size() + n);
+  for (size_t i = 0; i < n; ++i) {
+    p += 4;  // element length (4)
+    out.push_back(static_cast<int32_t>(be32(p)));
+    p += 4;
+  }
+}
+
+void float8_array(const char* p, int32_t len, std::vector<double>& out) {
+  size_t n = array_header(p, len);
+  out.reserve(out.size() + n);
+  for (size_t i = 0; i < n; ++i) {
+    p += 4;
+    uint64_t bits = be64(p);
+    double d;
+    std::memcpy(&d, &bits, 8);
+    out.push_back(d);
+    p += 8;
+  }
+}
+
+}  // namespace binary
+}  // namespace mln::worker

@@ -1,0 +1,118 @@
+// Small RAII layer over libpq for the worker and the command line.
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mln::worker {
+
+// A database error, with SQLSTATE when the server sent one.
+class DbError : public std::runtime_error {
+ public:
+  DbError(const std::string& msg, std::string sqlstate = "")
+      : std::runtime_error(msg), sqlstate_(std::move(sqlstate)) {}
+  const std::string& sqlstate() const { return sqlstate_; }
+
+ private:
+  std::string sqlstate_;
+};
+
+// A query result (owned).
+class Result {
+ public:
+  explicit Result(PGresult* r) : r_(r, &PQclear) {}
+  int rows() const { return PQntuples(r_.get()); }
+  bool null(int row, int col) const { return PQgetisnull(r_.get(), row, col); }
+  std::string get(int row, int col) const { return PQgetvalue(r_.get(), row, col); }
+  long long num(int row, int col) const { return null(row, col) ? 0 : std::stoll(get(row, col)); }
+  double dbl(int row, int col) const { return null(row, col) ? 0.0 : std::stod(get(row, col)); }
+
+ private:
+  std::unique_ptr<PGresult, decltype(&PQclear)> r_;
+};
+
+class Conn {
+ public:
+  explicit Conn(const std::string& dsn);
+  ~Conn();
+  Conn(const Conn&) = delete;
+  Conn& operator=(const Conn&) = delete;
+
+  // Runs a statement with text parameters; throws DbError on failure.
+  Result exec(const std::string& sql, const std::vector<std::string>& params = {});
+  // Like exec, but a NULL parameter is passed where `nulls[i]` is true.
+  Result exec_n(const std::string& sql, const std::vector<std::string>& params, const std::vector<bool>& nulls);
+  // COPY ... TO STDOUT: calls sink(data, len) for each row's bytes.
+  template <typename Sink>
+  void copy_out(const std::string& sql, Sink&& sink);
+  // COPY ... FROM STDIN with the given payload (sent in pieces by `source`,
+  // which returns false when done).
+  template <typename Source>
+  void copy_in(const std::string& sql, Source&& source);
+  // Waits up to `timeout_ms` for a NOTIFY; returns true if one arrived.
+  bool wait_notify(int timeout_ms);
+  PGconn* raw() { return c_; }
+  std::string quote_ident(const std::string& s);
+
+ private:
+  void check_copy_end();
+  PGconn* c_ = nullptr;
+};
+
+template <typename Sink>
+void Conn::copy_out(const std::string& sql, Sink&& sink) {
+  PGresult* r = PQexec(c_, sql.c_str());
+  if (PQresultStatus(r) != PGRES_COPY_OUT) {
+    std::string msg = PQerrorMessage(c_);
+    PQclear(r);
+    throw DbError("COPY failed: " + msg);
+  }
+  PQclear(r);
+  char* buf = nullptr;
+  int n;
+  while ((n = PQgetCopyData(c_, &buf, 0)) > 0) {
+    sink(buf, static_cast<size_t>(n));
+    PQfreemem(buf);
+  }
+  if (n == -2) throw DbError(std::string("COPY failed: ") + PQerrorMessage(c_));
+  check_copy_end();
+}
+
+template <typename Source>
+void Conn::copy_in(const std::string& sql, Source&& source) {
+  PGresult* r = PQexec(c_, sql.c_str());
+  if (PQresultStatus(r) != PGRES_COPY_IN) {
+    std::string msg = PQerrorMessage(c_);
+    PQclear(r);
+    throw DbError("COPY failed: " + msg);
+  }
+  PQclear(r);
+  std::string chunk;
+  while (source(chunk)) {
+    if (!chunk.empty() && PQputCopyData(c_, chunk.data(), static_cast<int>(chunk.size())) != 1)
+      throw DbError(std::string("COPY failed: ") + PQerrorMessage(c_));
+    chunk.clear();
+  }
+  if (!chunk.empty() && PQputCopyData(c_, chunk.data(), static_cast<int>(chunk.size())) != 1)
+    throw DbError(std::string("COPY failed: ") + PQerrorMessage(c_));
+  if (PQputCopyEnd(c_, nullptr) != 1) throw DbError(std::string("COPY failed: ") + PQerrorMessage(c_));
+  check_copy_end();
+}
+
+// Decoders for PostgreSQL's binary COPY format.
+namespace binary {
+// Parses one binary COPY row (the header is skipped on the first row);
+// returns false at the trailer.  fields[i] = {pointer, length or -1}.
+bool parse_row(const char* data, size_t len, bool first,
+               std::vector<std::pair<const char*, int32_t>>& fields);
+// A one-dimensional int4[] / float8[] / bool value.
+void int4_array(const char* p, int32_t len, std::vector<int32_t>& out);
+void float8_array(const char* p, int32_t len, std::vector<double>& out);
+int32_t int4(const char* p);
+}  // namespace binary
+
+}  // namespace mln::worker

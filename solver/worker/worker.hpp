@@ -1,0 +1,33 @@
+// The inference worker: claims jobs from mln.jobs, reads the ground
+// network with binary COPY, solves it, and writes the MAP state back.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "mln/network.hpp"
+
+namespace mln::worker {
+
+class Conn;
+
+struct WorkerOptions {
+  std::string dsn;
+  std::string name;            // worker identity; default host:pid
+  int lease_seconds = 10;      // a job whose lease runs out is taken by another worker
+  int threads = 0;             // default CPU threads per job (0 = all)
+  bool once = false;           // exit when the queue is empty
+  int64_t only_job = 0;        // serve this job only, then exit
+  std::function<void(const std::string&)> log;  // progress lines; may be empty
+};
+
+// Serves jobs until `stop` is set (or, with once/only_job, the work is
+// done).  Returns the number of jobs finished.
+int serve(const WorkerOptions& opts, std::atomic<bool>& stop);
+
+// Reads the ground network of the program whose schema is `schema`.
+Network read_network(Conn& c, const std::string& schema);
+
+}  // namespace mln::worker
