@@ -458,3 +458,29 @@ BEGIN
   EXECUTE format('DROP TABLE IF EXISTS %I.map_result', r.schema_name);
   EXECUTE format('CREATE TABLE %I.map_result AS SELECT * FROM mln.map($1)', r.schema_name) USING name;
 END $$;
+
+-------------------------------------------------------------------------------
+-- Relational operators on ordinary tables (GPU, or the CPU backend)
+-------------------------------------------------------------------------------
+CREATE FUNCTION mln.gpu_select(source regclass, filter text, target text, columns text[] DEFAULT NULL,
+                               device text DEFAULT NULL) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'mln_gpu_select' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION mln.gpu_select(regclass, text, text, text[], text) IS
+  'rows of an int table satisfying a conjunction (a >= 10 AND b <> c), written to a new table; returns the row count';
+
+CREATE FUNCTION mln.gpu_join(left_rel regclass, right_rel regclass, left_keys text[], right_keys text[],
+                             target text, anti boolean DEFAULT false, device text DEFAULT NULL) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'mln_gpu_join' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION mln.gpu_join(regclass, regclass, text[], text[], text, boolean, text) IS
+  'equi-join (or anti-join) of two int tables on one or several key columns, written to a new table';
+
+CREATE FUNCTION mln.gpu_distinct(source regclass, target text, columns text[] DEFAULT NULL,
+                                 device text DEFAULT NULL) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'mln_gpu_distinct' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION mln.gpu_distinct(regclass, text, text[], text) IS
+  'distinct rows of the given int columns, written to a new table';
+
+CREATE FUNCTION mln.gpu_plan(source regclass, steps text[], target text, device text DEFAULT NULL) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'mln_gpu_plan' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION mln.gpu_plan(regclass, text[], text, text) IS
+  'runs a chain of steps (select ..., join T on a = b, antijoin T on ..., distinct, project a, b) on the engine in one call; intermediates stay on the device';

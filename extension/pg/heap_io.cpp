@@ -1,0 +1,168 @@
+// Heap <-> columnar transfer (see heap_io.hpp).
+#include "pg/guard.hpp"
+#include "pg/heap_io.hpp"
+#include "pg/spi.hpp"
+
+extern "C" {
+#include "access/heapam.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/varlena.h"
+}
+
+namespace mln::pg {
+
+namespace {
+
+// Attribute numbers and types of the requested columns, validated.
+std::vector<std::pair<AttrNumber, Oid>> resolve(Oid relid, const std::vector<std::string>& columns) {
+  std::string relname = pg_call([&] {
+    char* n = get_rel_name(relid);
+    return std::string(n ? n : "");
+  });
+  if (relname.empty())
+    throw UserError{ERRCODE_UNDEFINED_TABLE, "relation with OID " + std::to_string(relid) + " does not exist", "", ""};
+  char kind = pg_call([&] { return get_rel_relkind(relid); });
+  if (kind != RELKIND_RELATION && kind != RELKIND_MATVIEW)
+    throw UserError{ERRCODE_WRONG_OBJECT_TYPE, "\"" + relname + "\" is not a table or materialized view",
+                    "GPU operators scan heap tables directly", "materialize the view first"};
+  bool ok = pg_call([&] { return pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK; });
+  if (!ok) throw UserError{ERRCODE_INSUFFICIENT_PRIVILEGE, "permission denied for table " + relname, "", ""};
+  std::vector<std::pair<AttrNumber, Oid>> out;
+  for (const auto& c : columns) {
+    AttrNumber att = pg_call([&] { return get_attnum(relid, c.c_str()); });
+    if (att == InvalidAttrNumber || att < 0)
+      throw UserError{ERRCODE_UNDEFINED_COLUMN, "column \"" + c + "\" of relation \"" + relname + "\" does not exist",
+                      "", ""};
+    Oid typ = pg_call([&] { return get_atttype(relid, att); });
+    if (typ != INT4OID && typ != INT2OID) {
+      std::string tname = pg_call([&] { return std::string(format_type_be(typ)); });
+      throw UserError{ERRCODE_DATATYPE_MISMATCH,
+                      "column \"" + c + "\" of relation \"" + relname + "\" has type " + tname +
+                          ", but GPU operators take integer columns",
+                      "", "use int4 (or int2) columns, e.g. dictionary-encode text with a lookup table"};
+    }
+    out.emplace_back(att, typ);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> relation_columns(Oid relid) {
+  return pg_call([&] {
+    std::vector<std::string> cols;
+    Relation rel = table_open(relid, AccessShareLock);
+    TupleDesc td = RelationGetDescr(rel);
+    for (int i = 0; i < td->natts; ++i) {
+      Form_pg_attribute a = TupleDescAttr(td, i);
+      if (!a->attisdropped) cols.push_back(NameStr(a->attname));
+    }
+    table_close(rel, AccessShareLock);
+    return cols;
+  });
+}
+
+gpu::HostTable scan_columns(Oid relid, const std::vector<std::string>& columns) {
+  auto atts = resolve(relid, columns);
+  gpu::HostTable t;
+  t.cols.resize(columns.size());
+  Relation rel = pg_call([&] { return table_open(relid, AccessShareLock); });
+  TableScanDesc scan = pg_call([&] { return table_beginscan(rel, GetActiveSnapshot(), 0, nullptr); });
+  TupleTableSlot* slot = pg_call([&] { return table_slot_create(rel, nullptr); });
+  AttrNumber maxatt = 0;
+  for (auto& a : atts) maxatt = std::max(maxatt, a.first);
+  size_t n = 0;
+  bool has_null = false;
+  // The loop body uses only PostgreSQL calls that do not throw for valid
+  // slots; interrupts are checked through pg_call every 64K rows.
+  while (pg_call([&] { return table_scan_getnextslot(scan, ForwardScanDirection, slot); })) {
+    slot_getsomeattrs(slot, maxatt);
+    for (size_t k = 0; k < atts.size(); ++k) {
+      int idx = atts[k].first - 1;
+      if (slot->tts_isnull[idx]) {
+        has_null = true;
+        break;
+      }
+      Datum d = slot->tts_values[idx];
+      t.cols[k].push_back(atts[k].second == INT4OID ? DatumGetInt32(d) : DatumGetInt16(d));
+    }
+    if (has_null) break;
+    if (++n % 65536 == 0) check_interrupts();
+  }
+  pg_call([&] {
+    ExecDropSingleTupleTableSlot(slot);
+    table_endscan(scan);
+    table_close(rel, AccessShareLock);
+  });
+  if (has_null)
+    throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "GPU operators do not accept NULL values", "",
+                    "filter the NULLs out first (e.g. into a table with NOT NULL columns)"};
+  return t;
+}
+
+uint64_t write_table(const std::string& target, const std::vector<std::string>& names, const gpu::HostTable& t) {
+  // Parse and check the target name, then create the table.
+  std::string sql = "CREATE TABLE " + target + " (";
+  {
+    Spi spi;
+    bool exists = spi.query("SELECT to_regclass($1) IS NOT NULL", {text_param(target)}).boolean(0, 0);
+    if (exists)
+      throw UserError{ERRCODE_DUPLICATE_TABLE, "relation \"" + target + "\" already exists", "",
+                      "pick a new target name; pg_mln never overwrites an existing table"};
+    // `target` may be schema-qualified; quote each part.
+    Rows parts = spi.query("SELECT unnest(parse_ident($1))", {text_param(target)});
+    std::string q;
+    for (size_t i = 0; i < parts.size(); ++i) q += (i ? "." : "") + qi(parts.text(i, 0));
+    sql = "CREATE TABLE " + q + " (";
+    for (size_t k = 0; k < names.size(); ++k) sql += (k ? ", " : "") + qi(names[k]) + " int4 NOT NULL";
+    spi.exec(sql + ")");
+  }
+  Oid relid = pg_call([&] {
+    List* names_list = stringToQualifiedNameList(target.c_str());
+    return RangeVarGetRelid(makeRangeVarFromNameList(names_list), NoLock, false);
+  });
+  const size_t rows = t.rows();
+  const int ncols = t.ncols();
+  pg_call([&] {
+    Relation rel = table_open(relid, RowExclusiveLock);
+    CommandId cid = GetCurrentCommandId(true);
+    BulkInsertState bis = GetBulkInsertState();
+    const int batch = 1000;
+    TupleTableSlot** slots = static_cast<TupleTableSlot**>(palloc(sizeof(TupleTableSlot*) * batch));
+    for (int i = 0; i < batch; ++i) slots[i] = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
+    size_t r = 0;
+    while (r < rows) {
+      int m = 0;
+      for (; m < batch && r < rows; ++m, ++r) {
+        TupleTableSlot* s = slots[m];
+        ExecClearTuple(s);
+        for (int k = 0; k < ncols; ++k) {
+          s->tts_values[k] = Int32GetDatum(t.cols[k][r]);
+          s->tts_isnull[k] = false;
+        }
+        ExecStoreVirtualTuple(s);
+      }
+      table_multi_insert(rel, slots, m, cid, 0, bis);
+      CHECK_FOR_INTERRUPTS();
+    }
+    for (int i = 0; i < batch; ++i) ExecDropSingleTupleTableSlot(slots[i]);
+    FreeBulkInsertState(bis);
+    table_close(rel, RowExclusiveLock);
+    CommandCounterIncrement();
+  });
+  return rows;
+}
+
+}  // namespace mln::pg

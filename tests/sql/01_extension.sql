@@ -1,0 +1,28 @@
+-- Extension install, version, device_info, settings.
+BEGIN;
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS pg_mln;
+SELECT plan(9);
+
+SELECT is(mln.version(), '0.1.0', 'mln.version() reports the library version');
+SELECT ok(mln.device_info() ? 'backend', 'device_info names the backend');
+SELECT ok(mln.device_info()->>'backend' IN ('cpu', 'cuda'), 'backend is cpu or cuda');
+SELECT is(current_setting('mln.device'), 'auto', 'mln.device defaults to auto');
+
+SET mln.device = 'cpu';
+SELECT is(mln.device_info()->>'backend', 'cpu', 'mln.device = cpu selects the CPU backend');
+RESET mln.device;
+
+SELECT throws_ok($$SET mln.device = 'tpu'$$, '22023', NULL, 'an unknown device is rejected');
+SELECT throws_ok($$SET mln.no_such_setting = 1$$, '42602', NULL, 'the mln. prefix is reserved');
+
+-- 'gpu' without a usable GPU is a clear error; with one, it works.
+SELECT CASE WHEN (mln.device_info()->>'device_count')::int > 0
+  THEN lives_ok($$SET mln.device = 'gpu'; SELECT mln.device_info()$$, 'gpu works where a GPU exists')
+  ELSE throws_like($$SET LOCAL mln.device = 'gpu'; SELECT mln.device_info()$$, '%no GPU is usable%',
+                   'device gpu without a GPU is a clear error') END;
+RESET mln.device;
+SELECT has_function('mln', 'ground', ARRAY['text', 'text', 'boolean', 'text[]'], 'mln.ground exists');
+
+SELECT * FROM finish();
+ROLLBACK;

@@ -1,0 +1,90 @@
+-- Evidence loading, queries, binding, grounding (counts equal Tuffy's).
+BEGIN;
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS pg_mln;
+SELECT plan(27);
+
+SELECT mln.create_program('smoke', $p$
+*Friends(person, person)
+Smokes(person)
+Cancer(person)
+0.5  !Smokes(a1) v Cancer(a1)
+0.4  !Friends(a1,a2) v !Smokes(a1) v Smokes(a2)
+0.4  !Friends(a1,a2) v !Smokes(a2) v Smokes(a1)
+$p$);
+
+SELECT is(mln.load_evidence('smoke', $e$
+Friends(Anna, Bob)
+Friends(Anna, Edward)
+Friends(Anna, Frank)
+Friends(Edward, Frank)
+Friends(Gary, Helen)
+!Friends(Gary, Frank)
+Smokes(Anna)
+Smokes(Edward)
+$e$), 8::bigint, 'load_evidence returns the atom count');
+SELECT is((SELECT count(*)::int FROM mln_smoke."Friends"), 6, 'Friends rows stored');
+SELECT is((SELECT count(*)::int FROM mln_smoke."Friends" WHERE NOT truth), 1, 'negative evidence stored as false');
+SELECT is((SELECT count(*)::int FROM mln_smoke._symbols), 6, 'six constants interned');
+
+-- Evidence errors name the line; nothing is loaded from a failed call.
+SELECT throws_like($$SELECT mln.load_evidence('smoke', E'Smokes(Bob)\nSmoke(Gary)')$$, '%line 2%',
+                   'evidence for an undeclared predicate names its line');
+SELECT throws_ok($$SELECT mln.load_evidence('smoke', E'Smokes(Bob)\nSmokes(Gary)\nSmokes(A, B)')$$, '22023', NULL,
+                 'arity mismatch in evidence');
+SELECT throws_ok($$SELECT mln.load_evidence('smoke', '1.5 Smokes(Bob)')$$, '22023', NULL, 'prior outside [0,1]');
+SELECT throws_ok($$SELECT mln.load_evidence('nosuch', 'Smokes(Bob)')$$, '42704', NULL, 'unknown program');
+SELECT is((SELECT count(*)::int FROM mln_smoke."Smokes"), 2, 'failed loads left no rows');
+
+-- Queries.
+SELECT throws_ok($$SELECT mln.ground('smoke', 'cpu')$$, '55000', NULL, 'grounding without a query is an error');
+SELECT throws_ok($$SELECT mln.set_query('smoke', 'Canser(x)')$$, '42704', NULL, 'query on an unknown predicate');
+SELECT lives_ok($$SELECT mln.set_query('smoke', 'Cancer(x)')$$, 'set_query');
+
+-- Grounding: Tuffy's counts for smoke (6 atoms, 6 clauses).
+SELECT is((mln.ground('smoke', 'cpu')->>'atoms')::int, 6, 'smoke grounds to 6 atoms');
+SELECT is((SELECT (ground_stats->>'clauses')::int FROM mln.programs WHERE name = 'smoke'), 6, 'and 6 clauses');
+SELECT set_eq($$SELECT predicate || '(' || array_to_string(arguments, ',') || ')' FROM mln.ground_atoms('smoke')$$,
+              ARRAY['Cancer(Anna)', 'Cancer(Bob)', 'Cancer(Edward)', 'Cancer(Frank)', 'Smokes(Bob)', 'Smokes(Frank)'],
+              'the active atoms are those of Tuffy''s run');
+SELECT set_eq($$SELECT array_to_string(literals, ' v ') || ' : ' || round(weight::numeric, 2)
+                  FROM mln.ground_clauses('smoke')$$,
+              ARRAY['Cancer(Anna) : 0.50', 'Cancer(Edward) : 0.50', 'Smokes(Bob) : 0.40', 'Smokes(Frank) : 0.80',
+                    '!Smokes(Bob) v Cancer(Bob) : 0.50', '!Smokes(Frank) v Cancer(Frank) : 0.50'],
+              'the consolidated clauses are those of Tuffy''s run');
+SELECT is((SELECT count(*)::int FROM mln.ground_atoms('smoke') WHERE is_query), 4, 'four active query atoms');
+SELECT ok((SELECT grounded_at IS NOT NULL FROM mln.programs WHERE name = 'smoke'), 'grounded_at is set');
+
+-- New evidence makes the network stale.
+SELECT mln.load_evidence('smoke', 'Smokes(Gary)');
+SELECT ok((SELECT grounded_at IS NULL FROM mln.programs WHERE name = 'smoke'), 'new evidence marks the network stale');
+SELECT throws_ok($$SELECT mln.infer('smoke')$$, '55000', NULL, 'infer on a stale network is refused');
+
+-- Binding a predicate to an existing table: same network as loaded evidence.
+SELECT mln.create_program('bound', $p$
+*Friends(person, person)
+Smokes(person)
+Cancer(person)
+0.5  !Smokes(a1) v Cancer(a1)
+0.4  !Friends(a1,a2) v !Smokes(a1) v Smokes(a2)
+0.4  !Friends(a1,a2) v !Smokes(a2) v Smokes(a1)
+$p$);
+CREATE TABLE people_friends(a text, b text, known boolean);
+INSERT INTO people_friends VALUES ('Anna','Bob',true), ('Anna','Edward',true), ('Anna','Frank',true),
+  ('Edward','Frank',true), ('Gary','Helen',true), ('Gary','Frank',false);
+CREATE VIEW smokers AS SELECT * FROM (VALUES ('Anna'), ('Edward')) v(who);
+SELECT throws_ok($$SELECT mln.bind_predicate('bound', 'Friends', 'people_friends', ARRAY['a', 'nope'])$$, '42703', NULL,
+                 'binding a missing column is an error');
+SELECT throws_ok($$SELECT mln.bind_predicate('bound', 'Friends', 'people_friends', ARRAY['a'])$$, '22023', NULL,
+                 'binding with the wrong number of columns is an error');
+SELECT throws_ok($$SELECT mln.bind_predicate('bound', 'Nope', 'people_friends', ARRAY['a'])$$, '42704', NULL,
+                 'binding an undeclared predicate is an error');
+SELECT lives_ok($$SELECT mln.bind_predicate('bound', 'Friends', 'people_friends', ARRAY['a', 'b'], 'known')$$,
+                'bind Friends to a table with a truth column');
+SELECT lives_ok($$SELECT mln.bind_predicate('bound', 'Smokes', 'smokers', ARRAY['who'])$$, 'bind Smokes to a view');
+SELECT mln.set_query('bound', 'Cancer(x)');
+SELECT is((SELECT count(*)::int FROM mln_bound."Friends"), 0, 'nothing is copied at bind time');
+SELECT is(mln.ground('bound', 'cpu')->'clauses', '6'::jsonb, 'bound evidence grounds to the same 6 clauses');
+
+SELECT * FROM finish();
+ROLLBACK;
