@@ -14,7 +14,7 @@ extern "C" {
 #include "utils/jsonb.h"
 
 PG_MODULE_MAGIC;
-void _PG_init(void);
+PGDLLEXPORT void _PG_init(void);
 PG_FUNCTION_INFO_V1(mln_version);
 PG_FUNCTION_INFO_V1(mln_device_info);
 }

@@ -1,0 +1,63 @@
+-- Each SQL operator gives exactly the rows of the equivalent plain SQL
+-- query (bag equality: both differences empty, duplicates counted).
+BEGIN;
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS pg_mln;
+SELECT plan(20);
+SELECT setseed(0.42);
+CREATE TABLE l AS SELECT (random() * 50)::int4 AS k, (random() * 5)::int4 AS k2, g::int4 AS v
+                    FROM generate_series(1, 3000) g;
+-- skew: a hot key
+INSERT INTO l SELECT 7, 1, g FROM generate_series(1, 300) g;
+CREATE TABLE r AS SELECT (random() * 60)::int4 AS k, (random() * 5)::int4 AS k2, (g * 10)::int4 AS w
+                    FROM generate_series(1, 2000) g;
+CREATE TABLE empty_t (k int4, w int4);
+CREATE TABLE texty (k int4, name text);
+CREATE TABLE withnull (k int4);
+INSERT INTO withnull VALUES (1), (NULL);
+
+SELECT is(mln.gpu_select('l', 'k >= 10 AND k2 <> 3', 'sel1'), (SELECT count(*) FROM l WHERE k >= 10 AND k2 <> 3),
+          'gpu_select returns the row count');
+SELECT bag_eq('SELECT k, k2, v FROM sel1', 'SELECT k, k2, v FROM l WHERE k >= 10 AND k2 <> 3', 'select: same rows');
+SELECT mln.gpu_select('l', 'k = k2', 'sel2', ARRAY['v']);
+SELECT bag_eq('SELECT v FROM sel2', 'SELECT v FROM l WHERE k = k2', 'select col = col with projection');
+SELECT mln.gpu_select('l', 'k < 0', 'sel3');
+SELECT is((SELECT count(*)::int FROM sel3), 0, 'select with no match gives an empty table');
+
+SELECT mln.gpu_join('l', 'r', ARRAY['k'], ARRAY['k'], 'j1');
+SELECT bag_eq('SELECT * FROM j1', 'SELECT l.k, l.k2, l.v, r.k AS rk, r.k2 AS rk2, r.w FROM l JOIN r ON l.k = r.k',
+              'join on one key: same rows');
+SELECT mln.gpu_join('l', 'r', ARRAY['k', 'k2'], ARRAY['k', 'k2'], 'j2');
+SELECT bag_eq('SELECT * FROM j2', 'SELECT l.k, l.k2, l.v, r.k AS rk, r.k2 AS rk2, r.w FROM l JOIN r ON l.k = r.k AND l.k2 = r.k2',
+              'join on two keys: same rows');
+SELECT mln.gpu_join('l', 'r', ARRAY['k'], ARRAY['k'], 'a1', anti => true);
+SELECT bag_eq('SELECT * FROM a1', 'SELECT * FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.k = l.k)',
+              'anti-join: same rows');
+SELECT mln.gpu_join('l', 'empty_t', ARRAY['k'], ARRAY['k'], 'j3');
+SELECT is((SELECT count(*)::int FROM j3), 0, 'join with an empty side is empty');
+
+SELECT mln.gpu_distinct('l', 'd1', ARRAY['k', 'k2']);
+SELECT bag_eq('SELECT * FROM d1', 'SELECT DISTINCT k, k2 FROM l', 'distinct: same rows');
+
+SELECT mln.gpu_plan('l', ARRAY['select v > 100', 'join r on k = k, k2 = k2', 'project v, w', 'distinct'], 'p1');
+SELECT bag_eq('SELECT * FROM p1',
+              'SELECT DISTINCT l.v, r.w FROM l JOIN r ON l.k = r.k AND l.k2 = r.k2 WHERE l.v > 100',
+              'a whole plan in one call: same rows');
+SELECT mln.gpu_plan('l', ARRAY['antijoin r on k = k', 'project k'], 'p2');
+SELECT bag_eq('SELECT * FROM p2', 'SELECT k FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.k = l.k)',
+              'plan with an anti-join');
+
+-- Errors: clear, never a crash.
+SELECT throws_ok($$SELECT mln.gpu_select('nosuch', 'k = 1', 'x1')$$, '42P01', NULL, 'unknown table');
+SELECT throws_ok($$SELECT mln.gpu_select('l', 'nope = 1', 'x2')$$, '42703', NULL, 'unknown column');
+SELECT throws_ok($$SELECT mln.gpu_distinct('texty', 'x3')$$, '42804', NULL, 'non-integer column');
+SELECT throws_ok($$SELECT mln.gpu_join('l', 'r', ARRAY['k', 'k2'], ARRAY['k'], 'x4')$$, '22023', NULL,
+                 'mismatched key counts');
+SELECT throws_ok($$SELECT mln.gpu_select('l', 'k = 1', 'sel1')$$, '42P07', NULL, 'an existing target is never overwritten');
+SELECT throws_ok($$SELECT mln.gpu_select('withnull', 'k = 1', 'x5')$$, '22004', NULL, 'NULL values are refused');
+SELECT throws_ok($$SELECT mln.gpu_plan('l', ARRAY['explode'], 'x6')$$, '42601', NULL, 'unknown plan step');
+SELECT throws_ok($$SELECT mln.gpu_select('l', 'k = 1', 'x7', device => 'tpu')$$, '22023', NULL, 'unknown device');
+SELECT ok(to_regclass('x1') IS NULL AND to_regclass('x4') IS NULL, 'failed calls leave no table behind');
+
+SELECT * FROM finish();
+ROLLBACK;
