@@ -259,17 +259,6 @@ CREATE FUNCTION mln.ground(name text, device text DEFAULT 'auto', activate_all b
 COMMENT ON FUNCTION mln.ground(text, text, boolean, text[]) IS
   'grounds the program (KBMC, active-atom closure, active clauses) on the operator engine; device auto|gpu|cpu; returns counts and per-phase seconds';
 
--- Text of a constant id at a predicate argument (raw numbers for int types).
-CREATE FUNCTION mln._atom_args(sch name, kinds text[], args int4[]) RETURNS text[]
-LANGUAGE plpgsql STABLE AS $$
-DECLARE out text[];
-BEGIN
-  EXECUTE format('SELECT array_agg(CASE WHEN $1[o] = ''int'' THEN u.v::text ELSE s.name END ORDER BY o)
-                    FROM unnest($2) WITH ORDINALITY AS u(v, o) LEFT JOIN %I._symbols s ON s.id = u.v', sch)
-    INTO out USING kinds, args;
-  RETURN out;
-END $$;
-
 CREATE FUNCTION mln.ground_atoms(name text)
   RETURNS TABLE (id int4, predicate text, arguments text[], evidence boolean, prior float8, is_query boolean)
 LANGUAGE plpgsql STABLE STRICT AS $$
@@ -281,7 +270,7 @@ BEGIN
       HINT = 'run mln.ground(name) first';
   END IF;
   RETURN QUERY EXECUTE format(
-    'SELECT a.id, p.name, mln._atom_args(%L, p.arg_kinds, a.args), a.evidence, a.prior, a.is_query
+    'SELECT a.id, p.name, ARRAY(SELECT CASE WHEN p.arg_kinds[u.o] = ''int'' THEN u.v::text ELSE s.name END FROM unnest(a.args) WITH ORDINALITY AS u(v, o) LEFT JOIN %I._symbols s ON s.id = u.v ORDER BY u.o), a.evidence, a.prior, a.is_query
        FROM %I._atoms a JOIN mln.predicates p ON p.program = $1 AND p.idx = a.pred ORDER BY a.id',
     r.schema_name, r.schema_name) USING name;
 END $$;
@@ -438,12 +427,12 @@ BEGIN
       HINT = 'run mln.ground(name), then mln.wait(mln.infer(name))';
   END IF;
   RETURN QUERY EXECUTE format(
-    'SELECT p.name, mln._atom_args(%L, p.arg_kinds, a.args), coalesce(m.truth, false)
+    'SELECT p.name, ARRAY(SELECT CASE WHEN p.arg_kinds[u.o] = ''int'' THEN u.v::text ELSE s.name END FROM unnest(a.args) WITH ORDINALITY AS u(v, o) LEFT JOIN %I._symbols s ON s.id = u.v ORDER BY u.o), coalesce(m.truth, false)
        FROM %I._atoms a JOIN mln.predicates p ON p.program = $1 AND p.idx = a.pred
        LEFT JOIN %I._map m ON m.atom = a.id
       WHERE a.is_query
      UNION ALL
-     SELECT p.name, mln._atom_args(%L, p.arg_kinds, q.args), true
+     SELECT p.name, ARRAY(SELECT CASE WHEN p.arg_kinds[u.o] = ''int'' THEN u.v::text ELSE s.name END FROM unnest(q.args) WITH ORDINALITY AS u(v, o) LEFT JOIN %I._symbols s ON s.id = u.v ORDER BY u.o), true
        FROM %I._query_evidence q JOIN mln.predicates p ON p.program = $1 AND p.idx = q.pred
      ORDER BY 1, 2', r.schema_name, r.schema_name, r.schema_name, r.schema_name, r.schema_name) USING name;
 END $$;

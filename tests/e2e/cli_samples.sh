@@ -38,7 +38,7 @@ check "unknown flag: exit 2 and message" bash -c "[ $rc -eq 2 ] && grep -q 'unkn
 check "-marginal: not yet supported" bash -c "[ $rc -eq 2 ] && grep -q 'not yet supported' '$tmp/err3'"
 "$PGMLN" -i /nonexistent.mln -q 'Cancer(x)' -r "$tmp/x.out" >/dev/null 2>"$tmp/err4"; rc=$?
 check "missing program file: message names it" bash -c "[ $rc -ne 0 ] && grep -q '/nonexistent.mln' '$tmp/err4'"
-printf 'Smokes(person)\n1 Smokes(x) v\n' >"$tmp/bad.mln"
+printf 'Smokes(person)\n1 Smokes(x) v v Smokes(y)\n' >"$tmp/bad.mln"
 "$PGMLN" -i "$tmp/bad.mln" -q 'Smokes(x)' -r "$tmp/x.out" >/dev/null 2>"$tmp/err5"; rc=$?
 check "malformed program: file, line and column" bash -c "[ $rc -ne 0 ] && grep -q 'bad.mln: line 2, column' '$tmp/err5'"
 printf 'Smokes(Anna)\nSmokes(A, B)\n' >"$tmp/bad.db"

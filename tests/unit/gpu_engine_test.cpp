@@ -1,0 +1,182 @@
+// Engine behaviour beyond operator results: memory-budget partitioning,
+// cancellation, argument errors, thread options and device discovery.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <atomic>
+
+#include "gpu_test_util.hpp"
+
+namespace mln::gpu::testing {
+namespace {
+
+std::atomic<int> g_polls{0};
+std::atomic<int> g_cancel_after{-1};  // cancel once this many polls happened; -1 = never
+
+// Cancel callback: counts polls and cancels after g_cancel_after of them.
+bool counting_cancel() {
+  const int n = ++g_polls;
+  const int limit = g_cancel_after.load();
+  return limit >= 0 && n > limit;
+}
+
+class EngineTest : public BackendTest {
+ protected:
+  void SetUp() override {
+    BackendTest::SetUp();
+    g_polls = 0;
+    g_cancel_after = -1;
+  }
+  // Engine with the given budget, polling counting_cancel.
+  std::unique_ptr<Engine> engine_with(size_t budget) {
+    EngineOptions o;
+    o.memory_budget_bytes = budget;
+    o.cancel = counting_cancel;
+    return make_engine(GetParam(), o);
+  }
+};
+MLN_BACKEND_SUITE(EngineTest);
+
+// Runs every partitionable operator on `e` and compares with the reference.
+void check_all_ops(Engine& e, const HostTable& lt, const HostTable& rt) {
+  Rows lrows = to_rows(lt), rrows = to_rows(rt);
+  Relation l = e.upload(lt), r = e.upload(rt);
+  const std::vector<int> lk = {0, 1}, rk = {1, 0};
+  const std::vector<OutCol> out = {{0, 0}, {0, 2}, {1, 2}};
+  EXPECT_EQ(fetch(e, e.join(l, r, lk, rk, out)), ref_join(lrows, rrows, lk, rk, out));
+  EXPECT_EQ(fetch(e, e.join(l, r, {2}, {2}, out)), ref_join(lrows, rrows, {2}, {2}, out));
+  EXPECT_EQ(fetch(e, e.semi_join(l, r, lk, rk)), ref_semi(lrows, rrows, lk, rk, true));
+  EXPECT_EQ(fetch(e, e.anti_join(l, r, lk, rk)), ref_semi(lrows, rrows, lk, rk, false));
+  EXPECT_EQ(fetch(e, e.distinct(l)), ref_distinct(lrows));
+  EXPECT_EQ(fetch(e, e.difference(l, r)), ref_difference(lrows, rrows));
+  std::vector<Predicate> p = {{0, CmpOp::LT, false, 9, 0}, {1, CmpOp::NE, true, 0, 2}};
+  EXPECT_EQ(fetch(e, e.select(l, p)), ref_select(lrows, p));
+}
+
+TEST_P(EngineTest, TinyBudgetPartitionsAndGivesIdenticalResults) {
+  std::mt19937 rng(21);
+  HostTable lt = random_table(rng, 6000, 3, 12, 0.1), rt = random_table(rng, 5000, 3, 12, 0.1);
+  auto roomy = engine_with(0);
+  check_all_ops(*roomy, lt, rt);
+  const int polls_roomy = g_polls.exchange(0);
+  auto tiny = engine_with(4096);
+  check_all_ops(*tiny, lt, rt);
+  const int polls_tiny = g_polls.load();
+  // Partitioned runs poll between partitions/chunks, so they poll far more often.
+  EXPECT_GT(polls_tiny, polls_roomy + 50) << "budget did not cause partitioning";
+}
+
+TEST_P(EngineTest, CancelStopsOperatorsMidway) {
+  std::mt19937 rng(22);
+  auto e = engine_with(4096);  // tiny budget: many chunks, many polls
+  Relation l = e->upload(random_table(rng, 20000, 2, 1000)), r = e->upload(random_table(rng, 20000, 2, 1000));
+  g_cancel_after = 5;  // let the operator start, then cancel
+  g_polls = 0;
+  try {
+    e->join(l, r, {0}, {0}, {{0, 0}, {1, 1}});
+    FAIL() << "join was not cancelled";
+  } catch (const EngineError& err) {
+    EXPECT_EQ(err.kind(), EngineError::Kind::Cancelled);
+  }
+  EXPECT_GT(g_polls.load(), 5);
+  g_cancel_after = 0;  // cancel at the first poll
+  EXPECT_THROW(
+      try { e->distinct(l); } catch (const EngineError& err) {
+        EXPECT_EQ(err.kind(), EngineError::Kind::Cancelled);
+        throw;
+      },
+      EngineError);
+  for (auto op : {0, 1, 2, 3}) {
+    try {
+      if (op == 0) e->select(l, {{0, CmpOp::GT, false, 3, 0}});
+      if (op == 1) e->anti_join(l, r, {0}, {1});
+      if (op == 2) e->difference(l, r);
+      if (op == 3) e->semi_join(l, r, {1}, {0});
+      ADD_FAILURE() << "operator " << op << " was not cancelled";
+    } catch (const EngineError& err) {
+      EXPECT_EQ(err.kind(), EngineError::Kind::Cancelled);
+    }
+  }
+  g_cancel_after = -1;  // the engine stays usable after a cancel
+  EXPECT_EQ(e->distinct(l).rows(), ref_distinct(to_rows(e->download(l))).size());
+}
+
+TEST_P(EngineTest, InvalidArgumentsRaiseInvalidArgument) {
+  std::mt19937 rng(23);
+  Relation r = eng().upload(random_table(rng, 10, 2, 5));
+  auto expect_invalid = [](auto&& f, const char* what) {
+    try {
+      f();
+      ADD_FAILURE() << what << ": no error";
+    } catch (const EngineError& e) {
+      EXPECT_EQ(e.kind(), EngineError::Kind::InvalidArgument) << what;
+    }
+  };
+  expect_invalid([&] { eng().select(r, {{2, CmpOp::EQ, false, 0, 0}}); }, "select column");
+  expect_invalid([&] { eng().select(r, {{0, CmpOp::EQ, true, 0, -1}}); }, "select rhs column");
+  expect_invalid([&] { eng().project(r, {0, 5}); }, "project column");
+  expect_invalid([&] { eng().join(r, r, {0}, {}, {{0, 0}}); }, "key count");
+  expect_invalid([&] { eng().join(r, r, {0}, {0}, {{2, 0}}); }, "out side");
+  expect_invalid([&] { eng().join(r, r, {0}, {0}, {{1, 7}}); }, "out column");
+  expect_invalid([&] { eng().semi_join(r, r, {3}, {0}); }, "semi key");
+  expect_invalid([&] { eng().union_all(r, eng().empty(3)); }, "union arity");
+  expect_invalid([&] { eng().difference(r, eng().empty(1)); }, "difference arity");
+  expect_invalid([&] { eng().distinct(Relation()); }, "null relation");
+  HostTable ragged;
+  ragged.cols = {{1, 2, 3}, {1, 2}};
+  expect_invalid([&] { eng().upload(ragged); }, "ragged upload");
+}
+
+TEST_P(EngineTest, OneThreadCpuGivesSameResults) {
+  if (GetParam() != Backend::CPU) GTEST_SKIP() << "cpu_threads applies to the CPU backend";
+  EngineOptions o;
+  o.cpu_threads = 1;
+  auto one = make_cpu_engine(o);
+  EXPECT_EQ(one->name(), "cpu (1 threads)");
+  const int before = omp_get_max_threads();
+  std::mt19937 rng(24);
+  HostTable lt = random_table(rng, 70000, 3, 30000), rt = random_table(rng, 50000, 3, 30000);
+  check_all_ops(*one, lt, rt);
+  EXPECT_EQ(omp_get_max_threads(), before) << "operator leaked its thread setting";
+}
+
+TEST(GpuDevice, QueryDeviceMatchesBuild) {
+  DeviceInfo info = query_device();
+  EXPECT_EQ(info.cuda_compiled, cuda_compiled());
+  if (gpu_required()) {
+    ASSERT_GT(info.device_count, 0) << "MLN_REQUIRE_GPU=1 but: " << info.error;
+  }
+  if (!info.cuda_compiled) {
+    EXPECT_EQ(info.error, "built without CUDA");
+    EXPECT_EQ(info.device_count, 0);
+  }
+  if (info.device_count == 0) {
+    EXPECT_FALSE(info.error.empty());
+    try {
+      make_cuda_engine();
+      FAIL() << "make_cuda_engine succeeded without a device";
+    } catch (const EngineError& e) {
+      EXPECT_EQ(e.kind(), EngineError::Kind::DeviceUnavailable);
+    }
+    return;
+  }
+  EXPECT_FALSE(info.name.empty());
+  EXPECT_GT(info.total_memory, 0u);
+  EXPECT_GT(info.free_memory, 0u);
+  EXPECT_GE(info.cc_major, 3);
+  auto e = make_cuda_engine();
+  EXPECT_EQ(e->backend(), Backend::CUDA);
+  EXPECT_EQ(e->name(), info.name);
+  // A relation of one backend is refused by the other.
+  auto cpu = make_cpu_engine();
+  Relation host = cpu->upload(HostTable{{{1, 2, 3}}});
+  try {
+    e->distinct(host);
+    FAIL() << "CUDA engine accepted a CPU relation";
+  } catch (const EngineError& err) {
+    EXPECT_EQ(err.kind(), EngineError::Kind::InvalidArgument);
+  }
+}
+
+}  // namespace
+}  // namespace mln::gpu::testing

@@ -1,0 +1,100 @@
+// GPU MaxWalkSAT: the same optimality and smoke checks as on the CPU, for
+// both designs.  Runs when a GPU is present; with MLN_REQUIRE_GPU=1 and no
+// GPU the tests fail instead of passing on the CPU alone.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "core/maxwalksat.hpp"
+#include "mln/relation.hpp"
+#include "solver_test_util.hpp"
+
+namespace mln::solver {
+namespace {
+
+// True when the GPU tests must run; fails the test when a GPU is required
+// but missing.
+bool have_gpu_or_fail() {
+  bool have = mln::gpu::query_device().device_count > 0 && gpu_available();
+  const char* req = std::getenv("MLN_REQUIRE_GPU");
+  if (!have && req && std::strcmp(req, "1") == 0) {
+    ADD_FAILURE() << "MLN_REQUIRE_GPU=1 but no usable GPU";
+  }
+  return have;
+}
+
+TEST(SolverGpu, WithoutGpuDeviceGpuThrows) {
+  if (have_gpu_or_fail()) {
+    SolveOptions o;
+    o.device = "gpu";
+    EXPECT_NO_THROW(solve_map(testing::smoke_network(), o));
+    return;
+  }
+  SolveOptions o;
+  o.device = "gpu";
+  EXPECT_THROW(solve_map(testing::smoke_network(), o), std::runtime_error);
+  o.device = "auto";  // auto quietly uses the CPU
+  SolveResult r = solve_map(testing::smoke_network(), o);
+  EXPECT_EQ(r.device_used, "cpu");
+}
+
+class SolverGpuDesign : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SolverGpuDesign, FindsExactOptimumOnSmallRandomNetworks) {
+  if (!have_gpu_or_fail()) return;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    int n = 4 + static_cast<int>(seed % 11);
+    mln::Network net = testing::random_mixed_network(n, 2 * n + static_cast<int>(seed % 7), seed);
+    double opt = testing::brute_force_min_cost(net);
+    SolveOptions o;
+    o.seed = seed;
+    o.device = "gpu";
+    o.gpu_design = GetParam();
+    o.max_flips = 20000;
+    SolveResult r = solve_map(net, o);
+    EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+    EXPECT_EQ(r.device_used, "gpu");
+    EXPECT_NEAR(r.cost, total_cost(net.clauses, r.truth), 1e-6);
+    EXPECT_NEAR(r.cost, opt, 1e-6) << "seed " << seed << " n " << n;
+  }
+}
+
+TEST_P(SolverGpuDesign, SmokeNetworkMatchesTuffy) {
+  if (!have_gpu_or_fail()) return;
+  SolveOptions o;
+  o.device = "gpu";
+  o.gpu_design = GetParam();
+  SolveResult r = solve_map(testing::smoke_network(), o);
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_EQ(r.components, 4);
+  EXPECT_DOUBLE_EQ(r.cost, 0.0);
+  for (int a = 1; a <= 6; ++a) EXPECT_EQ(r.truth[a], 1) << "atom " << a;
+}
+
+// "auto": the big component on the GPU, the small ones on CPU threads at the
+// same time; the reported cost is the recomputed one.
+TEST(SolverGpu, AutoSplitsWorkBetweenGpuAndCpu) {
+  if (!have_gpu_or_fail()) return;
+  mln::Network net = testing::random_mixed_network(3000, 9000, 8);
+  for (int k = 0; k < 20; ++k) {  // small components after the big one
+    int32_t a = net.num_atoms + 1;
+    net.num_atoms += 2;
+    testing::add_clause(net, {a, -(a + 1)}, 1.0);
+    testing::add_clause(net, {a + 1}, 0.5);
+  }
+  net.is_query.assign(net.num_atoms + 1, 1);
+  SolveOptions o;
+  o.gpu_min_atoms = 1000;
+  o.threads = 2;
+  SolveResult r = solve_map(net, o);
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_EQ(r.device_used, "cpu+gpu");
+  EXPECT_NEAR(r.cost, total_cost(net.clauses, r.truth), 1e-6 * (1 + r.cost));
+  for (int32_t a = 3001; a <= net.num_atoms; ++a) EXPECT_EQ(r.truth[a], 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Designs, SolverGpuDesign, ::testing::Values("portfolio", "parallel"));
+
+}  // namespace
+}  // namespace mln::solver
