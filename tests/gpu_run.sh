@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The GPU run, in one call, on a GPU host that has CUDA but no PostgreSQL and
+# no network (see ../shared/device/README.md; .devcache/ is carried along):
+#   1. builds PostgreSQL 15 from the carried source (bash .devcache/pg-build.sh)
+#   2. builds pg_mln with the CUDA backend (sm_90)
+#   3. runs the GoogleTest suites with MLN_REQUIRE_GPU=1 (GPU tests must run, not skip)
+#   4. installs the extension, starts a private cluster, runs the pgTAP files
+#      and the CLI end to end with mln.device = 'gpu'
+#   5. runs the benchmarks (operators, WalkSAT, grounding) as JSON
+# Writes logs and tables to $OUT (default ./gpu-out) and prints a summary last.
+#
+# Usage: bash tests/gpu_run.sh [quick]     (quick: skip the benchmarks)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$root/gpu-out}
+mkdir -p "$OUT"
+mode=${1:-full}
+cd "$root"
+summary=$OUT/summary.md
+: >"$summary"
+note() { echo "$*" | tee -a "$summary"; }
+J=$(nproc)
+
+note "# pg_mln GPU run"
+note ""
+note "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+note "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+note "- device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+note "- host: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB"
+
+# 1. PostgreSQL from the carried source.
+t0=$(date +%s)
+if ! bash .devcache/pg-build.sh >"$OUT/build.log" 2>&1; then note "PostgreSQL build FAILED"; exit 1; fi
+export PATH=/tmp/pg/bin:$PATH
+note "- PostgreSQL: $(/tmp/pg/bin/postgres --version) built in $(( $(date +%s) - t0 )) s"
+
+# 2. pg_mln with CUDA.
+t0=$(date +%s)
+B=/tmp/mln-build
+{ cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DMLN_DATASETS="$root/.devcache/datasets" &&
+  cmake --build $B -j"$J"; } >>"$OUT/build.log" 2>&1 || { note "pg_mln build FAILED (see build.log)"; tail -40 "$OUT/build.log"; exit 1; }
+grep -q "CUDA backend ON" "$OUT/build.log" && note "- pg_mln: built with CUDA in $(( $(date +%s) - t0 )) s" \
+  || note "- pg_mln: WARNING: built WITHOUT CUDA"
+
+# 3. GoogleTest with the GPU required.
+export MLN_REQUIRE_GPU=1 MLN_DATASETS="$root/.devcache/datasets"
+(cd $B && ctest --output-on-failure --timeout 900) >"$OUT/ctest.log" 2>&1
+ctest_rc=$?
+note ""
+note "## GoogleTest (MLN_REQUIRE_GPU=1)"
+note '```'
+grep -E "tests passed|Test #|PASSED|FAILED" "$OUT/ctest.log" | tail -15 | tee -a "$summary"
+note '```'
+
+# 4. Extension, private cluster, SQL and CLI with mln.device = 'gpu'.
+make -f Makefile.pgxs BUILD=$B PG_CONFIG=/tmp/pg/bin/pg_config -j"$J" install >>"$OUT/build.log" 2>&1 \
+  || { note "extension build FAILED"; tail -30 "$OUT/build.log"; }
+id postgres >/dev/null 2>&1 || useradd -m postgres
+PGD=/tmp/mln-pgdata; rm -rf $PGD /tmp/mln-sock; mkdir -p $PGD /tmp/mln-sock; chown postgres $PGD /tmp/mln-sock
+su postgres -c "/tmp/pg/bin/initdb -D $PGD -U postgres -A trust >/dev/null" &&
+  su postgres -c "/tmp/pg/bin/pg_ctl -D $PGD -l /tmp/mln-pg.log -w -o \"-c listen_addresses='' -c unix_socket_directories=/tmp/mln-sock -p 55432 -c fsync=off\" start >/dev/null"
+export PGHOST=/tmp/mln-sock PGPORT=55432 PGUSER=postgres
+createdb mln_check
+psql -qX -d mln_check -c "CREATE EXTENSION pgtap" >/dev/null
+note ""
+note "## SQL (pgTAP files through psql, PGOPTIONS=-c mln.device=gpu)"
+note '```'
+psql -qXAt -d mln_check -c "SELECT mln.device_info()" 2>&1 | tee -a "$summary"
+: >"$OUT/sql.log"
+sql_fail=0
+for f in tests/sql/*.sql; do
+  PGOPTIONS='-c mln.device=gpu' psql -qXAt -d mln_check -f "$f" >>"$OUT/sql.log" 2>&1
+  okn=$(grep -c '^ok ' "$OUT/sql.log"); nok=$(grep -c '^not ok ' "$OUT/sql.log")
+done
+okn=$(grep -c '^ok ' "$OUT/sql.log"); nok=$(grep -c '^not ok ' "$OUT/sql.log")
+note "pgTAP: $okn ok, $nok not ok"
+note '```'
+[ "$nok" -eq 0 ] || sql_fail=1
+
+export MLN_PG_BINDIR=/tmp/pg/bin
+note ""
+note "## CLI end to end, --device gpu"
+note '```'
+: >"$OUT/e2e.log"
+for s in smoke class; do
+  D=$root/.devcache/datasets/$s
+  ( unset PGHOST PGPORT PGUSER; /usr/bin/time -f "%e s wall, %M KB max RSS" \
+      $B/solver/pg_mln -i $D/prog.mln -e $D/evidence.db -queryFile $D/query.db -r /tmp/$s.out --device gpu ) >>"$OUT/e2e.log" 2>&1
+  echo "$s: $(grep -E '### atoms' "$OUT/e2e.log" | tail -1) | $(grep -E 'Best answer' "$OUT/e2e.log" | tail -1) | $(grep -E 'max RSS' "$OUT/e2e.log" | tail -1)" | tee -a "$summary"
+done
+note '```'
+MLN_DATASETS=$root/.devcache/datasets bash tests/e2e/worker_jobs.sh $B >>"$OUT/e2e.log" 2>&1
+note "worker e2e: $(tail -1 "$OUT/e2e.log")"
+
+# 5. Benchmarks.
+if [ "$mode" != quick ]; then
+  note ""
+  note "## Benchmarks"
+  export MLN_BENCH_MAX_ROWS=${MLN_BENCH_MAX_ROWS:-100000000} MLN_BENCH_MAX_CLAUSES=${MLN_BENCH_MAX_CLAUSES:-10000000}
+  for b in bench_ops bench_walksat bench_ground; do
+    [ -x $B/bench/$b ] || continue
+    timeout 240 $B/bench/$b --benchmark_format=json --benchmark_out="$OUT/$b.json" --benchmark_out_format=json \
+      --benchmark_min_time=0.2 >/dev/null 2>>"$OUT/build.log"
+    note "- $b: exit $? ($(grep -c '"name"' "$OUT/$b.json" 2>/dev/null || echo 0) results)"
+  done
+fi
+
+su postgres -c "/tmp/pg/bin/pg_ctl -D $PGD -m fast stop >/dev/null" 2>/dev/null
+note ""
+note "Result: ctest rc=$ctest_rc, sql_fail=$sql_fail"
+cat "$summary"
