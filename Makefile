@@ -54,7 +54,7 @@ test-e2e: install cluster-start
 	@bash scripts/check.sh $(BUILD) e2e
 
 bench: install cluster-start
-	@bash bench/run.sh
+	@bash bench/run.sh $(BUILD)
 
 clean:
 	-@bash scripts/cluster.sh stop

@@ -229,7 +229,14 @@ int run(const mln::cli::Options& o) {
       "SELECT (s->>'atoms')::bigint, (s->>'clauses')::bigint, s::text FROM mln.ground($1, $2, $3::boolean, $4::text[]) s",
       {prog, o.device, o.activate_all ? "true" : "false", cw});
   say("### atoms = " + g.get(0, 0) + "; clauses = " + g.get(0, 1));
-  if (o.verbose > 0) say("    grounding statistics: " + g.get(0, 2));
+  if (o.verbose > 0) {
+    say("    grounding statistics: " + g.get(0, 2));
+    try {  // peak memory of the backend that grounded (needs pg_read_server_files)
+      mln::worker::Result m = c.exec("SELECT substring(pg_read_file('/proc/self/status') from 'VmHWM:\\s*(\\d+)')");
+      say("    grounding backend peak RSS: " + m.get(0, 0) + " kB");
+    } catch (const std::exception&) {
+    }
+  }
   lap("ground", t);
 
   // Inference: queue the job and serve it with an in-process worker unless
@@ -271,20 +278,24 @@ int run(const mln::cli::Options& o) {
   } wj{stop_worker, worker};
   bool tty = isatty(STDOUT_FILENO);
   auto t_search = Clock::now();
+  // Cost over time, for the benchmark report (MLN_TRACE_FILE).
+  std::unique_ptr<std::ofstream> trace;
+  if (const char* tf = std::getenv("MLN_TRACE_FILE")) trace = std::make_unique<std::ofstream>(tf, std::ios::app);
   std::string status, best, hard, flips, err;
   while (true) {
     if (g_interrupted) throw std::runtime_error("interrupted");
     mln::worker::Result r = c.exec(
         "SELECT s->>'status', s->>'best_cost', s->>'hard_violated', s->>'flips', s->>'error' "
-        "FROM mln.wait($1, interval '0.5 s') s",
+        "FROM mln.wait($1, interval '0.2 s') s",
         {std::to_string(job)});
     status = r.get(0, 0);
     best = r.get(0, 1);
     hard = r.get(0, 2);
     flips = r.get(0, 3);
     err = r.get(0, 4);
-    if (status == "done" || status == "failed" || status == "cancelled") break;
     double el = std::chrono::duration<double>(Clock::now() - t_search).count();
+    if (trace && !best.empty()) *trace << el << " " << best << " " << flips << "\n";
+    if (status == "done" || status == "failed" || status == "cancelled") break;
     if (tty && el > 2) {
       std::printf("\r    searching... %.0f s, best cost %s, %s flips   ", el, best.empty() ? "-" : best.c_str(),
                   flips.empty() ? "0" : flips.c_str());

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The benchmark suite: end-to-end runs of pg_mln on the Tuffy samples and on
+# generated smokers / RC workloads, per path (GPU when present, CPU backend),
+# plus the operator, WalkSAT and grounding micro-benchmarks.  Writes a
+# Markdown report and PNG plots to bench/results/<machine>/.
+#
+#   bash bench/run.sh [BUILD_DIR]          (make bench runs it)
+#   MLN_BENCH_SIZES="1000 10000 100000"     generated sizes (people / papers)
+#   MLN_BENCH_MACHINE=name                  results folder name (default: derived)
+#   MLN_BENCH_MICRO=0                       skip the micro-benchmarks
+#
+# Needs the extension installed and a database reachable through the PG*
+# variables (make bench starts the private cluster and sets them).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build/cmake}
+case $build in /*) ;; *) build=$root/$build ;; esac
+if [ -z "${PGHOST:-}" ]; then eval "$(bash "$root/scripts/cluster.sh" env)"; fi
+export PGDATABASE=${PGDATABASE:-postgres}
+DATA=${MLN_DATASETS:-$root/../shared/datasets/tuffy}
+[ -d "$DATA" ] || DATA=$root/.devcache/datasets
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+machine=${MLN_BENCH_MACHINE:-$( [ -n "$gpu" ] && echo "gpu-$(echo "$gpu" | tr ' ' '-' | tr -cd 'A-Za-z0-9_-')" || echo "cpu-$(nproc)core")}
+out=$root/bench/results/$machine
+mkdir -p "$out"
+work=$(mktemp -d /tmp/mln-bench-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+sizes=${MLN_BENCH_SIZES:-1000 10000 100000}
+paths="cpu"
+[ -n "$gpu" ] && paths="gpu cpu"
+runs=$out/runs.csv
+echo "workload,size,path,load_s,ground_s,search_s,total_s,atoms,clauses,cost,hard_violated,cli_rss_kb,backend_rss_kb" >"$runs"
+
+# One end-to-end run; appends a CSV row and keeps the cost trace.
+run_one() {  # workload size path dir
+  local w=$1 n=$2 p=$3 d=$4 log=$work/$w-$n-$p.log trace=$out/trace-$w-$n-$p.dat
+  rm -f "$trace"
+  MLN_TRACE_FILE=$trace /usr/bin/time -f "RSS %M" "$build/solver/pg_mln" -i "$d/prog.mln" -e "$d/evidence.db" \
+    -queryFile "$d/query.db" -r "$work/out.txt" --device "$p" -verbose 1 >"$log" 2>&1
+  local rc=$?
+  ph() { awk -v k="$1" '$1 == k { print $2 }' "$log"; }
+  local atoms clauses cost hard rss brss
+  atoms=$(sed -n 's/### atoms = \([0-9]*\); clauses = \([0-9]*\)/\1/p' "$log")
+  clauses=$(sed -n 's/### atoms = \([0-9]*\); clauses = \([0-9]*\)/\2/p' "$log")
+  cost=$(sed -n 's/### Best answer has cost //p' "$log")
+  hard=$(sed -n 's/### \([0-9]*\) hard clause(s) violated/\1/p' "$log"); hard=${hard:-0}
+  rss=$(sed -n 's/^RSS //p' "$log")
+  brss=$(sed -n 's/.*grounding backend peak RSS: \([0-9]*\) kB/\1/p' "$log")
+  if [ $rc -ne 0 ]; then echo "  $w $n $p: FAILED (see below)"; tail -5 "$log"; return; fi
+  echo "$w,$n,$p,$(ph load),$(ph ground),$(ph search),$(ph total),$atoms,$clauses,$cost,$hard,$rss,$brss" >>"$runs"
+  echo "  $w n=$n $p: ground $(ph ground) s, search $(ph search) s, total $(ph total) s, $atoms atoms, $clauses clauses, cost $cost"
+}
+
+echo "== end to end ($machine)"
+for p in $paths; do
+  run_one smoke 0 "$p" "$DATA/smoke"
+  run_one class 0 "$p" "$DATA/class"
+done
+if [ -x "$build/bench/gen/mln_gen" ]; then
+  for n in $sizes; do
+    for w in smokers rc; do
+      "$build/bench/gen/mln_gen" "$w" "$n" "$work/$w-$n" >/dev/null || continue
+      for p in $paths; do run_one "$w" "$n" "$p" "$work/$w-$n"; done
+    done
+  done
+else
+  echo "  (no workload generator built: skipping generated workloads)"
+fi
+
+if [ "${MLN_BENCH_MICRO:-1}" != 0 ]; then
+  echo "== micro-benchmarks"
+  for b in bench_ops bench_walksat bench_ground; do
+    [ -x "$build/bench/$b" ] || continue
+    timeout 600 "$build/bench/$b" --benchmark_out="$out/$b.json" --benchmark_out_format=json \
+      --benchmark_min_time=0.1 >/dev/null 2>"$work/$b.err" || echo "  $b failed: $(tail -2 "$work/$b.err")"
+  done
+fi
+
+{
+  echo "commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null)"
+  echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "machine=$machine"
+  echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//') ($(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB)"
+  echo "gpu=${gpu:-none}"
+  echo "command=MLN_BENCH_SIZES=\"$sizes\" bash bench/run.sh"
+} >"$out/meta.txt"
+python3 "$root/bench/report.py" "$out"
+echo "report: $out/README.md"
