@@ -242,10 +242,11 @@ int run(const mln::cli::Options& o) {
   // Inference: queue the job and serve it with an in-process worker unless
   // an external worker is already serving this database.
   std::ostringstream opts;
-  opts << "{\"max_tries\": " << o.max_tries << ", \"random_step\": " << o.random_step
+  opts << "{\"max_tries\": " << o.max_tries
        << ", \"dont_break\": " << (o.dont_break ? "true" : "false") << ", \"seed\": " << o.seed
        << ", \"device\": \"" << o.device << "\", \"skip_components_without_query\": " << (o.nopush ? "false" : "true");
   if (o.max_flips > 0) opts << ", \"max_flips\": " << o.max_flips;
+  if (o.random_step >= 0) opts << ", \"random_step\": " << o.random_step;
   if (o.threads > 0) opts << ", \"threads\": " << o.threads;
   if (o.timeout > 0) opts << ", \"timeout\": " << o.timeout;
   opts << "}";

@@ -109,7 +109,7 @@ Options parse_options(int argc, char** argv) {
     throw std::invalid_argument("a query is required: give -queryFile or -q");
   if (o.max_tries < 1) throw std::invalid_argument("-maxTries must be at least 1");
   if (o.max_flips < 0) throw std::invalid_argument("-maxFlips must not be negative");
-  if (o.random_step < 0 || o.random_step > 1) throw std::invalid_argument("-randomStep must be within [0, 1]");
+  if (o.random_step != -1 && (o.random_step < 0 || o.random_step > 1)) throw std::invalid_argument("-randomStep must be within [0, 1]");
   if (o.verbose < 0 || o.verbose > 3) throw std::invalid_argument("-verbose must be 0, 1, 2 or 3");
   if (o.device != "auto" && o.device != "cpu" && o.device != "gpu")
     throw std::invalid_argument("--device must be auto, cpu or gpu");

@@ -21,7 +21,7 @@ struct Options {
   int max_tries = 3;                        // -maxTries
   double timeout = 0;                       // -timeout (seconds; honoured)
   int threads = 0;                          // -threads
-  double random_step = 0.5;                 // -randomStep
+  double random_step = -1;                  // -randomStep (-1: not given)
   bool dont_break = false;                  // -dontBreak
   bool activate_all = false;                // -activateAll
   bool keep_data = false;                   // -keepData

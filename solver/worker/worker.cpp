@@ -62,6 +62,7 @@ bool claim(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job) {
   if (!r.null(0, 8)) o.dont_break = r.get(0, 8) == "true";
   if (!r.null(0, 9)) o.device = r.get(0, 9);
   if (!r.null(0, 10)) o.random_step = r.dbl(0, 10);
+  o.adaptive_noise = r.null(0, 10);  // -randomStep not pinned: lower the noise per try
   if (!r.null(0, 11)) o.skip_components_without_query = r.get(0, 11) == "true";
   return true;
 }

@@ -4,6 +4,7 @@
 // tests.  No PostgreSQL, no CUDA.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

@@ -1,0 +1,175 @@
+// CPU backend: the operator templates run with thrust::omp::par on host
+// memory.  Thrust's OpenMP system runs scans (and so copy_if) sequentially, so
+// the three scan-shaped steps the operators need are written here as blocked
+// OpenMP loops; their CUDA twins in cuda_engine.cu call Thrust/CUB.
+#include <omp.h>
+#include <thrust/copy.h>
+#include <thrust/system/omp/execution_policy.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <thread>
+
+#include "engine_impl.hpp"
+
+namespace mln::gpu {
+namespace {
+
+constexpr size_t kSerialBelow = size_t(1) << 15;  // below this, threads cost more than they save
+
+// Splits [0, n) into `parts` blocks; returns the bounds of block `t`.
+inline std::pair<size_t, size_t> block(size_t n, int parts, int t) {
+  const size_t per = (n + parts - 1) / parts;
+  const size_t b = std::min(n, per * t);
+  return {b, std::min(n, b + per)};
+}
+
+struct CpuExec {
+  static constexpr Backend kBackend = Backend::CPU;
+  static constexpr size_t kMaxChunkRows = size_t(1) << 22;  // ~0.1-1 s of work on a few cores
+  EngineOptions opts;
+  int threads = 1;
+
+  // Sets the OpenMP thread count for the duration of one operator.
+  struct Scope {
+    int prev;
+    explicit Scope(int t) : prev(omp_get_max_threads()) { omp_set_num_threads(t); }
+    ~Scope() { omp_set_num_threads(prev); }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+  };
+  Scope scope() const { return Scope(threads); }
+
+  std::string name() const { return "cpu (" + std::to_string(threads) + " threads)"; }
+  auto policy() const { return thrust::omp::par; }
+
+  // Uninitialised host array of n elements.
+  template <class T>
+  Buf<T> alloc(size_t n) const {
+    Buf<T> b;
+    if (n == 0) return b;
+    void* p = std::malloc(n * sizeof(T));
+    if (!p) throw EngineError(EngineError::Kind::OutOfMemory,
+                              "cpu backend: cannot allocate " + std::to_string(n * sizeof(T)) + " bytes");
+    b.mem = std::shared_ptr<void>(p, std::free);
+    b.ptr = static_cast<T*>(p);
+    b.n = n;
+    return b;
+  }
+
+  // Parallel copy between host arrays.
+  template <class T>
+  void copy(T* dst, const T* src, size_t n) const {
+    if (n < kSerialBelow) {
+      std::memcpy(dst, src, n * sizeof(T));
+      return;
+    }
+    thrust::copy(policy(), src, src + n, dst);
+  }
+  template <class T>
+  void upload(T* dst, const T* src, size_t n) const { copy(dst, src, n); }
+  template <class T>
+  void download(T* dst, const T* src, size_t n) const { copy(dst, src, n); }
+
+  // off[i] = cnt[0] + ... + cnt[i-1]; returns the sum of all counts.
+  int64_t exclusive_sum(const int32_t* cnt, size_t n, int64_t* off) const {
+    const int parts = n < kSerialBelow ? 1 : omp_get_max_threads();
+    std::vector<int64_t> base(parts + 1, 0);
+#pragma omp parallel num_threads(parts)
+    {
+      const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+      auto [b, e] = block(n, nt, t);
+      int64_t s = 0;
+      for (size_t i = b; i < e; ++i) s += cnt[i];
+      base[t + 1] = s;
+#pragma omp barrier
+#pragma omp single
+      for (int k = 0; k < nt; ++k) base[k + 1] += base[k];
+      int64_t run = base[t];
+      for (size_t i = b; i < e; ++i) {
+        off[i] = run;
+        run += cnt[i];
+      }
+    }
+    return n ? off[n - 1] + cnt[n - 1] : 0;
+  }
+
+  // v[i] = max(v[0..i]) in place.
+  void inclusive_max(int32_t* v, size_t n) const {
+    const int parts = n < kSerialBelow ? 1 : omp_get_max_threads();
+    std::vector<int32_t> top(parts + 1, std::numeric_limits<int32_t>::min());
+#pragma omp parallel num_threads(parts)
+    {
+      const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+      auto [b, e] = block(n, nt, t);
+      int32_t m = std::numeric_limits<int32_t>::min();
+      for (size_t i = b; i < e; ++i) m = std::max(m, v[i]);
+      top[t + 1] = m;
+#pragma omp barrier
+#pragma omp single
+      for (int k = 0; k < nt; ++k) top[k + 1] = std::max(top[k + 1], top[k]);
+      int32_t run = top[t];
+      for (size_t i = b; i < e; ++i) v[i] = run = std::max(run, v[i]);
+    }
+  }
+
+  // Indices i (ascending) with mask[i] == want.
+  Buf<int32_t> compact(const uint8_t* mask, size_t n, uint8_t want) const {
+    const int parts = n < kSerialBelow ? 1 : omp_get_max_threads();
+    std::vector<size_t> base(parts + 1, 0);
+    Buf<int32_t> out;
+#pragma omp parallel num_threads(parts)
+    {
+      const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+      auto [b, e] = block(n, nt, t);
+      size_t s = 0;
+      for (size_t i = b; i < e; ++i) s += mask[i] == want;
+      base[t + 1] = s;
+#pragma omp barrier
+#pragma omp single
+      {
+        for (int k = 0; k < nt; ++k) base[k + 1] += base[k];
+        try {
+          out = alloc<int32_t>(base[nt]);
+        } catch (...) {
+          out.n = SIZE_MAX;  // reported after the parallel region
+        }
+      }
+      if (out.n != SIZE_MAX) {
+        int32_t* o = out.ptr + base[t];
+        for (size_t i = b; i < e; ++i)
+          if (mask[i] == want) *o++ = static_cast<int32_t>(i);
+      }
+    }
+    if (out.n == SIZE_MAX) throw EngineError(EngineError::Kind::OutOfMemory, "cpu backend: out of memory");
+    return out;
+  }
+
+  // Working-memory budget of one operator (unlimited when 0).
+  size_t budget() const {
+    return opts.memory_budget_bytes ? opts.memory_budget_bytes : std::numeric_limits<size_t>::max();
+  }
+
+  // Throws Cancelled when the caller asked to stop.
+  void check_cancel() const {
+    if (opts.cancel && opts.cancel()) throw EngineError(EngineError::Kind::Cancelled, "operator cancelled");
+  }
+
+  // Thrust system errors on the CPU are not device errors.
+  EngineError map_error(const thrust::system_error& e) const {
+    return EngineError(EngineError::Kind::DeviceFailure, e.what());
+  }
+};
+
+}  // namespace
+
+// Creates the CPU backend.
+std::unique_ptr<Engine> make_cpu_engine(const EngineOptions& opts) {
+  CpuExec ex;
+  ex.opts = opts;
+  ex.threads = opts.cpu_threads > 0 ? opts.cpu_threads : std::max(1, omp_get_num_procs());
+  return std::make_unique<EngineImpl<CpuExec>>(std::move(ex));
+}
+
+}  // namespace mln::gpu

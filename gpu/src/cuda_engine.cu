@@ -1,0 +1,279 @@
+// CUDA backend: the operator templates run with thrust::cuda::par on device
+// memory.  Scans and stream compaction use Thrust (CUB underneath); their CPU
+// twins are in cpu_engine.cpp.  CUDA is touched only when a function here is
+// called (never at static-initialisation time), and every CUDA error becomes
+// an EngineError.
+#include <cuda_runtime.h>
+#include <thrust/count.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/scan.h>
+#include <thrust/system/cuda/error.h>
+#include <thrust/system/cuda/execution_policy.h>
+
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "engine_impl.hpp"
+#include "mln/device_copy.hpp"
+
+namespace mln::gpu {
+namespace {
+
+// Maps a CUDA error code to the engine's error kinds.
+EngineError cuda_error(cudaError_t err, const std::string& what) {
+  cudaGetLastError();  // clear a non-sticky error so the context stays usable
+  EngineError::Kind kind = EngineError::Kind::DeviceFailure;
+  if (err == cudaErrorMemoryAllocation)
+    kind = EngineError::Kind::OutOfMemory;
+  else if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver ||
+           err == cudaErrorDevicesUnavailable || err == cudaErrorInvalidDevice)
+    kind = EngineError::Kind::DeviceUnavailable;
+  return EngineError(kind, what + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+}
+
+// Throws the mapped EngineError when a CUDA call failed.
+#define MLN_CUDA_TRY(call)                                      \
+  do {                                                          \
+    cudaError_t mln_err_ = (call);                              \
+    if (mln_err_ != cudaSuccess) throw cuda_error(mln_err_, #call); \
+  } while (0)
+
+// Stream-ordered device allocation on the legacy default stream; the pool
+// keeps freed blocks, so operators do not pay for cudaMalloc/cudaFree.
+void* device_alloc(size_t bytes) {
+  void* p = nullptr;
+  MLN_CUDA_TRY(cudaMallocAsync(&p, bytes, 0));
+  return p;
+}
+
+// Releases a block from device_alloc (errors ignored: runs in destructors).
+void device_free(void* p) {
+  if (p) cudaFreeAsync(p, 0);
+}
+
+// Thrust temporary-storage allocator backed by device_alloc.
+struct TempAlloc {
+  using value_type = char;
+  char* allocate(std::ptrdiff_t n) { return static_cast<char*>(device_alloc(static_cast<size_t>(n))); }
+  void deallocate(char* p, size_t) { device_free(p); }
+};
+
+// 1 where a mask byte equals `want`.
+struct ByteIs {
+  uint8_t want;
+  __host__ __device__ bool operator()(uint8_t m) const { return m == want; }
+};
+
+// Widens an int32 count to int64 for the offset scan.
+struct Widen64 {
+  __host__ __device__ int64_t operator()(int32_t c) const { return c; }
+};
+
+struct CudaExec {
+  static constexpr Backend kBackend = Backend::CUDA;
+  static constexpr size_t kMaxChunkRows = size_t(1) << 26;  // a few ms of work; per-chunk overhead stays small
+  EngineOptions opts;
+  int device = 0;
+  std::string device_name;
+  mutable TempAlloc temp;
+
+  // Makes this engine's device current for the duration of one operator.
+  struct Scope {};
+  Scope scope() const {
+    MLN_CUDA_TRY(cudaSetDevice(device));
+    return {};
+  }
+
+  std::string name() const { return device_name; }
+  auto policy() const { return thrust::cuda::par(temp); }
+
+  // Uninitialised device array of n elements.
+  template <class T>
+  Buf<T> alloc(size_t n) const {
+    Buf<T> b;
+    if (n == 0) return b;
+    void* p = device_alloc(n * sizeof(T));
+    b.mem = std::shared_ptr<void>(p, device_free);
+    b.ptr = static_cast<T*>(p);
+    b.n = n;
+    return b;
+  }
+
+  // Device-to-device copy.
+  template <class T>
+  void copy(T* dst, const T* src, size_t n) const {
+    MLN_CUDA_TRY(cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyDeviceToDevice, 0));
+  }
+  // Host-to-device copy.
+  template <class T>
+  void upload(T* dst, const T* src, size_t n) const {
+    MLN_CUDA_TRY(cudaMemcpy(dst, src, n * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  // Device-to-host copy.
+  template <class T>
+  void download(T* dst, const T* src, size_t n) const {
+    MLN_CUDA_TRY(cudaMemcpy(dst, src, n * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  // Reads one device element.
+  template <class T>
+  T load(const T* p) const {
+    T v;
+    download(&v, p, 1);
+    return v;
+  }
+
+  // off = exclusive prefix sum of cnt (as int64); returns the total.
+  int64_t exclusive_sum(const int32_t* cnt, size_t n, int64_t* off) const {
+    if (n == 0) return 0;
+    auto in = thrust::make_transform_iterator(cnt, Widen64{});
+    thrust::exclusive_scan(policy(), in, in + n, off, int64_t(0));
+    return load(off + n - 1) + load(cnt + n - 1);
+  }
+
+  // v[i] = max(v[0..i]) in place.
+  void inclusive_max(int32_t* v, size_t n) const {
+    if (n) thrust::inclusive_scan(policy(), v, v + n, v, thrust::maximum<int32_t>());
+  }
+
+  // Indices i (ascending) with mask[i] == want.
+  Buf<int32_t> compact(const uint8_t* mask, size_t n, uint8_t want) const {
+    if (n == 0) return {};
+    const size_t m = thrust::count(policy(), mask, mask + n, want);
+    Buf<int32_t> out = alloc<int32_t>(m);
+    if (m) thrust::copy_if(policy(), ops::Count(0), ops::Count(n), mask, out.data(), ByteIs{want});
+    return out;
+  }
+
+  // The budget option, or 80% of free device memory (counting pooled blocks).
+  size_t budget() const {
+    if (opts.memory_budget_bytes) return opts.memory_budget_bytes;
+    size_t free_b = 0, total_b = 0;
+    MLN_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    cudaMemPool_t pool;
+    uint64_t reserved = 0, used = 0;
+    if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess &&
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) == cudaSuccess &&
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess &&
+        reserved > used)
+      free_b += reserved - used;
+    return free_b / 10 * 8;
+  }
+
+  // Throws Cancelled when the caller asked to stop.
+  void check_cancel() const {
+    if (opts.cancel && opts.cancel()) throw EngineError(EngineError::Kind::Cancelled, "operator cancelled");
+  }
+
+  // Maps a Thrust error (CUDA category or other) to EngineError.
+  EngineError map_error(const thrust::system_error& e) const {
+    if (e.code().category() == thrust::cuda_category())
+      return cuda_error(static_cast<cudaError_t>(e.code().value()), e.what());
+    return EngineError(EngineError::Kind::DeviceFailure, e.what());
+  }
+};
+
+}  // namespace
+
+// True: this build has the CUDA backend.
+bool cuda_compiled() { return true; }
+
+// Describes device 0 (creates a CUDA context on first use).
+DeviceInfo query_device() {
+  DeviceInfo info;
+  info.cuda_compiled = true;
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    info.error = std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
+    return info;
+  }
+  if (count == 0) {
+    info.error = "no CUDA device";
+    return info;
+  }
+  info.device_count = count;
+  cudaDeviceProp prop;
+  err = cudaGetDeviceProperties(&prop, 0);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    info.device_count = 0;
+    info.error = std::string("cudaGetDeviceProperties: ") + cudaGetErrorString(err);
+    return info;
+  }
+  info.name = prop.name;
+  info.cc_major = prop.major;
+  info.cc_minor = prop.minor;
+  info.total_memory = prop.totalGlobalMem;
+  int cur = 0;
+  cudaGetDevice(&cur);
+  if (cudaSetDevice(0) == cudaSuccess && cudaMemGetInfo(&info.free_memory, &info.total_memory) != cudaSuccess) {
+    cudaGetLastError();
+  }
+  cudaSetDevice(cur);
+  return info;
+}
+
+// Creates the CUDA backend on the current device.
+std::unique_ptr<Engine> make_cuda_engine(const EngineOptions& opts) {
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    throw EngineError(EngineError::Kind::DeviceUnavailable,
+                      std::string("no usable CUDA device: ") + cudaGetErrorString(err));
+  }
+  if (count == 0) throw EngineError(EngineError::Kind::DeviceUnavailable, "no CUDA device");
+  CudaExec ex;
+  ex.opts = opts;
+  MLN_CUDA_TRY(cudaGetDevice(&ex.device));
+  MLN_CUDA_TRY(cudaFree(nullptr));  // create the context now, so that failures surface here
+  cudaDeviceProp prop;
+  MLN_CUDA_TRY(cudaGetDeviceProperties(&prop, ex.device));
+  ex.device_name = prop.name;
+  // Keep freed blocks in the stream-ordered pool instead of returning them at
+  // every synchronisation.
+  cudaMemPool_t pool;
+  MLN_CUDA_TRY(cudaDeviceGetDefaultMemPool(&pool, ex.device));
+  uint64_t keep = std::numeric_limits<uint64_t>::max();
+  MLN_CUDA_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+  return std::make_unique<EngineImpl<CudaExec>>(std::move(ex));
+}
+
+// Best time of `reps` device-to-device copies of `bytes` bytes.
+double time_backend_copy(Backend b, size_t bytes, int reps) {
+  if (b == Backend::CPU) return time_host_copy(bytes, reps);
+  void* src = device_alloc(bytes);
+  void* dst = nullptr;
+  try {
+    dst = device_alloc(bytes);
+  } catch (...) {
+    device_free(src);
+    throw;
+  }
+  double best = 1e30;
+  cudaMemset(src, 1, bytes);
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  for (int r = 0; r < reps; ++r) {
+    cudaEventRecord(start, 0);
+    cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0);
+    cudaEventRecord(stop, 0);
+    cudaEventSynchronize(stop);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    best = std::min(best, ms / 1e3);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  device_free(src);
+  device_free(dst);
+  cudaError_t err = cudaDeviceSynchronize();
+  if (err != cudaSuccess) throw cuda_error(err, "time_backend_copy");
+  return best;
+}
+
+}  // namespace mln::gpu

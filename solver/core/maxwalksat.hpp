@@ -1,0 +1,75 @@
+// MAP inference by MaxWalkSAT over a ground network, the way Tuffy does it:
+// connected components, METIS partitions of giant components solved
+// Gauss-Seidel style, WalkSAT per (sub)network on CPU threads and on the GPU.
+//
+// No database and no CUDA types here.  See docs/solver.md.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mln/network.hpp"
+
+namespace mln::solver {
+
+struct SolveOptions {
+  int64_t max_flips = 0;        // run-wide flips per try; 0: 100 x #atoms (prorated per component)
+  int max_tries = 3;            // WalkSAT tries (COPY_LOW restarts)
+  double random_step = 0.5;     // probability of a random-walk step
+  // When set, the CPU walks lower the noise from try to try (p, 0.4p, 0.2p,
+  // repeating), each try restarting from the best state so far (COPY_LOW),
+  // and after max_tries keep trying (up to 20x as many tries in all) while
+  // one of the last 30 tries improved the best cost.
+  // Used when the caller did not pin -randomStep: on class it reaches
+  // Tuffy's cost where a fixed p = 0.5 stalls a few units above it.
+  bool adaptive_noise = false;
+  bool dont_break = false;      // never flip an atom whose flip breaks > 1e7 of weight
+  uint64_t seed = 1;            // RNG seed; results are a function of (network, options)
+  int threads = 0;              // CPU worker threads; 0 = hardware concurrency
+  double timeout_s = 0;         // wall-clock limit for the whole solve; 0 = none
+  std::string device = "auto";  // auto | cpu | gpu
+  bool skip_components_without_query = true;  // Tuffy's default (no -nopush)
+  // Components (or partitions) with at least this many atoms go to the GPU
+  // in "auto" mode.  Measured crossover on an H100 (docs/solver.md): the CPU
+  // wins at ~24k atoms, the GPU (parallel flips) at ~240k atoms by 4x.
+  int64_t gpu_min_atoms = 100000;
+  // Components with more atoms than this are split by METIS and solved
+  // Gauss-Seidel style.  Tuffy splits at ~4 GB of estimated memory, i.e.
+  // practically never; we split earlier so that partitions fit in cache.
+  int64_t partition_max_atoms = 2000000;
+  int gauss_seidel_rounds = 5;
+  // GPU design: "parallel" (parallel conflict-free flips inside one walk;
+  // fastest to a target cost, the default) or "portfolio" (many independent
+  // walks, one per warp).
+  std::string gpu_design = "parallel";
+  // Called with the current total best cost and flips so far.  May be called
+  // from any worker thread (calls are serialised), at most ~10x per second.
+  std::function<void(double best_cost, int64_t flips)> progress;
+  std::atomic<bool>* cancel = nullptr;  // set to true to stop early
+};
+
+struct SolveResult {
+  std::vector<uint8_t> truth;   // by atom id, size num_atoms + 1 (index 0 unused)
+  double cost = 0;              // sum of the best costs of the solved components (Tuffy's figure)
+  int64_t hard_violated = 0;    // violated clauses with |w| >= kHardThreshold in solved components
+  int64_t flips = 0;            // steps taken, skipped steps included (as Tuffy counts them)
+  double seconds = 0;
+  int components = 0;           // all components of the network
+  int solved_components = 0;    // those that were searched (query atoms, or skipping off)
+  int partitions = 0;           // METIS partitions over all split components (0 when none split)
+  std::string device_used;      // "cpu", "gpu" or "cpu+gpu"
+  std::vector<std::string> warnings;
+  bool cancelled = false;       // stopped by the cancel flag or the timeout
+};
+
+// MAP state of `net` by MaxWalkSAT.  Throws std::invalid_argument on bad
+// options and std::runtime_error when device == "gpu" and no GPU is usable.
+SolveResult solve_map(const mln::Network& net, const SolveOptions& opts);
+
+// True when this library was built with CUDA and a device is usable now.
+bool gpu_available(std::string* why_not = nullptr);
+
+}  // namespace mln::solver

@@ -1,0 +1,216 @@
+// solve_map: components, partitions, and the CPU/GPU schedulers.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "components.hpp"
+#include "maxwalksat.hpp"
+#include "partition.hpp"
+#include "rng.hpp"
+#include "subnetwork.hpp"
+#include "walksat_cpu.hpp"
+#include "walksat_gpu.hpp"
+
+namespace mln::solver {
+
+namespace {
+
+// Rejects option values that make no sense.
+void validate(const mln::Network& net, const SolveOptions& o) {
+  if (o.max_tries < 1) throw std::invalid_argument("solve_map: max_tries must be >= 1");
+  if (o.max_flips < 0) throw std::invalid_argument("solve_map: max_flips must be >= 0");
+  if (!(o.random_step >= 0 && o.random_step <= 1)) throw std::invalid_argument("solve_map: random_step must be in [0, 1]");
+  if (o.device != "auto" && o.device != "cpu" && o.device != "gpu")
+    throw std::invalid_argument("solve_map: device must be auto, cpu or gpu (got '" + o.device + "')");
+  if (o.gpu_design != "portfolio" && o.gpu_design != "parallel")
+    throw std::invalid_argument("solve_map: gpu_design must be portfolio or parallel");
+  if (o.gauss_seidel_rounds < 1) throw std::invalid_argument("solve_map: gauss_seidel_rounds must be >= 1");
+  if (o.partition_max_atoms < 1) throw std::invalid_argument("solve_map: partition_max_atoms must be >= 1");
+  if (net.num_atoms < 0 || net.clauses.offsets.size() != net.clauses.size() + 1)
+    throw std::invalid_argument("solve_map: malformed network");
+}
+
+// Everything the workers share while solving one network.
+struct Run {
+  const mln::Network& net;
+  const SolveOptions& opts;
+  Components comps;
+  StopToken stop;
+  ProgressSink sink;
+  double flips_per_atom = 100;
+  bool gpu_on = false;
+  std::vector<double> comp_cost;
+  std::vector<uint8_t> comp_done;
+  std::atomic<bool> cpu_used{false}, gpu_used{false};
+  std::mutex warn_mu;
+  std::vector<std::string> warnings;
+  std::atomic<int> partitions{0};
+
+  Run(const mln::Network& n, const SolveOptions& o)
+      : net(n), opts(o), comps(find_components(n)), stop(o.cancel, o.timeout_s), sink(o.progress, comps.count) {}
+
+  // Adds a warning (thread safe).
+  void warn(std::string w) {
+    std::lock_guard<std::mutex> lock(warn_mu);
+    warnings.push_back(std::move(w));
+  }
+
+  // Best state of one (sub)network of component k: GPU when asked and big
+  // enough (CPU fallback on any CUDA failure), CPU otherwise.
+  std::vector<uint8_t> solve_piece(int32_t k, bool on_gpu, const mln::Network& sub, const std::vector<uint8_t>& init,
+                                   int64_t flips, uint64_t seed) {
+    WalkInstance inst = build_walk_instance(sub);
+    WalkParams p;
+    p.flips_per_try = flips;
+    p.max_tries = opts.max_tries;
+    p.random_step = opts.random_step;
+    p.adaptive_noise = opts.adaptive_noise;
+    p.dont_break = opts.dont_break;
+    p.seed = seed;
+    p.stop = &stop;
+    p.on_progress = [this, k](double best, int64_t f) { sink.report(k, best, f); };
+    std::vector<uint8_t> init0(init.begin() + 1, init.end());
+    WalkOutcome out;
+    bool done = false;
+    const int64_t min_atoms = opts.device == "gpu" ? 0 : opts.gpu_min_atoms;
+    if (on_gpu && inst.n >= min_atoms) {
+      try {
+        GpuWalkOptions g;
+        g.design = opts.gpu_design == "parallel" ? GpuDesign::kParallelFlips : GpuDesign::kPortfolio;
+        out = walksat_gpu(inst, init0, p, g);
+        done = true;
+        gpu_used = true;
+      } catch (const GpuError& e) {
+        warn(std::string("GPU MaxWalkSAT failed, component solved on the CPU: ") + e.what());
+      }
+    }
+    if (!done) {
+      out = walksat_cpu(inst, init0, p);
+      cpu_used = true;
+    }
+    std::vector<uint8_t> best(out.best.size() + 1, 0);
+    std::copy(out.best.begin(), out.best.end(), best.begin() + 1);
+    return best;
+  }
+
+  // Solves component k and writes its best state into `truth`.
+  void solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth) {
+    std::vector<int32_t> atoms(comps.atoms.begin() + comps.atom_off[k], comps.atoms.begin() + comps.atom_off[k + 1]);
+    SubNetwork sub = extract_subnetwork(net, atoms, comps.clauses.data() + comps.clause_off[k],
+                                        comps.num_clauses(k), comps.index_in_comp, nullptr);
+    const uint64_t seed = derive_seed(opts.seed, static_cast<uint64_t>(k));
+    Rng rng(seed);
+    std::vector<uint8_t> init(atoms.size() + 1, 0);
+    for (size_t i = 0; i < atoms.size(); ++i)  // coin flip start, or the given one
+      init[i + 1] = net.init_truth.empty() ? static_cast<uint8_t>(rng.next() >> 63) : (net.init_truth[atoms[i]] != 0);
+    const int64_t n = static_cast<int64_t>(atoms.size());
+    const int64_t flips = std::max<int64_t>(4, static_cast<int64_t>(flips_per_atom * static_cast<double>(n)));
+    std::vector<uint8_t> best;
+    if (n > opts.partition_max_atoms) {
+      int parts = static_cast<int>((n + opts.partition_max_atoms - 1) / opts.partition_max_atoms);
+      GaussSeidelStats st;
+      SubSolver piece = [&](const mln::Network& pn, const std::vector<uint8_t>& pi, int64_t pf, uint64_t ps) {
+        return solve_piece(k, on_gpu, pn, pi, pf, ps);
+      };
+      best = solve_gauss_seidel(sub.net, init, parts, opts.gauss_seidel_rounds, flips, seed, piece,
+                                [this] { return stop.should_stop(); }, &st);
+      partitions += st.partitions;
+    } else {
+      best = solve_piece(k, on_gpu, sub.net, init, flips, seed);
+    }
+    for (size_t i = 0; i < atoms.size(); ++i) truth[atoms[i]] = best[i + 1];
+    comp_cost[k] = total_cost(sub.net.clauses, best) + sub.constant_cost;
+    comp_done[k] = 1;
+    sink.report(k, comp_cost[k], 0);
+  }
+};
+
+}  // namespace
+
+bool gpu_available(std::string* why_not) { return gpu_walksat_available(why_not); }
+
+SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
+  const auto t0 = std::chrono::steady_clock::now();
+  validate(net, opts);
+  Run run(net, opts);
+  SolveResult res;
+  res.truth.assign(static_cast<size_t>(net.num_atoms) + 1, 0);
+  res.components = run.comps.count;
+  if (opts.device != "cpu") {
+    std::string why;
+    bool have = gpu_available(&why);
+    if (opts.device == "gpu" && !have)
+      throw std::runtime_error("solve_map: device 'gpu' requested but no GPU is usable: " + why);
+    run.gpu_on = have;
+  }
+  if (opts.max_flips > 0) run.flips_per_atom = static_cast<double>(opts.max_flips) / std::max<int32_t>(1, net.num_atoms);
+  run.comp_cost.assign(run.comps.count, 0.0);
+  run.comp_done.assign(run.comps.count, 0);
+
+  // Queues, largest component first (the component order already is).
+  std::vector<int32_t> cpu_q, gpu_q;
+  for (int32_t k = 0; k < run.comps.count; ++k) {
+    if (opts.skip_components_without_query && !run.comps.has_query[k]) continue;
+    ++res.solved_components;
+    bool gpu = run.gpu_on && (opts.device == "gpu" || run.comps.num_atoms(k) >= opts.gpu_min_atoms);
+    (gpu ? gpu_q : cpu_q).push_back(k);
+  }
+  std::exception_ptr failure;
+  std::mutex fail_mu;
+  // Worker loop: takes components from a shared queue until it is empty.
+  auto work = [&](const std::vector<int32_t>& q, std::atomic<size_t>& next, bool on_gpu) {
+    try {
+      for (size_t i; (i = next.fetch_add(1)) < q.size();) {
+        if (run.stop.should_stop()) {  // keep the (coin-flip free) all-false state
+          continue;
+        }
+        run.solve_component(q[i], on_gpu, res.truth);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(fail_mu);
+      if (!failure) failure = std::current_exception();
+    }
+  };
+  std::atomic<size_t> next_cpu{0}, next_gpu{0};
+  int nthreads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  nthreads = static_cast<int>(std::min<size_t>(nthreads, cpu_q.size()));
+  std::vector<std::thread> pool;
+  if (!gpu_q.empty()) pool.emplace_back(work, std::cref(gpu_q), std::ref(next_gpu), true);
+  for (int t = 1; t < nthreads; ++t) pool.emplace_back(work, std::cref(cpu_q), std::ref(next_cpu), false);
+  if (nthreads >= 1) work(cpu_q, next_cpu, false);
+  for (auto& th : pool) th.join();
+  if (failure) std::rethrow_exception(failure);
+
+  // Totals over the solved components (Tuffy reports exactly this sum).
+  const auto& cs = net.clauses;
+  for (int32_t k = 0; k < run.comps.count; ++k) {
+    if (opts.skip_components_without_query && !run.comps.has_query[k]) continue;
+    if (run.comp_done[k]) res.cost += run.comp_cost[k];
+    for (int64_t j = run.comps.clause_off[k]; j < run.comps.clause_off[k + 1]; ++j) {
+      int64_t c = run.comps.clauses[j];
+      double cc = clause_cost(&cs.lits[cs.offsets[c]], cs.offsets[c + 1] - cs.offsets[c], cs.weights[c], res.truth);
+      if (!run.comp_done[k]) res.cost += cc;  // not reached before a stop: its all-false state
+      if (std::fabs(cs.weights[c]) >= kHardThreshold && cc > 0) ++res.hard_violated;
+    }
+  }
+  for (int64_t c : run.comps.empty_clauses) {
+    if (cs.weights[c] > 0) {
+      res.cost += cs.weights[c];
+      if (cs.weights[c] >= kHardThreshold) ++res.hard_violated;
+    }
+  }
+  res.flips = run.sink.flips();
+  res.partitions = run.partitions.load();
+  res.device_used = run.gpu_used && run.cpu_used ? "cpu+gpu" : run.gpu_used ? "gpu" : "cpu";
+  res.warnings = std::move(run.warnings);
+  res.cancelled = run.stop.tripped();
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
+}  // namespace mln::solver

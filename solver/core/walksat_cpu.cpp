@@ -1,0 +1,263 @@
+// CPU WalkSAT with incremental make/break bookkeeping.
+#include "walksat_cpu.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "rng.hpp"
+
+namespace mln::solver {
+
+namespace {
+
+// Largest power of two scale such that the summed |weight| stays below 2^61.
+double fixed_point_scale(const std::vector<double>& weights) {
+  double sum = 0;
+  for (double w : weights) sum += std::fabs(w);
+  int k = 40;
+  while (k > -60 && std::ldexp(sum + 1.0, k) >= 0x1.0p61) --k;
+  return std::ldexp(1.0, k);
+}
+
+// The mutable search state of one walk over one instance.
+class WalkState {
+ public:
+  explicit WalkState(const WalkInstance& in) : in_(in) {}
+
+  // (Re)computes true counts, critical atoms, make/break and the violated set.
+  void load(const std::vector<uint8_t>& truth) {
+    truth_ = truth;
+    tc_.assign(in_.m, 0);
+    crit_.assign(in_.m, 0);
+    brk_.assign(in_.n, 0);
+    mk_.assign(in_.n, 0);
+    vpos_.assign(in_.m, -1);
+    viol_.clear();
+    cost_ = 0;
+    for (int64_t c = 0; c < in_.m; ++c) {
+      for (int64_t i = in_.cl_off[c]; i < in_.cl_off[c + 1]; ++i) {
+        uint32_t l = in_.cl_lit[i];
+        if (truth_[l >> 1] == (l & 1)) { ++tc_[c]; crit_[c] ^= l >> 1; }
+      }
+      int64_t w = in_.w[c];
+      if (w > 0) {
+        if (tc_[c] == 0) { add_viol(c); cost_ += w; for_atoms(c, [&](uint32_t b) { mk_[b] += w; }); }
+        else if (tc_[c] == 1) brk_[crit_[c]] += w;
+      } else if (w < 0) {
+        int64_t aw = -w;
+        if (tc_[c] > 0) { add_viol(c); cost_ += aw; if (tc_[c] == 1) mk_[crit_[c]] += aw; }
+        else for_atoms(c, [&](uint32_t b) { brk_[b] += aw; });
+      }
+    }
+  }
+
+  // Cost change if atom a were flipped.
+  int64_t delta(uint32_t a) const { return brk_[a] - mk_[a]; }
+
+  // Flips atom a and updates every count it touches.
+  void flip(uint32_t a) {
+    uint8_t v = truth_[a] ^ 1;
+    truth_[a] = v;
+    for (int64_t i = in_.occ_off[a]; i < in_.occ_off[a + 1]; ++i) {
+      uint32_t o = in_.occ[i];
+      uint32_t c = o >> 1;
+      int64_t w = in_.w[c];
+      if ((o & 1) == v) {  // literal became true
+        int32_t old = tc_[c]++;
+        uint32_t prev = crit_[c];
+        crit_[c] ^= a;
+        if (w > 0) {
+          if (old == 0) { del_viol(c); cost_ -= w; for_atoms(c, [&](uint32_t b) { mk_[b] -= w; }); brk_[a] += w; }
+          else if (old == 1) brk_[prev] -= w;
+        } else if (w < 0) {
+          int64_t aw = -w;
+          if (old == 0) { add_viol(c); cost_ += aw; for_atoms(c, [&](uint32_t b) { brk_[b] -= aw; }); mk_[a] += aw; }
+          else if (old == 1) mk_[prev] -= aw;
+        }
+      } else {  // literal became false
+        int32_t now = --tc_[c];
+        crit_[c] ^= a;
+        if (w > 0) {
+          if (now == 0) { add_viol(c); cost_ += w; brk_[a] -= w; for_atoms(c, [&](uint32_t b) { mk_[b] += w; }); }
+          else if (now == 1) brk_[crit_[c]] += w;
+        } else if (w < 0) {
+          int64_t aw = -w;
+          if (now == 0) { del_viol(c); cost_ -= aw; mk_[a] -= aw; for_atoms(c, [&](uint32_t b) { brk_[b] += aw; }); }
+          else if (now == 1) mk_[crit_[c]] += aw;
+        }
+      }
+    }
+  }
+
+  const WalkInstance& in_;
+  std::vector<uint8_t> truth_;
+  std::vector<int32_t> tc_;     // true literals per clause
+  std::vector<uint32_t> crit_;  // XOR of the atoms of true literals (= the one when tc == 1)
+  std::vector<int64_t> brk_;    // cost added by flipping (Tuffy's "violate")
+  std::vector<int64_t> mk_;     // cost removed by flipping (Tuffy's "rescue")
+  std::vector<int32_t> viol_;   // clauses with cost > 0
+  std::vector<int32_t> vpos_;   // position in viol_, or -1
+  int64_t cost_ = 0;
+
+ private:
+  template <class F>
+  void for_atoms(int64_t c, F f) {
+    for (int64_t i = in_.cl_off[c]; i < in_.cl_off[c + 1]; ++i) f(in_.cl_lit[i] >> 1);
+  }
+  void add_viol(int64_t c) { vpos_[c] = static_cast<int32_t>(viol_.size()); viol_.push_back(static_cast<int32_t>(c)); }
+  void del_viol(int64_t c) {
+    int32_t p = vpos_[c], last = viol_.back();
+    viol_[p] = last;
+    vpos_[last] = p;
+    viol_.pop_back();
+    vpos_[c] = -1;
+  }
+};
+
+}  // namespace
+
+WalkInstance build_walk_instance(const mln::Network& net) {
+  WalkInstance in;
+  const auto& cs = net.clauses;
+  in.n = net.num_atoms;
+  in.m = static_cast<int64_t>(cs.size());
+  if (in.m >= (int64_t{1} << 31)) throw std::length_error("walksat: more than 2^31 clauses in one (sub)network");
+  in.scale = fixed_point_scale(cs.weights);
+  in.hard_fixed = static_cast<int64_t>(std::llround(kHardThreshold * in.scale));
+  in.cl_off.assign(cs.offsets.begin(), cs.offsets.end());
+  in.cl_lit.resize(cs.lits.size());
+  in.w.resize(in.m);
+  std::vector<int64_t> deg(in.n + 1, 0);
+  for (int64_t c = 0; c < in.m; ++c) {
+    in.w[c] = static_cast<int64_t>(std::llround(cs.weights[c] * in.scale));
+    in.max_clause_len = std::max(in.max_clause_len, cs.offsets[c + 1] - cs.offsets[c]);
+    for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
+      int32_t l = cs.lits[i];
+      uint32_t a = static_cast<uint32_t>((l > 0 ? l : -l) - 1);
+      if (l == 0 || static_cast<int32_t>(a) >= in.n) throw std::invalid_argument("walksat: literal out of range");
+      in.cl_lit[i] = a << 1 | (l > 0 ? 1u : 0u);
+      ++deg[a + 1];
+    }
+  }
+  for (int32_t a = 0; a < in.n; ++a) deg[a + 1] += deg[a];
+  in.occ_off = deg;
+  in.occ.resize(in.cl_lit.size());
+  for (int64_t c = 0; c < in.m; ++c)
+    for (int64_t i = in.cl_off[c]; i < in.cl_off[c + 1]; ++i) {
+      uint32_t l = in.cl_lit[i];
+      in.occ[deg[l >> 1]++] = static_cast<uint32_t>(c) << 1 | (l & 1);
+    }
+  return in;
+}
+
+WalkOutcome walksat_cpu(const WalkInstance& in, const std::vector<uint8_t>& init, const WalkParams& p) {
+  WalkOutcome out;
+  Rng rng(derive_seed(p.seed, 0x57414C4Bull));
+  WalkState s(in);
+  s.load(init);
+  out.best = s.truth_;
+  out.best_cost_fixed = s.cost_;
+  // Atoms flipped since `best` was last brought up to date; once it is longer
+  // than n, the next new best copies the whole state instead.
+  std::vector<uint32_t> trail;
+  bool trail_overflow = false;
+  auto record_best = [&]() {
+    if (trail_overflow) out.best = s.truth_;
+    else for (uint32_t a : trail) out.best[a] = s.truth_[a];
+    trail.clear();
+    trail_overflow = false;
+    out.best_cost_fixed = s.cost_;
+  };
+  int64_t reported = 0;
+  // Adaptive mode: after the requested tries, more tries (up to 20x as many in
+  // all) continue while one of the last 30 still improved the best cost.
+  const int try_limit = p.adaptive_noise ? p.max_tries * 20 : p.max_tries;
+  int last_improved = 0;
+  for (int t = 0; t < try_limit && !out.satisfied && !out.stopped; ++t) {
+    if (t >= p.max_tries && t - last_improved > 30) break;
+    const int64_t best_before = out.best_cost_fixed;
+    const int64_t flips_this_try = p.flips_per_try;
+    if (t > 0) {  // COPY_LOW: restart from the best state so far
+      s.load(out.best);
+      trail.clear();
+      trail_overflow = false;
+    }
+    static constexpr double kNoiseSchedule[3] = {1.0, 0.4, 0.2};
+    const double pr = p.adaptive_noise ? p.random_step * kNoiseSchedule[t % 3] : p.random_step;
+    for (int64_t step = 0; step < flips_this_try; ++step) {
+      if ((step & 4095) == 4095) {
+        if (p.on_progress) {
+          p.on_progress(out.best_cost_fixed / in.scale, out.flips - reported);
+          reported = out.flips;
+        }
+        if (p.stop && p.stop->should_stop()) { out.stopped = true; break; }
+      }
+      if (s.viol_.empty()) {  // nothing violated: best possible, stop all tries
+        record_best();
+        out.satisfied = true;
+        break;
+      }
+      ++out.flips;
+      uint32_t c = static_cast<uint32_t>(s.viol_[rng.below(static_cast<uint32_t>(s.viol_.size()))]);
+      const int64_t lo = in.cl_off[c], len = in.cl_off[c + 1] - lo;
+      const uint32_t* lits = &in.cl_lit[lo];
+      uint32_t a = 0;
+      if (in.w[c] > 0) {
+        if (rng.uniform() < pr) {
+          a = lits[rng.below(static_cast<uint32_t>(len))] >> 1;
+        } else {  // greedy: smallest delta, ties broken by reservoir sampling
+          int64_t best = std::numeric_limits<int64_t>::max();
+          uint32_t ties = 0;
+          for (int64_t i = 0; i < len; ++i) {
+            uint32_t b = lits[i] >> 1;
+            int64_t d = s.delta(b);
+            if (d < best) { best = d; a = b; ties = 1; }
+            else if (d == best && rng.below(++ties) == 0) a = b;
+          }
+          if (best > 0) continue;
+        }
+      } else {  // negative clause: candidates are the atoms of true literals
+        if (s.tc_[c] == 1) {
+          a = s.crit_[c];
+          if (s.delta(a) > 0 && rng.uniform() < 1.0 - pr) continue;
+        } else if (rng.uniform() < pr) {
+          uint32_t k = rng.below(static_cast<uint32_t>(s.tc_[c]));
+          for (int64_t i = 0; i < len; ++i) {
+            uint32_t l = lits[i];
+            if (s.truth_[l >> 1] == (l & 1) && k-- == 0) { a = l >> 1; break; }
+          }
+        } else {
+          int64_t best = std::numeric_limits<int64_t>::max();
+          uint32_t ties = 0;
+          for (int64_t i = 0; i < len; ++i) {
+            uint32_t l = lits[i];
+            if (s.truth_[l >> 1] != (l & 1)) continue;
+            int64_t d = s.delta(l >> 1);
+            if (d < best) { best = d; a = l >> 1; ties = 1; }
+            else if (d == best && rng.below(++ties) == 0) a = l >> 1;
+          }
+          if (best > 0) continue;
+        }
+      }
+      if (p.dont_break && s.brk_[a] > in.hard_fixed) continue;
+      const int64_t d = s.delta(a);
+      if (d > 0 && rng.uniform() < kGreedyThrottle) continue;
+      s.flip(a);
+      if (p.on_flip) p.on_flip(a);
+      if (!trail_overflow) {
+        trail.push_back(a);
+        if (trail.size() > static_cast<size_t>(in.n)) { trail.clear(); trail_overflow = true; }
+      }
+      if (s.cost_ < out.best_cost_fixed) record_best();
+    }
+    if (out.best_cost_fixed < best_before) last_improved = t;
+  }
+  if (p.on_progress) p.on_progress(out.best_cost_fixed / in.scale, out.flips - reported);
+  out.best_cost = out.best_cost_fixed / in.scale;
+  return out;
+}
+
+}  // namespace mln::solver

@@ -1,0 +1,64 @@
+// WalkSAT on one (sub)network, on one CPU thread, Tuffy's MAP variant
+// (MRF.inferWalkSATwithBlocks; docs/tuffy-reference.md section 7.2).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "mln/network.hpp"
+#include "run_control.hpp"
+
+namespace mln::solver {
+
+// Tuffy's greedy throttling: an uphill flip is skipped with this probability.
+constexpr double kGreedyThrottle = 0.7;
+
+// The clauses of one (sub)network in the layout the search uses.  Weights
+// are fixed point (int64, scale 2^k): incremental make/break sums then stay
+// exact, with no floating-point drift in "delta > 0" tests.
+struct WalkInstance {
+  int32_t n = 0;                   // atoms, 0-based here (network id - 1)
+  int64_t m = 0;                   // clauses
+  std::vector<int64_t> cl_off;     // CSR over clauses, size m + 1
+  std::vector<uint32_t> cl_lit;    // atom << 1 | (literal is positive)
+  std::vector<int64_t> occ_off;    // CSR over atoms, size n + 1
+  std::vector<uint32_t> occ;       // clause << 1 | (literal is positive)
+  std::vector<int64_t> w;          // fixed-point weights (signed)
+  double scale = 1;                // fixed = round(weight * scale)
+  int64_t hard_fixed = 0;          // kHardThreshold in fixed point
+  int64_t max_clause_len = 0;
+};
+
+// Builds the search layout of `net` (atoms 1..num_atoms become 0..n-1).
+WalkInstance build_walk_instance(const mln::Network& net);
+
+struct WalkParams {
+  int64_t flips_per_try = 0;
+  int max_tries = 3;
+  double random_step = 0.5;
+  bool adaptive_noise = false;  // see SolveOptions::adaptive_noise
+  bool dont_break = false;
+  uint64_t seed = 1;
+  StopToken* stop = nullptr;  // polled every 4096 steps
+  // Called every 4096 steps with (best cost so far, flips since last call).
+  std::function<void(double, int64_t)> on_progress;
+  // Test hook: called after every flip with the 0-based atom (CPU only).
+  std::function<void(uint32_t)> on_flip;
+};
+
+struct WalkOutcome {
+  std::vector<uint8_t> best;  // best state found, 0-based atoms
+  int64_t best_cost_fixed = 0;
+  double best_cost = 0;       // best_cost_fixed / scale (callers recompute exactly)
+  int64_t flips = 0;          // steps taken, skipped steps included
+  bool satisfied = false;     // reached a state with nothing violated
+  bool stopped = false;       // the stop token fired
+};
+
+// Runs max_tries tries of WalkSAT from `init` (size n, 0/1 per atom); tries
+// after the first restart from the previous best (COPY_LOW).
+WalkOutcome walksat_cpu(const WalkInstance& inst, const std::vector<uint8_t>& init,
+                        const WalkParams& params);
+
+}  // namespace mln::solver

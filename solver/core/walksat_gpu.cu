@@ -1,0 +1,47 @@
+// GPU MaxWalkSAT entry points: device check and design dispatch.
+#include <cuda_runtime.h>
+
+#include "walksat_gpu_common.cuh"
+
+namespace mln::solver {
+
+namespace gpu_detail {
+WalkOutcome walksat_gpu_portfolio(const WalkInstance&, const std::vector<uint8_t>&, const WalkParams&,
+                                  const GpuWalkOptions&);
+WalkOutcome walksat_gpu_parallel(const WalkInstance&, const std::vector<uint8_t>&, const WalkParams&,
+                                 const GpuWalkOptions&);
+}  // namespace gpu_detail
+
+bool gpu_walksat_available(std::string* why_not) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    if (why_not) *why_not = cudaGetErrorString(e);
+    return false;
+  }
+  if (count == 0) {
+    if (why_not) *why_not = "no CUDA device";
+    return false;
+  }
+  return true;
+}
+
+WalkOutcome walksat_gpu(const WalkInstance& in, const std::vector<uint8_t>& init, const WalkParams& p,
+                        const GpuWalkOptions& g) {
+  if (static_cast<int64_t>(init.size()) != in.n) throw std::invalid_argument("walksat_gpu: init has the wrong size");
+  if (in.m == 0) {  // nothing to search
+    WalkOutcome out;
+    out.best = init;
+    out.satisfied = true;
+    return out;
+  }
+  try {
+    return g.design == GpuDesign::kPortfolio ? gpu_detail::walksat_gpu_portfolio(in, init, p, g)
+                                             : gpu_detail::walksat_gpu_parallel(in, init, p, g);
+  } catch (const std::bad_alloc& e) {
+    throw GpuError(std::string("host allocation failed in GPU MaxWalkSAT: ") + e.what());
+  }
+}
+
+}  // namespace mln::solver

@@ -1,0 +1,39 @@
+// MaxWalkSAT on the GPU, two designs (docs/solver.md):
+//  - portfolio: many independent walks (one per warp) over ONE read-only
+//    clause structure in device memory, each with its own truth/count state;
+//  - parallel flips: one walk; each step every violated clause proposes an
+//    atom in parallel, a conflict-free subset (no two share a clause) flips.
+// No CUDA types here.  Every CUDA failure is reported as GpuError (never an
+// abort); the caller falls back to the CPU.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "walksat_cpu.hpp"
+
+namespace mln::solver {
+
+enum class GpuDesign { kPortfolio, kParallelFlips };
+
+struct GpuError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct GpuWalkOptions {
+  GpuDesign design = GpuDesign::kPortfolio;
+  int walks = 0;  // portfolio size; 0: as many as fit (up to 4 warps per SM x 8)
+  // Stop as soon as some walk reaches this cost (fixed point); < 0: never.
+  int64_t target_cost_fixed = -1;
+};
+
+// True when compiled with CUDA and a device is usable; otherwise why not.
+bool gpu_walksat_available(std::string* why_not);
+
+// WalkSAT on the GPU with Tuffy's step rules; same contract as walksat_cpu
+// (flips = steps of all walks together).  Throws GpuError on CUDA failure.
+WalkOutcome walksat_gpu(const WalkInstance& inst, const std::vector<uint8_t>& init, const WalkParams& params,
+                        const GpuWalkOptions& gopts);
+
+}  // namespace mln::solver

@@ -1,0 +1,17 @@
+// The GPU entry points when the library is built without CUDA.
+#include "walksat_gpu.hpp"
+
+#ifndef MLN_HAVE_CUDA
+namespace mln::solver {
+
+bool gpu_walksat_available(std::string* why_not) {
+  if (why_not) *why_not = "pg_mln was built without CUDA";
+  return false;
+}
+
+WalkOutcome walksat_gpu(const WalkInstance&, const std::vector<uint8_t>&, const WalkParams&, const GpuWalkOptions&) {
+  throw GpuError("pg_mln was built without CUDA");
+}
+
+}  // namespace mln::solver
+#endif
