@@ -19,8 +19,12 @@ for part in $parts; do
   case $part in
     unit)
       echo "== GoogleTest (ctest)"
-      (cd "$build" && ctest --output-on-failure --timeout 600) 
+      (cd "$build" && ctest --output-on-failure --timeout 600)
       record "ctest" $?
+      echo "== parser fuzzing (libFuzzer, short run)"
+      bash "$root/tests/fuzz/run.sh" "${MLN_FUZZ_SECONDS:-20}" >"$root/build/fuzz.log" 2>&1
+      rc=$?; tail -3 "$root/build/fuzz.log"
+      record "fuzz" $rc
       ;;
     sql)
       echo "== pgTAP (pg_prove)"

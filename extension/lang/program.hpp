@@ -25,7 +25,7 @@ class LangError : public std::runtime_error {
     ArityMismatch,      // wrong number of arguments
     TypeClash,          // e.g. non-numeric constant in a numeric-typed argument
     DuplicateDeclaration,
-    EmptyProgram,       // no declarations or no rules
+    EmptyProgram,       // no predicate declared (no rules: only a warning)
     VariableInEvidence, // lower-case term in an evidence or (closed) context
     BadValue,           // prior outside [0,1], bad number, ...
     UnsafeVariable,     // variable used only in a condition / embedded weight unbound
@@ -136,6 +136,12 @@ struct ParseOptions {
   bool alchemy = true;  // accept Alchemy formulas (^, <=>, =>, FORALL/EXIST anywhere, nesting)
 };
 
+// One clause as Tuffy lists it: "%.4f <text>" for soft clauses, "<text>."
+// for hard ones, "<w>: <text>" for embedded weights.
+std::string format_clause(const Clause& c);
+// A condition in the program's surface syntax.
+std::string format_expr(const Expr& e);
+
 // Parses (possibly several concatenated) program texts.  Throws LangError.
 Program parse_program(std::string_view text, const ParseOptions& opts = {});
 // Parses one more program file into an existing program (Tuffy's comma-separated -i).
@@ -145,7 +151,7 @@ void parse_program_into(Program& prog, std::string_view text, const ParseOptions
 struct EvidenceAtom {
   int pred = -1;
   std::vector<std::string> args;  // constants as strings (quotes removed)
-  bool truth = true;              // after '!'
+  bool truth = true;              // after '!'; soft evidence: true (see prior)
   double prior = std::nan("");    // soft evidence: probability the atom is true; NaN = hard
   int line = 0;
 };
@@ -168,6 +174,7 @@ class EvidenceReader {
   std::string_view text_;
   size_t pos_ = 0;
   int line_ = 1, col_ = 1;
+  int last_pred_ = -1;  // predicate of the previous atom (evidence is usually grouped)
 };
 
 template <typename Sink>

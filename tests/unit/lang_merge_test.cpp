@@ -115,5 +115,24 @@ TEST(LangMerge, ClauseTextParsesBackToTheSameClause) {
   EXPECT_EQ(format_expr(p.clauses[0].conditions[1]), "x != \"a b\"");
 }
 
+TEST(LangMerge, EveryClauseTextRoundTrips) {
+  const std::string decls = "A(t)\nB(t)\nF(t,t)\nN(t, int_)\n";
+  Program p = parse_program(decls +
+                            "1 EXIST y (F(x,y) v !A(y)) ^ B(x)\n"
+                            "2 N(x,a), [a * 2 >= -3 || ~a = 1 && a! < 7] => A(x) v a % 2 = 1\n"
+                            "F(x,\"lower case\") => F(x, \"Tab\\there\").\n"
+                            "-1 A(x) <=> !(B(x) v EXIST z F(x,z))\n"
+                            "1 N(x, -4) v N(x, 2.5e10) v [upper(x) = \"X\" AND NOT startsWith(x, \"a\")]\n");
+  ASSERT_GE(p.clauses.size(), 6u);
+  for (const Clause& c : p.clauses) {
+    SCOPED_TRACE(c.text);
+    Program again = parse_program(decls + "1 " + c.text + "\n");
+    ASSERT_EQ(again.clauses.size(), 1u);
+    EXPECT_EQ(again.clauses[0].text, c.text);
+    EXPECT_EQ(again.clauses[0].exist_vars, c.exist_vars);
+    EXPECT_EQ(again.clauses[0].conditions.size(), c.conditions.empty() ? 0u : 1u);
+  }
+}
+
 }  // namespace
 }  // namespace mln::lang

@@ -277,5 +277,28 @@ TEST(LangParse, TuffyModeRejectsAlchemySyntax) {
   EXPECT_NO_THROW(parse_program("P(t)\nQ(t,t)\n1 EXIST y P(x) v Q(x,y)\n", tuffy));
 }
 
+TEST(LangParse, LongClausesAndModerateNestingAreFine) {
+  std::string rule = "1 P(x0)";
+  for (int i = 1; i < 20000; ++i) rule += " v P(x" + std::to_string(i) + ")";
+  Program p = parse_program("P(t)\n" + rule + "\n");
+  ASSERT_EQ(p.clauses.size(), 1u);
+  EXPECT_EQ(p.clauses[0].lits.size(), 20000u);
+  std::string nested = "1 ";
+  for (int i = 0; i < 40; ++i) nested += "(";
+  nested += "P(x)";
+  for (int i = 0; i < 40; ++i) nested += ")";
+  EXPECT_EQ(parse_program("P(t)\n" + nested + "\n").clauses.size(), 1u);
+}
+
+TEST(LangParse, ConditionNegationFlipsEveryComparison) {
+  Program p = parse_program(
+      "N(t, int_)\nP(t)\n"
+      "1 N(x,a) => P(x) v a = 1 v a != 2 v a < 3 v a <= 4 v a > 5 v a >= 6 v contains(x, \"q\")\n");
+  std::vector<std::string> got;
+  for (const Expr& e : p.clauses[0].conditions) got.push_back(format_expr(e));
+  EXPECT_EQ(got, (std::vector<std::string>{"a != 1", "a = 2", "a >= 3", "a > 4", "a <= 5", "a < 6",
+                                           "!(contains(x, \"q\"))"}));
+}
+
 }  // namespace
 }  // namespace mln::lang
