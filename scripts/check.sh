@@ -28,7 +28,7 @@ for part in $parts; do
       ;;
     sql)
       echo "== pgTAP (pg_prove)"
-      dropdb --if-exists -q mln_check && createdb -q mln_check
+      dropdb --if-exists mln_check && createdb mln_check
       psql -qX -c "CREATE EXTENSION pgtap" >/dev/null
       for f in "$root"/tests/sql/*.sql; do
         pg_prove -q "$f"

@@ -5,7 +5,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 eval "$(bash "$root/scripts/cluster.sh" env)"
-createdb -q mln_demo 2>/dev/null || true
+createdb mln_demo 2>/dev/null || true
 export PGDATABASE=mln_demo
 psql -qX -c "CREATE EXTENSION IF NOT EXISTS pg_mln" 
 if command -v pg_mln >/dev/null 2>&1 && pg_mln --version >/dev/null 2>&1; then

@@ -473,3 +473,9 @@ CREATE FUNCTION mln.gpu_plan(source regclass, steps text[], target text, device 
   AS 'MODULE_PATHNAME', 'mln_gpu_plan' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION mln.gpu_plan(regclass, text[], text, text) IS
   'runs a chain of steps (select ..., join T on a = b, antijoin T on ..., distinct, project a, b) on the engine in one call; intermediates stay on the device';
+
+CREATE FUNCTION mln.explain_ground(name text)
+  RETURNS TABLE (clause int, clause_text text, plan text, estimated_groundings float8)
+  AS 'MODULE_PATHNAME', 'mln_explain_ground' LANGUAGE C STABLE STRICT;
+COMMENT ON FUNCTION mln.explain_ground(text) IS
+  'the operator plan of each first-order clause and an estimate of its ground clauses, before grounding';

@@ -9,7 +9,8 @@
 #   5. runs the benchmarks (operators, WalkSAT, grounding) as JSON
 # Writes logs and tables to $OUT (default ./gpu-out) and prints a summary last.
 #
-# Usage: bash tests/gpu_run.sh [quick]     (quick: skip the benchmarks)
+# Usage: bash tests/gpu_prepare.sh here, then on the GPU host (device tool,
+# carry .devcache): bash tests/gpu_run.sh [quick]   (quick: skip the benchmarks)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$root/gpu-out}
@@ -37,7 +38,10 @@ note "- PostgreSQL: $(/tmp/pg/bin/postgres --version) built in $(( $(date +%s) -
 # 2. pg_mln with CUDA.
 t0=$(date +%s)
 B=/tmp/mln-build
-{ cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DMLN_DATASETS="$root/.devcache/datasets" &&
+# GoogleTest, Google Benchmark and METIS come from .devcache/deps (tests/gpu_prepare.sh).
+export LD_LIBRARY_PATH=$root/.devcache/deps/usr/lib/x86_64-linux-gnu:/tmp/pg/lib:${LD_LIBRARY_PATH:-}
+{ cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DMLN_DATASETS="$root/.devcache/datasets" \
+    -DCMAKE_PREFIX_PATH="$root/.devcache/deps/usr" &&
   cmake --build $B -j"$J"; } >>"$OUT/build.log" 2>&1 || { note "pg_mln build FAILED (see build.log)"; tail -40 "$OUT/build.log"; exit 1; }
 grep -q "CUDA backend ON" "$OUT/build.log" && note "- pg_mln: built with CUDA in $(( $(date +%s) - t0 )) s" \
   || note "- pg_mln: WARNING: built WITHOUT CUDA"

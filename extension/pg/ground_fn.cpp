@@ -258,7 +258,18 @@ Datum mln_ground(PG_FUNCTION_ARGS) {
         throw UserError{ERRCODE_UNDEFINED_OBJECT, "closed_world: predicate \"" + p + "\" is not declared", "", ""};
       opts.extra_closed_world.push_back(idx);
     }
-    opts.progress = [](const std::string&, double) { check_interrupts(); };
+    // Cancel is honoured between operator steps; progress goes out as a
+    // NOTICE at most once a second.
+    auto last_notice = Clock::now();
+    opts.progress = [&last_notice](const std::string& phase, double fraction) {
+      check_interrupts();
+      auto now = Clock::now();
+      if (now - last_notice >= std::chrono::seconds(1)) {
+        last_notice = now;
+        std::string msg = "grounding: " + phase + " " + std::to_string(static_cast<int>(fraction * 100)) + "%";
+        pg_call([&] { ereport(NOTICE, (errmsg_internal("%s", msg.c_str()))); });
+      }
+    };
     mln::ground::GroundOutput out = mln::ground::ground(in, eng, opts);
     auto t2 = Clock::now();
     store_network(spi, ctx, out);

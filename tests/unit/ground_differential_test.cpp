@@ -337,7 +337,7 @@ RandomCase random_case(uint32_t seed) {
   auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
   const std::vector<std::string> types = {"ta", "tb"};
   const std::vector<std::vector<std::string>> consts = {{"A0", "A1", "A2", "A3"}, {"B0", "B1", "B2"}};
-  const std::vector<std::vector<std::string>> vars = {{"a", "b", "c"}, {"u", "v"}};
+  const std::vector<std::vector<std::string>> vars = {{"a", "b", "c"}, {"u", "w"}};
   int dom_a = 2 + pick(3), dom_b = 2 + pick(2);
   RandomCase rc;
   struct P { std::string name; std::vector<int> ty; bool cw, cs; };

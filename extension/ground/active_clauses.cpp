@@ -1,0 +1,221 @@
+// Active clauses (reference §5.5): one operator plan per first-order clause
+// and weight sign, with the per-literal evidence conditions of the §5.5
+// table, EXIST groups, and the signed atom-id columns that make the ground
+// clause's literal list.
+#include <algorithm>
+#include <numeric>
+
+#include "ground/expr.hpp"
+#include "ground/plan.hpp"
+
+namespace mln::ground::detail {
+namespace {
+
+struct ClauseSets {
+  bool ready = false;
+  gpu::Relation pos_pass, pos_fail, neg_pass_pos, neg_pass_neg;
+  gpu::Relation atoms;  // [args..., +aid, -aid, zero] of active atoms
+};
+
+class ActiveClauses {
+ public:
+  ActiveClauses(Ctx& c, RawClauses& raw) : c_(c), raw_(raw), st_(c.preds.size()), sets_(c.preds.size()) {}
+
+  void run() {
+    const auto& clauses = c_.prog.clauses;
+    for (size_t ci = 0; ci < clauses.size(); ++ci) {
+      c_.progress("clauses", static_cast<double>(ci) / static_cast<double>(clauses.size()));
+      if (!c_.relevant[ci]) continue;
+      const lang::Clause& cl = clauses[ci];
+      bool any_mutable = false;
+      for (const auto& l : cl.lits) any_mutable |= !c_.preds[l.pred].immutable();
+      if (!any_mutable) continue;  // Tuffy: no atom ids, nothing to ground
+      if (!cl.weight_var.empty()) {
+        ground_clause(cl, true);
+        ground_clause(cl, false);
+      } else {
+        ground_clause(cl, cl.weight > 0);
+      }
+    }
+  }
+
+ private:
+  // Literal sets of predicate p after the closure (fixed from here on).
+  ClauseSets& sets(int p) {
+    ClauseSets& r = sets_[p];
+    if (r.ready) return r;
+    st_[p] = static_sets(c_, p);
+    const StaticSets& s = st_[p];
+    const PredState& ps = c_.preds[p];
+    int nc = ps.arity + 2;
+    gpu::Relation active = with_tids(c_, s.view, p, ps.act);
+    std::vector<gpu::Relation> unknown;  // "unknown" cell of the §5.5 table
+    if (!ps.closed_world) unknown = {s.unknown, s.prior};
+    else if (ps.has_soft) unknown = {active};
+    std::vector<gpu::Relation> pp{s.ev_false}, nn{s.ev_true};
+    pp.insert(pp.end(), unknown.begin(), unknown.end());
+    nn.insert(nn.end(), unknown.begin(), unknown.end());
+    r.pos_pass = union_distinct(c_, pp, nc);
+    r.pos_fail = without_tids(c_, s.view, p, c_.eng.project(r.pos_pass, {ps.arity}));
+    r.neg_pass_pos = union_distinct(c_, {s.ev_true, active}, nc);
+    r.neg_pass_neg = union_distinct(c_, nn, nc);
+    r.atoms = atom_relation(p);
+    r.ready = true;
+    return r;
+  }
+
+  // [args..., +aid, -aid, zero] for the active atoms of p.
+  gpu::Relation atom_relation(int p) {
+    const PredState& s = c_.preds[p];
+    gpu::HostTable t;
+    t.cols.resize(s.arity + 3);
+    for (size_t r = 0; r < s.rows(); ++r) {
+      if (!s.atom_id[r]) continue;
+      for (int k = 0; k < s.arity; ++k) t.cols[k].push_back(s.args[k][r]);
+      t.cols[s.arity].push_back(s.atom_id[r]);
+      t.cols[s.arity + 1].push_back(-s.atom_id[r]);
+      t.cols[s.arity + 2].push_back(0);
+    }
+    return c_.eng.upload(t);
+  }
+
+  // Grounds one clause for one weight sign into raw clauses.
+  void ground_clause(const lang::Clause& cl, bool pos) {
+    std::vector<lang::Expr> conds = clause_conditions(cl, pos);
+    VarTypes types = var_types(c_, cl.lits);
+    std::vector<int> order = plan_order(cl.lits);
+    auto lit_sets = [&](int i) {
+      const lang::Literal& l = cl.lits[i];
+      ClauseSets& r = sets(l.pred);
+      LiteralSets s;
+      if (l.positive) {
+        s.pass = r.pos_pass;
+        if (!c_.preds[l.pred].completely_specified) {
+          s.use = LiteralSets::Use::AntiFail;
+          s.fail = r.pos_fail;
+        }
+      } else {
+        s.pass = pos ? r.neg_pass_pos : r.neg_pass_neg;
+      }
+      return s;
+    };
+    Bindings b = run_plan(c_, cl.lits, conds, types, lit_sets, order, true);
+    if (!cl.exist_vars.empty()) {
+      auto all_rows = [&](int i) {
+        LiteralSets s;
+        sets(cl.lits[i].pred);
+        s.pass = st_[cl.lits[i].pred].view;
+        if (cl.lits[i].positive) s.use = LiteralSets::Use::SkipBound;
+        return s;
+      };
+      Bindings rows = run_plan(c_, cl.lits, conds, types, all_rows, order, true);
+      drop_satisfied_groups(c_, b, rows, cl.exist_vars);
+    }
+    if (b.rel.rows() == 0) return;
+    std::vector<IdSource> ids = add_atom_columns(cl, b);
+    gpu::HostTable t = c_.eng.download(b.rel);
+    emit(cl, b, types, t, ids);
+  }
+
+  // Where a literal's signed atom id comes from: a signed-id column, or a
+  // tid column carried by the plan (mapped through the atom table on the host).
+  struct IdSource {
+    int col;
+    int pred = -1;  // >= 0: `col` holds a tid of this predicate
+    bool positive = true;
+  };
+
+  // Appends one signed atom-id column per literal on a mutable predicate
+  // whose tid the plan did not carry (0 where the tuple is absent or
+  // inactive); returns where every literal's id comes from.
+  std::vector<IdSource> add_atom_columns(const lang::Clause& cl, Bindings& b) {
+    int ncols = static_cast<int>(b.vars.size()) + 1;
+    std::vector<IdSource> ids;
+    for (size_t li = 0; li < cl.lits.size(); ++li) {
+      const lang::Literal& l = cl.lits[li];
+      if (c_.preds[l.pred].immutable()) continue;
+      int tc = b.col(tid_var(static_cast<int>(li)));
+      if (tc >= 0) {
+        ids.push_back(IdSource{tc, l.pred, l.positive});
+        continue;
+      }
+      gpu::Relation a = restrict_literal(c_, sets(l.pred).atoms, l);
+      int k = static_cast<int>(l.args.size());
+      std::vector<int> lk, rk;
+      for (int i = 0; i < k; ++i) {
+        if (!l.args[i].is_var()) continue;
+        int bc = b.col(l.args[i].text);
+        if (std::find(lk.begin(), lk.end(), bc) == lk.end()) { lk.push_back(bc); rk.push_back(i); }
+      }
+      if (lk.empty()) { lk.push_back(0); rk.push_back(k + 2); }
+      std::vector<gpu::OutCol> out;
+      std::vector<int> keep;
+      for (int i = 0; i < ncols; ++i) { out.push_back({0, i}); keep.push_back(i); }
+      out.push_back({1, l.positive ? k : k + 1});
+      keep.push_back(0);  // the zero column stands for "no active atom"
+      gpu::Relation hit = c_.eng.join(b.rel, a, lk, rk, out);
+      gpu::Relation miss = c_.eng.project(c_.eng.anti_join(b.rel, a, lk, rk), keep);
+      b.rel = c_.eng.union_all(hit, miss);
+      ids.push_back(IdSource{ncols++});
+    }
+    return ids;
+  }
+
+  // Builds the ground clauses from the downloaded binding table.
+  void emit(const lang::Clause& cl, const Bindings& b, const VarTypes& types, const gpu::HostTable& t,
+            const std::vector<IdSource>& ids) {
+    size_t n = t.rows();
+    int wcol = cl.weight_var.empty() ? -1 : b.col(cl.weight_var);
+    auto weight = [&](size_t r) {
+      if (wcol < 0) return cl.hard && cl.weight == 0 ? kHardWeight : cl.weight;
+      const VarType& vt = types.at(cl.weight_var);
+      int32_t v = t.cols[wcol][r];
+      if (vt.kind == lang::TypeKind::Int) return static_cast<double>(v);
+      return std::strtod(c_.symbol_text(v, vt.kind).c_str(), nullptr);
+    };
+    auto id = [&](const IdSource& s, size_t r) {
+      int32_t v = t.cols[s.col][r];
+      if (s.pred < 0) return v;
+      int32_t a = c_.preds[s.pred].atom_id[v];
+      return s.positive ? a : -a;
+    };
+    std::vector<int32_t> lits;
+    if (cl.exist_vars.empty()) {
+      for (size_t r = 0; r < n; ++r) {
+        lits.clear();
+        for (const IdSource& s : ids) lits.push_back(id(s, r));
+        raw_.add(lits, weight(r));
+      }
+      return;
+    }
+    // EXIST: one ground clause per group of the non-existential variables.
+    std::vector<int> g = group_columns(b, cl.exist_vars);
+    std::vector<size_t> idx(n);
+    std::iota(idx.begin(), idx.end(), 0);
+    auto less = [&](size_t x, size_t y) {
+      for (int k : g)
+        if (t.cols[k][x] != t.cols[k][y]) return t.cols[k][x] < t.cols[k][y];
+      return false;
+    };
+    std::sort(idx.begin(), idx.end(), less);
+    for (size_t i = 0; i < n;) {
+      size_t j = i;
+      lits.clear();
+      for (; j < n && !less(idx[i], idx[j]); ++j)
+        for (const IdSource& s : ids) lits.push_back(id(s, idx[j]));
+      raw_.add(lits, weight(idx[i]));
+      i = j;
+    }
+  }
+
+  Ctx& c_;
+  RawClauses& raw_;
+  std::vector<StaticSets> st_;
+  std::vector<ClauseSets> sets_;
+};
+
+}  // namespace
+
+void ground_active_clauses(Ctx& c, RawClauses& raw) { ActiveClauses(c, raw).run(); }
+
+}  // namespace mln::ground::detail

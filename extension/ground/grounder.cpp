@@ -1,0 +1,253 @@
+// ground(): Tuffy's grounding pipeline (reference §5.1) as phases over the
+// engine, plus the shared context (predicate tables and their relations).
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+#include "ground/internal.hpp"
+
+namespace mln::ground {
+namespace detail {
+
+Ctx::Ctx(const GroundInput& i, gpu::Engine& e, const GroundOptions& o)
+    : in(i), prog(*i.program), eng(e), opts(o) {
+  preds.resize(prog.preds.size());
+  for (size_t p = 0; p < prog.preds.size(); ++p) {
+    PredState& s = preds[p];
+    s.decl = &prog.preds[p];
+    s.index = static_cast<int>(p);
+    s.arity = s.decl->arity();
+    s.closed_world = s.decl->closed_world;
+    s.completely_specified = s.decl->completely_specified;
+    s.args.resize(s.arity);
+  }
+  for (int p : opts.extra_closed_world) {
+    if (p < 0 || p >= static_cast<int>(preds.size()))
+      throw lang::LangError(lang::LangError::Kind::UnknownPredicate, 0, 0, "", "unknown predicate in -cw");
+    preds[p].closed_world = true;
+  }
+  for (size_t id = 1; id < in.symbols.names.size(); ++id) sym_ids.emplace(in.symbols.names[id], static_cast<int32_t>(id));
+  for (const auto& td : in.type_domains) {
+    auto& d = domains[td.first];
+    d.insert(d.end(), td.second.begin(), td.second.end());
+  }
+  for (const auto& q : in.queries) {
+    if (q.pred < 0 || q.pred >= static_cast<int>(preds.size()))
+      throw lang::LangError(lang::LangError::Kind::UnknownPredicate, 0, 0, "", "query on an unknown predicate");
+    QueryPattern qp = q;
+    if (qp.args.empty())
+      for (int k = 0; k < preds[q.pred].arity; ++k) qp.args.push_back(-(k + 1));
+    if (static_cast<int>(qp.args.size()) != preds[q.pred].arity)
+      throw lang::LangError(lang::LangError::Kind::ArityMismatch, 0, 0, "", "query arity mismatch");
+    preds[q.pred].queries.push_back(qp);
+    preds[q.pred].has_query = true;
+  }
+  gpu::HostTable u;
+  u.cols.push_back({0});
+  unit = eng.upload(u);
+  relevant.assign(prog.clauses.size(), 0);
+}
+
+const gpu::Relation& Ctx::full(int p) {
+  PredState& s = preds[p];
+  if (s.full_valid) return s.full;
+  PredCols pc = s.cols();
+  size_t n = s.rows();
+  gpu::HostTable t;
+  t.cols.resize(pc.ncols());
+  for (int k = 0; k < pc.k; ++k) t.cols[k] = s.args[k];
+  t.cols[pc.tid()].resize(n);
+  std::iota(t.cols[pc.tid()].begin(), t.cols[pc.tid()].end(), 0);
+  t.cols[pc.truth()].resize(n);
+  t.cols[pc.club()].resize(n);
+  t.cols[pc.prior()].resize(n);
+  t.cols[pc.zero()].assign(n, 0);
+  for (size_t r = 0; r < n; ++r) {
+    t.cols[pc.truth()][r] = s.truth[r] < 0 ? kTruthNull : s.truth[r];
+    t.cols[pc.club()][r] = s.club[r];
+    t.cols[pc.prior()][r] = std::isnan(s.prior[r]) ? 0 : 1;
+  }
+  s.full = eng.upload(t);
+  s.full_valid = true;
+  return s.full;
+}
+
+size_t Ctx::append(int p, std::vector<std::vector<int32_t>> rows, int8_t truth, uint8_t club, double prior) {
+  PredState& s = preds[p];
+  size_t n = rows.empty() ? 0 : rows[0].size();
+  if (n == 0) return 0;
+  // Engine output order is unspecified: sort so that tuple ids are deterministic.
+  std::vector<size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+    for (const auto& col : rows)
+      if (col[a] != col[b]) return col[a] < col[b];
+    return false;
+  });
+  for (int k = 0; k < s.arity; ++k)
+    for (size_t i : idx) s.args[k].push_back(rows[k][i]);
+  s.truth.insert(s.truth.end(), n, truth);
+  s.club.insert(s.club.end(), n, club);
+  s.prior.insert(s.prior.end(), n, prior);
+  if (!std::isnan(prior)) s.has_soft = true;
+  s.full_valid = false;
+  return n;
+}
+
+const gpu::Relation& Ctx::domain(const std::string& type) {
+  auto it = domain_rels.find(type);
+  if (it != domain_rels.end()) return it->second;
+  gpu::HostTable t;
+  t.cols.resize(2);
+  auto d = domains.find(type);
+  if (d != domains.end()) {
+    t.cols[1] = d->second;
+    t.cols[0].assign(d->second.size(), 0);
+  }
+  return domain_rels.emplace(type, eng.upload(t)).first->second;
+}
+
+int32_t Ctx::constant_id(const lang::Term& t, lang::TypeKind kind) const {
+  if (kind == lang::TypeKind::Int) {
+    try {
+      size_t pos = 0;
+      long long v = std::stoll(t.text, &pos);
+      if (pos == t.text.size()) return static_cast<int32_t>(v);
+    } catch (...) {
+    }
+    throw lang::LangError(lang::LangError::Kind::TypeClash, 0, 0, t.text,
+                          "non-integer constant '" + t.text + "' in an integer argument");
+  }
+  auto it = sym_ids.find(t.text);
+  if (it == sym_ids.end())
+    throw lang::LangError(lang::LangError::Kind::BadValue, 0, 0, t.text,
+                          "constant '" + t.text + "' is missing from the symbol table (build input with make_input)");
+  return it->second;
+}
+
+std::string Ctx::symbol_text(int32_t v, lang::TypeKind kind) const {
+  if (kind == lang::TypeKind::Int) return std::to_string(v);
+  if (v <= 0 || static_cast<size_t>(v) >= in.symbols.names.size()) return std::string();
+  return in.symbols.names[v];
+}
+
+void RawClauses::add(std::vector<int32_t>& l, double w) {
+  l.erase(std::remove(l.begin(), l.end(), 0), l.end());
+  std::sort(l.begin(), l.end());
+  l.erase(std::unique(l.begin(), l.end()), l.end());
+  if (l.empty()) return;
+  if (l.size() == 1 && l[0] < 0) {  // unit flipping: [-a], w  ->  [a], -w
+    l[0] = -l[0];
+    w = -w;
+  }
+  add_sorted(l.data(), l.size(), w);
+}
+
+void RawClauses::add_sorted(const int32_t* l, size_t n, double w) {
+  lits.insert(lits.end(), l, l + n);
+  offsets.push_back(static_cast<int64_t>(lits.size()));
+  weights.push_back(w);
+}
+
+// Loads evidence into the predicate tables, deduplicating identical rows
+// (the last line for a tuple wins; Tuffy would keep every copy).
+void load_evidence(Ctx& c) {
+  for (size_t p = 0; p < c.preds.size() && p < c.in.evidence.size(); ++p) {
+    const PredEvidence& ev = c.in.evidence[p];
+    PredState& s = c.preds[p];
+    size_t n = ev.rows();
+    if (n == 0) continue;
+    if (static_cast<int>(ev.args.size()) != s.arity)
+      throw lang::LangError(lang::LangError::Kind::ArityMismatch, 0, 0, s.decl->name, "evidence arity mismatch");
+    std::vector<size_t> idx(n);
+    std::iota(idx.begin(), idx.end(), 0);
+    auto less = [&](size_t a, size_t b) {
+      for (const auto& col : ev.args)
+        if (col[a] != col[b]) return col[a] < col[b];
+      return false;
+    };
+    std::stable_sort(idx.begin(), idx.end(), less);
+    std::vector<size_t> keep;
+    for (size_t i = 0; i < n; ++i)
+      if (i + 1 == n || less(idx[i], idx[i + 1])) keep.push_back(idx[i]);  // last of each run
+    std::sort(keep.begin(), keep.end());
+    for (size_t r : keep) {
+      for (int k = 0; k < s.arity; ++k) s.args[k].push_back(ev.args[k][r]);
+      double pr = r < ev.prior.size() ? ev.prior[r] : std::nan("");
+      if (!std::isnan(pr) && pr > 0 && pr < 1) {
+        s.truth.push_back(1);  // Tuffy stores soft evidence as truth TRUE, club 0
+        s.prior.push_back(pr);
+        s.club.push_back(0);
+        s.has_soft = true;
+      } else {
+        bool t = std::isnan(pr) ? ev.truth[r] != 0 : pr >= 1;
+        s.truth.push_back(t ? 1 : 0);
+        s.prior.push_back(std::nan(""));
+        s.club.push_back(2);
+      }
+    }
+    s.full_valid = false;
+  }
+}
+
+}  // namespace detail
+
+namespace {
+
+// Collects true query evidence (club 3, truth true), printed by MAP output.
+void collect_true_query_evidence(detail::Ctx& c, GroundOutput& out) {
+  for (auto& s : c.preds) {
+    for (size_t r = 0; r < s.rows(); ++r) {
+      if (s.club[r] != 3 || s.truth[r] != 1) continue;
+      std::vector<int32_t> a(s.arity);
+      for (int k = 0; k < s.arity; ++k) a[k] = s.args[k][r];
+      out.true_query_evidence.emplace_back(s.index, std::move(a));
+    }
+  }
+}
+
+}  // namespace
+
+GroundOutput ground(const GroundInput& in, gpu::Engine& eng, const GroundOptions& opts) {
+  using Clock = std::chrono::steady_clock;
+  if (!in.program) throw lang::LangError(lang::LangError::Kind::EmptyProgram, 0, 0, "", "no program");
+  detail::Ctx c(in, eng, opts);
+  GroundOutput out;
+  auto t0 = Clock::now();
+  auto phase = [&](const std::string& name, const std::function<void()>& f) {
+    c.progress(name, 0.0);
+    f();
+    auto t1 = Clock::now();
+    out.phases.push_back({name, std::chrono::duration<double>(t1 - t0).count()});
+    t0 = t1;
+    c.progress(name, 1.0);
+  };
+  detail::RawClauses raw;
+  phase("evidence", [&] { detail::load_evidence(c); });
+  phase("kbmc", [&] {
+    detail::compute_safe_ref_only(c);
+    detail::run_kbmc(c, out);
+  });
+  phase("rules", [&] { detail::run_rules(c); });
+  phase("queries", [&] { detail::mark_queries(c); });
+  phase("closure", [&] {
+    if (opts.activate_all) detail::activate_all(c);
+    else detail::compute_closure(c, out);
+  });
+  phase("atoms", [&] { detail::build_atom_table(c, out); });
+  phase("clauses", [&] { detail::ground_active_clauses(c, raw); });
+  phase("soft_evidence", [&] { detail::add_soft_evidence_clauses(c, out, raw); });
+  phase("key_constraints", [&] { detail::add_key_constraint_clauses(c, raw); });
+  phase("consolidate", [&] {
+    detail::consolidate(raw, out.network.clauses);
+    out.network.num_atoms = static_cast<int32_t>(out.atoms.size());
+    out.network.is_query.assign(out.atoms.size() + 1, 0);
+    for (size_t i = 0; i < out.atoms.size(); ++i) out.network.is_query[i + 1] = out.atoms[i].is_query;
+    collect_true_query_evidence(c, out);
+  });
+  for (size_t i = 0; i < c.relevant.size(); ++i)
+    if (c.relevant[i]) out.relevant_clauses.push_back(static_cast<int>(i));
+  return out;
+}
+
+}  // namespace mln::ground

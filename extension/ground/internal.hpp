@@ -1,0 +1,143 @@
+// Internal state shared by the grounding phases (not part of the API).
+//
+// Each predicate keeps a host "master" copy of its Tuffy table pred_<p>
+// (arguments, truth, prior, club; the tuple id is the row index) and a
+// lazily uploaded engine relation with the layout below.  Every plan is a
+// sequence of engine operators over these relations; the host only appends
+// rows, flips flags and builds the final literal lists.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ground/grounder.hpp"
+
+namespace mln::ground::detail {
+
+// Engine layout of a predicate table: args 0..k-1, then these columns.
+struct PredCols {
+  int k;
+  int tid() const { return k; }
+  int truth() const { return k + 1; }  // 0 false, 1 true, 2 unknown (NULL)
+  int club() const { return k + 2; }
+  int prior() const { return k + 3; }  // 1 when a prior is present
+  int zero() const { return k + 4; }   // constant 0: cross products and constant columns
+  int ncols() const { return k + 5; }
+};
+
+constexpr int32_t kTruthNull = 2;
+
+struct PredState {
+  const lang::PredicateDecl* decl = nullptr;
+  int index = 0;
+  int arity = 0;
+  bool closed_world = false;
+  bool completely_specified = false;
+  bool safe_ref_only = true;
+  bool scoped = false;
+  bool has_query = false;  // query patterns registered (also for closed-world predicates)
+  bool has_soft = false;   // some row carries a prior
+  std::vector<QueryPattern> queries;
+
+  // Host master copy of pred_<p>; tuple id = row index.
+  std::vector<std::vector<int32_t>> args;
+  std::vector<int8_t> truth;  // -1 unknown, 0, 1
+  std::vector<double> prior;  // NaN if none
+  std::vector<uint8_t> club;
+
+  // Engine cache of the table (layout PredCols), rebuilt after appends.
+  gpu::Relation full;
+  bool full_valid = false;
+
+  // Closure state.
+  std::vector<uint8_t> active;   // by tid
+  std::vector<int32_t> atom_id;  // by tid, 0 = none
+  gpu::Relation act;             // [tid] of active tuples
+
+  size_t rows() const { return truth.size(); }
+  bool immutable() const { return closed_world && !has_soft; }
+  bool no_need_to_ground() const { return (safe_ref_only && closed_world) || completely_specified; }
+  PredCols cols() const { return PredCols{arity}; }
+};
+
+// A binding table: column 0 is the constant zero, column 1+i is vars[i].
+struct Bindings {
+  gpu::Relation rel;
+  std::vector<std::string> vars;
+  int col(const std::string& v) const {
+    for (size_t i = 0; i < vars.size(); ++i)
+      if (vars[i] == v) return static_cast<int>(i) + 1;
+    return -1;
+  }
+};
+
+// Type of a clause variable, from the first argument position it occupies.
+struct VarType {
+  std::string type;
+  lang::TypeKind kind = lang::TypeKind::Symbol;
+};
+using VarTypes = std::unordered_map<std::string, VarType>;
+
+struct Ctx {
+  Ctx(const GroundInput& i, gpu::Engine& e, const GroundOptions& o);
+
+  const GroundInput& in;
+  const lang::Program& prog;
+  gpu::Engine& eng;
+  const GroundOptions& opts;
+  std::vector<PredState> preds;
+  std::unordered_map<std::string, int32_t> sym_ids;            // symbol text -> id
+  std::unordered_map<std::string, std::vector<int32_t>> domains;
+  std::unordered_map<std::string, gpu::Relation> domain_rels;  // [zero, v]
+  gpu::Relation unit;                                          // one row: [0]
+  std::vector<uint8_t> relevant;                               // by clause index
+
+  // Calls opts.progress (which may throw to cancel).
+  void progress(const std::string& phase, double f) const {
+    if (opts.progress) opts.progress(phase, f);
+  }
+  // The engine relation of predicate p's table (uploads it when stale).
+  const gpu::Relation& full(int p);
+  // Appends rows (columnar args, sorted here for determinism) with the given
+  // truth/club/prior; returns the number appended.
+  size_t append(int p, std::vector<std::vector<int32_t>> rows, int8_t truth, uint8_t club,
+                double prior);
+  // Domain relation [zero, v] of a type (empty for numeric types).
+  const gpu::Relation& domain(const std::string& type);
+  // Symbol id (or raw integer) of a constant term in an argument of `type kind`.
+  int32_t constant_id(const lang::Term& t, lang::TypeKind kind) const;
+  // The symbol's text (or the raw integer as text for Int types).
+  std::string symbol_text(int32_t v, lang::TypeKind kind) const;
+};
+
+// ---- phases (one file each) ----
+void load_evidence(Ctx& c);                                  // grounder.cpp
+void compute_safe_ref_only(Ctx& c);                          // kbmc.cpp
+void run_kbmc(Ctx& c, GroundOutput& out);                    // kbmc.cpp
+void run_rules(Ctx& c);                                      // rules.cpp
+void mark_queries(Ctx& c);                                   // rules.cpp
+void compute_closure(Ctx& c, GroundOutput& out);             // closure.cpp
+void activate_all(Ctx& c);                                   // closure.cpp
+void build_atom_table(Ctx& c, GroundOutput& out);            // closure.cpp
+struct RawClauses;
+void ground_active_clauses(Ctx& c, RawClauses& raw);         // active_clauses.cpp
+void add_soft_evidence_clauses(Ctx& c, const GroundOutput& out, RawClauses& raw);  // consolidate.cpp
+void add_key_constraint_clauses(Ctx& c, RawClauses& raw);    // key_constraints.cpp
+void consolidate(RawClauses& raw, ClauseSet& out);           // consolidate.cpp
+
+// Raw ground clauses before consolidation (Tuffy's cbuffer).
+struct RawClauses {
+  std::vector<int64_t> offsets{0};
+  std::vector<int32_t> lits;
+  std::vector<double> weights;
+  // Adds a clause: sorts and dedups `l`, drops zeros, flips [-a],w to [a],-w,
+  // and drops empty clauses.
+  void add(std::vector<int32_t>& l, double w);
+  void add_sorted(const int32_t* l, size_t n, double w);
+  size_t size() const { return weights.size(); }
+};
+
+}  // namespace mln::ground::detail
