@@ -36,7 +36,7 @@ run_one() {  # workload size path dir
   local w=$1 n=$2 p=$3 d=$4 log=$work/$w-$n-$p.log trace=$out/trace-$w-$n-$p.dat
   rm -f "$trace"
   MLN_TRACE_FILE=$trace /usr/bin/time -f "RSS %M" "$build/solver/pg_mln" -i "$d/prog.mln" -e "$d/evidence.db" \
-    -queryFile "$d/query.db" -r "$work/out.txt" --device "$p" -verbose 1 >"$log" 2>&1
+    -queryFile "$d/query.db" -r "$work/out.txt" --device "$p" -timeout "${MLN_BENCH_TIMEOUT:-60}" -verbose 1 >"$log" 2>&1
   local rc=$?
   ph() { awk -v k="$1" '$1 == k { print $2 }' "$log"; }
   local atoms clauses cost hard rss brss

@@ -244,7 +244,7 @@ int run(const mln::cli::Options& o) {
   std::ostringstream opts;
   opts << "{\"max_tries\": " << o.max_tries
        << ", \"dont_break\": " << (o.dont_break ? "true" : "false") << ", \"seed\": " << o.seed
-       << ", \"device\": \"" << o.device << "\", \"skip_components_without_query\": " << (o.nopush ? "false" : "true");
+       << ", \"device\": \"" << o.search_device << "\", \"skip_components_without_query\": " << (o.nopush ? "false" : "true");
   if (o.max_flips > 0) opts << ", \"max_flips\": " << o.max_flips;
   if (o.random_step >= 0) opts << ", \"random_step\": " << o.random_step;
   if (o.threads > 0) opts << ", \"threads\": " << o.threads;

@@ -23,7 +23,8 @@ std::string usage() {
   return "usage: pg_mln -i prog.mln[,more.mln] -r out.txt [-e evidence.db[,...]] [-queryFile q.db | -q 'P(x),Q']\n"
          "              [-cw P,Q] [-maxFlips N] [-maxTries N] [-timeout S] [-threads N] [-randomStep P]\n"
          "              [-dontBreak] [-activateAll] [-keepData] [-verbose 0-3] [-conf tuffy.conf] [-gz]\n"
-         "              [--dsn CONNINFO] [--device auto|cpu|gpu] [--seed N] [--workdir DIR] [--version]\n"
+         "              [--dsn CONNINFO] [--device auto|cpu|gpu] [--search-device auto|cpu|gpu] [--seed N]\n"
+         "              [--workdir DIR] [--version]\n"
          "Without --dsn, -conf or PG* environment variables, pg_mln starts a private PostgreSQL cluster\n"
          "in a temporary work directory and removes it at the end.\n";
 }
@@ -92,6 +93,7 @@ Options parse_options(int argc, char** argv) {
     else if (a == "-nopush") o.nopush = true;
     else if (a == "--dsn" || a == "-dsn") o.dsn = val();
     else if (a == "--device") o.device = val();
+    else if (a == "--search-device") o.search_device = val();
     else if (a == "--seed") o.seed = to_ll(a, val());
     else if (a == "--workdir") o.work_dir = val();
     else if (a == "-help" || a == "--help" || a == "-h") o.help = true;
@@ -113,6 +115,9 @@ Options parse_options(int argc, char** argv) {
   if (o.verbose < 0 || o.verbose > 3) throw std::invalid_argument("-verbose must be 0, 1, 2 or 3");
   if (o.device != "auto" && o.device != "cpu" && o.device != "gpu")
     throw std::invalid_argument("--device must be auto, cpu or gpu");
+  if (o.search_device.empty()) o.search_device = o.device == "cpu" ? "cpu" : "auto";
+  if (o.search_device != "auto" && o.search_device != "cpu" && o.search_device != "gpu")
+    throw std::invalid_argument("--search-device must be auto, cpu or gpu");
   return o;
 }
 

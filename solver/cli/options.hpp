@@ -29,7 +29,8 @@ struct Options {
   bool nopush = false;                      // -nopush
   int verbose = 0;                          // -verbose
   long long seed = 1;                       // --seed (pg_mln extension)
-  std::string device = "auto";              // --device (pg_mln extension)
+  std::string device = "auto";              // --device: grounding operators (pg_mln extension)
+  std::string search_device;                // --search-device (default: cpu with --device cpu, else auto)
   std::string work_dir;                     // --workdir (pg_mln extension)
   bool help = false;
   bool version = false;

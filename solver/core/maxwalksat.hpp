@@ -22,7 +22,8 @@ struct SolveOptions {
   // When set, the CPU walks lower the noise from try to try (p, 0.4p, 0.2p,
   // repeating), each try restarting from the best state so far (COPY_LOW),
   // and after max_tries keep trying (up to 20x as many tries in all) while
-  // one of the last 30 tries improved the best cost.
+  // one of the last 30 tries improved the best cost, spending at most as long
+  // again as the requested tries took (at least a second).
   // Used when the caller did not pin -randomStep: on class it reaches
   // Tuffy's cost where a fixed p = 0.5 stalls a few units above it.
   bool adaptive_noise = false;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <chrono>
 #include <limits>
 #include <stdexcept>
 
@@ -176,8 +177,17 @@ WalkOutcome walksat_cpu(const WalkInstance& in, const std::vector<uint8_t>& init
   // all) continue while one of the last 30 still improved the best cost.
   const int try_limit = p.adaptive_noise ? p.max_tries * 20 : p.max_tries;
   int last_improved = 0;
+  // The extra tries also stop once they have taken as long as the requested
+  // ones (at least a second), so large instances pay at most twice the time.
+  const auto t_start = std::chrono::steady_clock::now();
+  double base_seconds = 0;
   for (int t = 0; t < try_limit && !out.satisfied && !out.stopped; ++t) {
+    if (t == p.max_tries)
+      base_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     if (t >= p.max_tries && t - last_improved > 30) break;
+    if (t >= p.max_tries && std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count() >
+                                base_seconds + std::max(1.0, base_seconds))
+      break;
     const int64_t best_before = out.best_cost_fixed;
     const int64_t flips_this_try = p.flips_per_try;
     if (t > 0) {  // COPY_LOW: restart from the best state so far

@@ -7,7 +7,7 @@ SELECT plan(9);
 SELECT is(mln.version(), '0.1.0', 'mln.version() reports the library version');
 SELECT ok(mln.device_info() ? 'backend', 'device_info names the backend');
 SELECT ok(mln.device_info()->>'backend' IN ('cpu', 'cuda'), 'backend is cpu or cuda');
-SELECT is(current_setting('mln.device'), 'auto', 'mln.device defaults to auto');
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'mln.device'), 'auto', 'mln.device defaults to auto');
 
 SET mln.device = 'cpu';
 SELECT is(mln.device_info()->>'backend', 'cpu', 'mln.device = cpu selects the CPU backend');

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Heap-to-heap operator benchmark: the pg_mln SQL operators (GPU when present,
+# CPU backend) against PostgreSQL running the same query, on the same
+# tables, in the same database.  Each measurement is a whole statement
+# (scan, operator, write of a new table), timed by the server
+# (clock_timestamp around the statement).  Writes heap_ops.md to the results
+# folder.
+#
+#   bash bench/heap_ops.sh OUT_DIR [SIZES]     default SIZES="1000000 10000000"
+set -uo pipefail
+out=${1:?usage: heap_ops.sh OUT_DIR [SIZES]}
+sizes=${2:-1000000 10000000}
+mkdir -p "$out"
+export PGDATABASE=mln_bench_ops
+dropdb --if-exists "$PGDATABASE" >/dev/null 2>&1; createdb "$PGDATABASE"
+psql -qX -c "CREATE EXTENSION pg_mln" >/dev/null
+paths=cpu
+[ "$(psql -qXAt -c "SELECT (mln.device_info()->>'device_count')::int > 0")" = t ] && paths="gpu cpu"
+
+# Seconds a statement takes, measured inside the server.
+timed() {
+  psql -qXAt -v ON_ERROR_STOP=1 <<SQL
+SET work_mem = '1GB';
+DO \$\$ DECLARE t0 timestamptz := clock_timestamp(); BEGIN
+  EXECUTE \$q\$ $1 \$q\$;
+  RAISE NOTICE 'secs=%', extract(epoch FROM clock_timestamp() - t0);
+END \$\$;
+SQL
+}
+secs() { timed "$1" 2>&1 | sed -n 's/.*secs=//p'; }
+
+md=$out/heap_ops.md
+{
+  echo "# Heap-to-heap operators: pg_mln vs PostgreSQL"
+  echo
+  echo "- commit: \`$(git rev-parse --short HEAD 2>/dev/null)\`, date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "- machine: $(nproc) cores; GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo none)"
+  echo "- command: \`bash bench/heap_ops.sh $out \"$sizes\"\`"
+  echo "- each cell: seconds for the whole statement (heap scan, operator, new table written); PostgreSQL runs"
+  echo "  \`CREATE TABLE AS SELECT ...\` with work_mem = 1GB and default parallelism; ratio = PostgreSQL / pg_mln"
+  echo
+  echo "| operator | rows | PostgreSQL s | $(for p in $paths; do printf 'pg_mln %s s | ratio | ' "$p"; done)"
+  echo "|---|---:|---:|$(for p in $paths; do printf -- '---:|---:|'; done)"
+} >"$md"
+
+for n in $sizes; do
+  psql -qX -v ON_ERROR_STOP=1 >/dev/null <<SQL
+DROP TABLE IF EXISTS l, r;
+SELECT setseed(0.5);
+CREATE TABLE l AS SELECT (random() * $n)::int4 AS k, g::int4 AS v FROM generate_series(1, $n) g;
+CREATE TABLE r AS SELECT (random() * $n)::int4 AS k, g::int4 AS w FROM generate_series(1, $n) g;
+VACUUM ANALYZE l; VACUUM ANALYZE r;
+SQL
+  declare -A pg mln
+  pg[join]=$(secs "CREATE TABLE pj AS SELECT l.k, l.v, r.k AS rk, r.w FROM l JOIN r ON l.k = r.k")
+  pg[select]=$(secs "CREATE TABLE ps AS SELECT * FROM l WHERE k >= $((n / 2)) AND v <> 7")
+  pg[distinct]=$(secs "CREATE TABLE pd AS SELECT DISTINCT k FROM l")
+  pg[anti_join]=$(secs "CREATE TABLE pa AS SELECT * FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.k = l.k)")
+  for p in $paths; do
+    mln[join,$p]=$(secs "SELECT mln.gpu_join('l', 'r', ARRAY['k'], ARRAY['k'], 'mj_$p', device => '$p')")
+    mln[select,$p]=$(secs "SELECT mln.gpu_select('l', 'k >= $((n / 2)) AND v <> 7', 'ms_$p', device => '$p')")
+    mln[distinct,$p]=$(secs "SELECT mln.gpu_distinct('l', 'md_$p', ARRAY['k'], device => '$p')")
+    mln[anti_join,$p]=$(secs "SELECT mln.gpu_join('l', 'r', ARRAY['k'], ARRAY['k'], 'ma_$p', anti => true, device => '$p')")
+    # Same rows as PostgreSQL's (counts), or the benchmark is void.
+    [ "$(psql -qXAt -c "SELECT (SELECT count(*) FROM mj_$p) = (SELECT count(*) FROM pj)")" = t ] || echo "WARNING: join row counts differ ($p)" >&2
+  done
+  for op in join select distinct anti_join; do
+    row="| $op | $n | ${pg[$op]} |"
+    for p in $paths; do
+      row+=" ${mln[$op,$p]} | $(awk -v a="${pg[$op]}" -v b="${mln[$op,$p]}" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }') |"
+    done
+    echo "$row" >>"$md"
+  done
+  psql -qX -c "DROP TABLE pj, ps, pd, pa; $(for p in $paths; do printf 'DROP TABLE mj_%s, ms_%s, md_%s, ma_%s; ' $p $p $p $p; done)" >/dev/null
+  unset pg mln
+done
+dropdb "$PGDATABASE"
+cat "$md"
