@@ -138,6 +138,10 @@ def main():
         t = micro_table(out, name, counters)
         if t:
             md += [f"## {title} (`{name}`)", ""] + t + [""]
+    hops = os.path.join(out, "heap_ops.md")
+    if os.path.exists(hops):
+        lines = open(hops).read().splitlines()
+        md += ["## Heap-to-heap operators vs PostgreSQL (`bench/heap_ops.sh`)", ""] + lines[2:] + [""]
     for png in plot(out, runs):
         md += [f"![{png}]({png})", ""]
     with open(os.path.join(out, "README.md"), "w") as f:

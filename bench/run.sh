@@ -33,7 +33,8 @@ echo "workload,size,path,load_s,ground_s,search_s,total_s,atoms,clauses,cost,har
 
 # One end-to-end run; appends a CSV row and keeps the cost trace.
 run_one() {  # workload size path dir
-  local w=$1 n=$2 p=$3 d=$4 log=$work/$w-$n-$p.log trace=$out/trace-$w-$n-$p.dat
+  local w=$1 n=$2 p=$3 d=$4
+  local log=$work/$w-$n-$p.log trace=$out/trace-$w-$n-$p.dat
   rm -f "$trace"
   MLN_TRACE_FILE=$trace /usr/bin/time -f "RSS %M" "$build/solver/pg_mln" -i "$d/prog.mln" -e "$d/evidence.db" \
     -queryFile "$d/query.db" -r "$work/out.txt" --device "$p" -timeout "${MLN_BENCH_TIMEOUT:-60}" -verbose 1 >"$log" 2>&1
@@ -66,6 +67,10 @@ if [ -x "$build/bench/gen/mln_gen" ]; then
 else
   echo "  (no workload generator built: skipping generated workloads)"
 fi
+
+echo "== heap-to-heap operators vs PostgreSQL"
+bash "$root/bench/heap_ops.sh" "$out" "${MLN_BENCH_OPS_SIZES:-1000000 10000000}" >/dev/null 2>"$work/heap_ops.err" \
+  || echo "  heap_ops failed: $(tail -3 "$work/heap_ops.err")"
 
 if [ "${MLN_BENCH_MICRO:-1}" != 0 ]; then
   echo "== micro-benchmarks"

@@ -42,7 +42,9 @@ CONF
     return
   fi
   [ "$(id -u)" -eq 0 ] && touch "$log" && chown postgres "$log"
-  as_owner "'$PGBIN/pg_ctl' -D '$data' -l '$log' -w -t 60 start" >/dev/null \
+  # OpenMP threads of the CPU backend sleep instead of spinning between
+  # operators: backends share the cores with each other.
+  as_owner "OMP_WAIT_POLICY=passive '$PGBIN/pg_ctl' -D '$data' -l '$log' -w -t 60 start" >/dev/null \
     || { tail -20 "$log"; exit 1; }
   echo "cluster: started on port $PGPORT ($data)"
 }

@@ -10,7 +10,9 @@
 # Writes logs and tables to $OUT (default ./gpu-out) and prints a summary last.
 #
 # Usage: bash tests/gpu_prepare.sh here, then on the GPU host (device tool,
-# carry .devcache): bash tests/gpu_run.sh [quick]   (quick: skip the benchmarks)
+# carry .devcache): bash tests/gpu_run.sh [quick|bench|micro|full]
+#   quick: build and tests; bench: build and the benchmark suite (end to end,
+#   heap-to-heap operators); micro: build and the micro-benchmarks; full: all
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$root/gpu-out}
@@ -48,6 +50,8 @@ grep -q "CUDA backend ON" "$OUT/build.log" && note "- pg_mln: built with CUDA in
 
 # 3. GoogleTest with the GPU required.
 export MLN_REQUIRE_GPU=1 MLN_DATASETS="$root/.devcache/datasets"
+ctest_rc=skipped
+if [ "$mode" != bench ] && [ "$mode" != micro ]; then
 (cd $B && ctest --output-on-failure --timeout 900) >"$OUT/ctest.log" 2>&1
 ctest_rc=$?
 note ""
@@ -55,23 +59,28 @@ note "## GoogleTest (MLN_REQUIRE_GPU=1)"
 note '```'
 grep -E "tests passed|Test #|PASSED|FAILED" "$OUT/ctest.log" | tail -15 | tee -a "$summary"
 note '```'
+fi
 
 # 4. Extension, private cluster, SQL and CLI with mln.device = 'gpu'.
 make -f Makefile.pgxs BUILD=$B PG_CONFIG=/tmp/pg/bin/pg_config -j"$J" install >>"$OUT/build.log" 2>&1 \
   || { note "extension build FAILED"; tail -30 "$OUT/build.log"; }
 id postgres >/dev/null 2>&1 || useradd -m postgres
 PGD=/tmp/mln-pgdata; rm -rf $PGD /tmp/mln-sock; mkdir -p $PGD /tmp/mln-sock; chown postgres $PGD /tmp/mln-sock
+OMP_WAIT_POLICY=passive; export OMP_WAIT_POLICY
 su postgres -c "/tmp/pg/bin/initdb -D $PGD -U postgres -A trust >/dev/null" &&
-  su postgres -c "/tmp/pg/bin/pg_ctl -D $PGD -l /tmp/mln-pg.log -w -o \"-c listen_addresses='' -c unix_socket_directories=/tmp/mln-sock -p 55432 -c fsync=off\" start >/dev/null"
+  su postgres -c "OMP_WAIT_POLICY=passive /tmp/pg/bin/pg_ctl -D $PGD -l /tmp/mln-pg.log -w -o \"-c listen_addresses='' -c unix_socket_directories=/tmp/mln-sock -p 55432 -c fsync=off\" start >/dev/null"
 export PGHOST=/tmp/mln-sock PGPORT=55432 PGUSER=postgres
 createdb mln_check
 psql -qX -d mln_check -c "CREATE EXTENSION pgtap" >/dev/null
+psql -qX -d mln_check -c "CREATE EXTENSION pg_mln" >/dev/null
+sql_fail=0
+export MLN_PG_BINDIR=/tmp/pg/bin
+if [ "$mode" != bench ] && [ "$mode" != micro ]; then
 note ""
 note "## SQL (pgTAP files through psql, PGOPTIONS=-c mln.device=gpu)"
 note '```'
 psql -qXAt -d mln_check -c "SELECT mln.device_info()" 2>&1 | tee -a "$summary"
 : >"$OUT/sql.log"
-sql_fail=0
 for f in tests/sql/*.sql; do
   PGOPTIONS='-c mln.device=gpu' psql -qXAt -d mln_check -f "$f" >>"$OUT/sql.log" 2>&1
   okn=$(grep -c '^ok ' "$OUT/sql.log"); nok=$(grep -c '^not ok ' "$OUT/sql.log")
@@ -81,7 +90,6 @@ note "pgTAP: $okn ok, $nok not ok"
 note '```'
 [ "$nok" -eq 0 ] || sql_fail=1
 
-export MLN_PG_BINDIR=/tmp/pg/bin
 note ""
 note "## CLI end to end, --device gpu"
 note '```'
@@ -95,18 +103,31 @@ done
 note '```'
 MLN_DATASETS=$root/.devcache/datasets bash tests/e2e/worker_jobs.sh $B >>"$OUT/e2e.log" 2>&1
 note "worker e2e: $(tail -1 "$OUT/e2e.log")"
+fi
 
-# 5. Benchmarks.
+# 5. Benchmarks: the suite's GPU half (bench/run.sh: end to end per path,
+# heap-to-heap operators vs PostgreSQL, micro-benchmarks), tarred into $OUT.
 if [ "$mode" != quick ]; then
   note ""
   note "## Benchmarks"
-  export MLN_BENCH_MAX_ROWS=${MLN_BENCH_MAX_ROWS:-100000000} MLN_BENCH_MAX_CLAUSES=${MLN_BENCH_MAX_CLAUSES:-10000000}
-  for b in bench_ops bench_walksat bench_ground; do
-    [ -x $B/bench/$b ] || continue
-    timeout 240 $B/bench/$b --benchmark_format=json --benchmark_out="$OUT/$b.json" --benchmark_out_format=json \
-      --benchmark_min_time=0.2 >/dev/null 2>>"$OUT/build.log"
-    note "- $b: exit $? ($(grep -c '"name"' "$OUT/$b.json" 2>/dev/null || echo 0) results)"
-  done
+  gname=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr ' ' '-' | tr -cd 'A-Za-z0-9_-')
+  export MLN_BENCH_MACHINE=gpu-${gname:-unknown} MLN_DATASETS="$root/.devcache/datasets"
+  export MLN_BENCH_SIZES=${MLN_BENCH_SIZES:-1000 10000 100000}
+  export MLN_BENCH_MAX_ROWS=${MLN_BENCH_MAX_ROWS:-100000000} MLN_BENCH_CPU_MAX_ROWS=${MLN_BENCH_CPU_MAX_ROWS:-10000000}
+  export MLN_BENCH_MAX_CLAUSES=${MLN_BENCH_MAX_CLAUSES:-10000000} MLN_BENCH_TIMEOUT=${MLN_BENCH_TIMEOUT:-60}
+  if [ "$mode" = micro ]; then
+    # The micro-benchmarks alone (a second call, to stay within one call's time).
+    for b in bench_ops bench_walksat bench_ground; do
+      timeout 200 $B/bench/$b --benchmark_out="$OUT/$b.json" --benchmark_out_format=json \
+        --benchmark_min_time=0.1 >/dev/null 2>>"$OUT/build.log"
+      note "- $b: exit $?"
+    done
+  else
+    PGDATABASE=postgres MLN_BENCH_MICRO=0 timeout 480 bash bench/run.sh $B >"$OUT/bench.log" 2>&1
+    note "bench/run.sh: exit $?"
+    tail -25 "$OUT/bench.log" | tee -a "$summary"
+    tar czf "$OUT/results.tar.gz" -C bench/results "$MLN_BENCH_MACHINE"
+  fi
 fi
 
 su postgres -c "/tmp/pg/bin/pg_ctl -D $PGD -m fast stop >/dev/null" 2>/dev/null

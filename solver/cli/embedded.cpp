@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <functional>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -62,6 +63,29 @@ std::string tail_file(const std::string& path) {
   return out;
 }
 
+// Where the pristine data directory is cached ("" = no caching).
+std::string template_dir(const std::string& bindir) {
+  const char* off = std::getenv("MLN_NO_TEMPLATE");
+  if (off && *off && std::string(off) != "0") return "";
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  std::string base = xdg && *xdg ? std::string(xdg) : home && *home ? std::string(home) + "/.cache" : "";
+  if (base.empty()) return "";
+  std::string version = std::to_string(std::hash<std::string>{}(bindir) % 1000000007);
+  return base + "/pg_mln/pgdata-template-" + version;
+}
+
+// Copies a freshly initialised data directory to the cache, atomically.
+void save_template(const std::string& data, const std::string& tmpl) {
+  if (tmpl.empty()) return;
+  std::string parent = tmpl.substr(0, tmpl.rfind('/'));
+  std::string staging = tmpl + ".tmp" + std::to_string(getpid());
+  if (run_shell("mkdir -p " + shq(parent) + " && chmod 755 " + shq(parent) + " && cp -a " + shq(data) + " " +
+                    shq(staging) + " && mv -T " + shq(staging) + " " + shq(tmpl) + " 2>/dev/null",
+                false) != 0)
+    run_shell("rm -rf " + shq(staging), false);
+}
+
 }  // namespace
 
 EmbeddedCluster::EmbeddedCluster(const std::string& parent, bool verbose) {
@@ -81,14 +105,26 @@ EmbeddedCluster::EmbeddedCluster(const std::string& parent, bool verbose) {
     port_ = 40000 + static_cast<int>(getpid() % 20000);
     std::string data = dir_ + "/data";
     std::string log = dir_ + "/server.log";
-    if (run_shell(shq(bindir_ + "/initdb") + " -D " + shq(data) + " -U postgres -A trust -E UTF8 --locale=C.UTF-8 >" +
-                      shq(dir_ + "/initdb.log") + " 2>&1",
-                  as_postgres_) != 0)
-      throw std::runtime_error("initdb failed:\n" + tail_file(dir_ + "/initdb.log"));
+    // initdb is most of the start-up time: the first run keeps a pristine copy
+    // of the new data directory (per user and server version) and later runs
+    // copy it instead (MLN_NO_TEMPLATE=1 turns this off).
+    std::string tmpl_dir = template_dir(bindir_);
+    bool have_template = !tmpl_dir.empty() && access((tmpl_dir + "/PG_VERSION").c_str(), R_OK) == 0;
+    if (have_template) {
+      if (run_shell("cp -a " + shq(tmpl_dir) + " " + shq(data), false) != 0) have_template = false;
+    }
+    if (!have_template) {
+      if (run_shell(shq(bindir_ + "/initdb") + " -D " + shq(data) + " -U postgres -A trust -E UTF8 --locale=C.UTF-8 >" +
+                        shq(dir_ + "/initdb.log") + " 2>&1",
+                    as_postgres_) != 0)
+        throw std::runtime_error("initdb failed:\n" + tail_file(dir_ + "/initdb.log"));
+      save_template(data, tmpl_dir);
+    }
     std::ostringstream opts;
     opts << "-c listen_addresses='' -c unix_socket_directories='" << dir_ << "' -p " << port_
          << " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=256MB";
-    if (run_shell(shq(bindir_ + "/pg_ctl") + " -D " + shq(data) + " -l " + shq(log) + " -w -t 60 -o " +
+    // OpenMP threads of the CPU backend sleep instead of spinning between operators.
+    if (run_shell("OMP_WAIT_POLICY=passive " + shq(bindir_ + "/pg_ctl") + " -D " + shq(data) + " -l " + shq(log) + " -w -t 60 -o " +
                       shq(opts.str()) + " start >/dev/null",
                   as_postgres_) != 0)
       throw std::runtime_error("the private PostgreSQL server did not start:\n" + tail_file(log));

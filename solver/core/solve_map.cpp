@@ -79,6 +79,19 @@ struct Run {
     bool done = false;
     const int64_t min_atoms = opts.device == "gpu" ? 0 : opts.gpu_min_atoms;
     if (on_gpu && inst.n >= min_atoms) {
+      // In "auto" mode a CPU walk races the GPU walk on the same piece and the
+      // better state wins: on structured MLN networks (e.g. RC at 10^5 papers)
+      // the parallel-flip GPU walk can stall far above what one CPU walk
+      // reaches, so the GPU may only ever make an answer better, never worse.
+      // "gpu" mode runs the GPU walk alone.
+      WalkOutcome cpu_out;
+      std::thread racer;
+      const bool race = opts.device == "auto";
+      if (race) {
+        WalkParams pc = p;
+        pc.seed = derive_seed(seed, 0x43505552ull);
+        racer = std::thread([&] { cpu_out = walksat_cpu(inst, init0, pc); });
+      }
       try {
         GpuWalkOptions g;
         g.design = opts.gpu_design == "parallel" ? GpuDesign::kParallelFlips : GpuDesign::kPortfolio;
@@ -87,6 +100,12 @@ struct Run {
         gpu_used = true;
       } catch (const GpuError& e) {
         warn(std::string("GPU MaxWalkSAT failed, component solved on the CPU: ") + e.what());
+      }
+      if (race) {
+        racer.join();
+        cpu_used = true;
+        if (!done || cpu_out.best_cost < out.best_cost) out = std::move(cpu_out);
+        done = true;
       }
     }
     if (!done) {
