@@ -45,6 +45,8 @@ def micro_table(out, name, counters):
         if b.get("run_type") == "aggregate":
             continue
         t = b.get("real_time", 0)
+        if not t or b.get("error_occurred"):
+            continue  # skipped (e.g. no GPU) or failed
         unit = b.get("time_unit", "ns")
         ms = t / {"ns": 1e6, "us": 1e3, "ms": 1.0, "s": 1e-3}[unit]
         vals = []
@@ -74,7 +76,7 @@ def plot(out, runs):
                     f.write(f"{n} {t} {g}\n")
             plots.append(f"'{dat}' using 1:2 with linespoints title '{w} {p} total', "
                          f"'{dat}' using 1:3 with linespoints dashtype 2 title '{w} {p} grounding'")
-        script = (f"set terminal pngcairo size 900,600; set output '{out}/scaling.png'; set logscale xy; "
+        script = (f"set terminal pngcairo size 900,600 noenhanced; set output '{out}/scaling.png'; set logscale xy; "
                   "set xlabel 'people / papers'; set ylabel 'seconds'; set key left top; set grid; "
                   "set title 'pg_mln end-to-end time vs size'; plot " + ", ".join(plots))
         if subprocess.call(["gnuplot", "-e", script]) == 0:
@@ -83,7 +85,7 @@ def plot(out, runs):
     traces = [t for t in traces if os.path.getsize(t) > 0]
     if traces:
         plots = [f"'{t}' using 1:2 with lines title '{os.path.basename(t)[6:-4]}'" for t in traces]
-        script = (f"set terminal pngcairo size 900,600; set output '{out}/cost.png'; set xlabel 'seconds of search'; "
+        script = (f"set terminal pngcairo size 900,600 noenhanced; set output '{out}/cost.png'; set xlabel 'seconds of search'; "
                   "set ylabel 'best cost'; set logscale y; set grid; set title 'MaxWalkSAT best cost over time'; "
                   "plot " + ", ".join(plots))
         if subprocess.call(["gnuplot", "-e", script]) == 0:
