@@ -155,6 +155,8 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   size_t max_rows = 10000000;
   if (const char* v = std::getenv("MLN_BENCH_MAX_ROWS")) max_rows = std::strtoull(v, nullptr, 10);
+  size_t cpu_max_rows = max_rows;  // the CPU backend's largest size (MLN_BENCH_CPU_MAX_ROWS)
+  if (const char* v = std::getenv("MLN_BENCH_CPU_MAX_ROWS")) cpu_max_rows = std::strtoull(v, nullptr, 10);
 
   std::vector<Backendy> backends;
   backends.push_back({"cpu", Backend::CPU, std::shared_ptr<Engine>(make_cpu_engine())});
@@ -166,6 +168,7 @@ int main(int argc, char** argv) {
     for (size_t n = 1000000; n <= max_rows; n *= 10) {
       // 10^8 rows only where device memory allows (inputs ~3.2 GB, joins ~4x).
       if (n >= 100000000 && b.backend == Backend::CUDA && dev.free_memory < 24ull * n * 2 * 4) continue;
+      if (b.backend == Backend::CPU && n > cpu_max_rows) continue;
       register_size(b, n);
     }
   }

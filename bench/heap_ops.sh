@@ -33,7 +33,7 @@ md=$out/heap_ops.md
 {
   echo "# Heap-to-heap operators: pg_mln vs PostgreSQL"
   echo
-  echo "- commit: \`$(git rev-parse --short HEAD 2>/dev/null)\`, date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "- commit: \`${MLN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}\`, date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "- machine: $(nproc) cores; GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo none)"
   echo "- command: \`bash bench/heap_ops.sh $out \"$sizes\"\`"
   echo "- each cell: seconds for the whole statement (heap scan, operator, new table written); PostgreSQL runs"

@@ -82,7 +82,7 @@ if [ "${MLN_BENCH_MICRO:-1}" != 0 ]; then
 fi
 
 {
-  echo "commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null)"
+  echo "commit=${MLN_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null)}"
   echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "machine=$machine"
   echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//') ($(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB)"

@@ -16,4 +16,6 @@ cp -r /usr/include/gtest /usr/include/gmock /usr/include/benchmark /usr/include/
 cp -a /usr/lib/x86_64-linux-gnu/libgtest*.a /usr/lib/x86_64-linux-gnu/libgmock*.a \
       /usr/lib/x86_64-linux-gnu/libbenchmark* /usr/lib/x86_64-linux-gnu/libmetis.so* $d/lib/x86_64-linux-gnu/
 cp -r /usr/lib/x86_64-linux-gnu/cmake/GTest /usr/lib/x86_64-linux-gnu/cmake/benchmark $d/lib/x86_64-linux-gnu/cmake/
+# The commit the GPU run measures (the host gets no .git).
+echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo +uncommitted)" > .devcache/commit.txt
 du -sh .devcache

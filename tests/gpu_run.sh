@@ -26,7 +26,9 @@ J=$(nproc)
 
 note "# pg_mln GPU run"
 note ""
-note "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+commit=$(git rev-parse --short HEAD 2>/dev/null || cat .devcache/commit.txt 2>/dev/null || echo unknown)
+export MLN_COMMIT=$commit
+note "- commit: $commit"
 note "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 note "- device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 note "- host: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB"

@@ -104,7 +104,13 @@ struct Run {
       if (race) {
         racer.join();
         cpu_used = true;
-        if (!done || cpu_out.best_cost < out.best_cost) out = std::move(cpu_out);
+        // Compare the two states by their exact costs on this piece.
+        auto exact = [&sub](const std::vector<uint8_t>& b) {
+          std::vector<uint8_t> t(b.size() + 1, 0);
+          std::copy(b.begin(), b.end(), t.begin() + 1);
+          return total_cost(sub.clauses, t);
+        };
+        if (!done || exact(cpu_out.best) < exact(out.best)) out = std::move(cpu_out);
         done = true;
       }
     }

@@ -7,7 +7,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(29);
+SELECT plan(33);
 
 -- The network of a grounded program as (readable clause, weight) rows.  Reads
 -- the stored chunks directly (one unnest per chunk, hash joins), so that
@@ -223,6 +223,60 @@ SELECT ok(pg_temp.random_agrees(0.41), 'random program (seed 0.41): sql = cpu');
 SELECT ok(pg_temp.random_agrees(0.59), 'random program (seed 0.59): sql = cpu');
 SELECT ok((SELECT count(*) FROM generate_series(1, 20) AS i WHERE NOT pg_temp.random_agrees(i / 50.0)) = 0,
           '20 more random programs: sql = cpu');
+
+-------------------------------------------------------------------------------
+-- EXIST, Datalog and scoping rules, key constraints, embedded weights
+-------------------------------------------------------------------------------
+-- Grounds one program through both paths; true when the networks agree and are not empty.
+CREATE FUNCTION pg_temp.agrees(prog text, ev text, q text) RETURNS boolean LANGUAGE plpgsql AS $f$
+DECLARE diff int; n int;
+BEGIN
+  PERFORM mln.drop_program(x) FROM unnest(ARRAY['x_sql', 'x_cpu']) x WHERE EXISTS (SELECT 1 FROM mln.programs WHERE name = x);
+  PERFORM mln.create_program('x_sql', prog);
+  PERFORM mln.create_program('x_cpu', prog);
+  PERFORM mln.load_evidence('x_sql', ev);
+  PERFORM mln.load_evidence('x_cpu', ev);
+  PERFORM mln.set_query('x_sql', q);
+  PERFORM mln.set_query('x_cpu', q);
+  n := (mln.ground('x_sql', 'sql')->>'clauses')::int;
+  PERFORM mln.ground('x_cpu', 'cpu');
+  SELECT count(*) INTO diff FROM ((SELECT * FROM pg_temp.net('x_sql') EXCEPT ALL SELECT * FROM pg_temp.net('x_cpu'))
+                                  UNION ALL (SELECT * FROM pg_temp.net('x_cpu') EXCEPT ALL SELECT * FROM pg_temp.net('x_sql'))) d;
+  RETURN diff = 0 AND n > 0;
+END $f$;
+
+SELECT ok(pg_temp.agrees($p$
+*Knows(person, person)
+Good(person)
+Likes(person, person)
+1.3 EXIST y Likes(x, y) v !Good(x)
+-0.8 EXIST y Likes(x, y) v Good(x)
+0.5 !Knows(a, b) v Likes(a, b)
+$p$, E'Knows(Ann, Bob)\nKnows(Bob, Cid)\nKnows(Cid, Ann)\nGood(Ann)\n0.6 Good(Bob)\nLikes(Bob, Ann)\n!Likes(Cid, Ann)',
+  'Likes(x, y), Good(x)'), 'EXIST clauses (positive and negative weights): sql = cpu');
+SELECT ok(pg_temp.agrees($p$
+*Knows(person, person)
+Good(person)
+Likes(person, person)
+Friend(person, person)
+Friend(a, b) :- Knows(a, b), Good(a).
+Likes(a, b) := Knows(b, a).
+1 !Friend(a, b) v Likes(a, b)
+-0.5 Good(a) v !Likes(a, b)
+$p$, E'Knows(Ann, Bob)\nKnows(Bob, Cid)\nKnows(Cid, Ann)\nGood(Ann)\n0.6 Good(Bob)', 'Likes(x, y), Good(x)'),
+  'Datalog and scoping rules: sql = cpu');
+SELECT ok(pg_temp.agrees($p$
+Cat(paper, cat!)
+*Ref(paper, paper)
+1 !Ref(a, b) v !Cat(a, c) v Cat(b, c)
+0.3 Cat(a, Db)
+0.2 Cat(a, Ai)
+$p$, E'Ref(P1, P2)\nRef(P2, P3)\nCat(P1, Db)\nCat(P3, Ai)\nCat(P4, Ai)', 'Cat(x, y)'), 'key constraints: sql = cpu');
+SELECT ok(pg_temp.agrees($p$
+Val(thing, float_)
+Hi(thing)
+w: Val(t, w) => Hi(t)
+$p$, E'Val(A, 1.5)\nVal(B, -2)\nVal(C, 0.25)', 'Hi(x)'), 'embedded weights: sql = cpu');
 
 SELECT * FROM finish();
 ROLLBACK;
