@@ -6,6 +6,7 @@
 #include "pg/json.hpp"
 #include "pg/program_ctx.hpp"
 #include "pg/spi.hpp"
+#include "pg/sql_ground.hpp"
 
 #include <chrono>
 #include <map>
@@ -239,10 +240,8 @@ Datum mln_ground(PG_FUNCTION_ARGS) {
       return v;
     });
     auto t0 = Clock::now();
-    if (device == "sql")
-      throw UserError{ERRCODE_FEATURE_NOT_SUPPORTED, "the 'sql' grounding path is not available in this build", "",
-                      "use device => 'auto', 'cpu' or 'gpu'"};
-    mln::gpu::Engine& eng = engine_for(device);
+    const bool sql_path = device == "sql";  // plain SQL through SPI (sql_ground.cpp)
+    mln::gpu::Engine* eng = sql_path ? nullptr : &engine_for(device);
     Spi spi;
     ProgramCtx ctx = load_program(spi, name);
     SymbolTable syms;
@@ -270,16 +269,17 @@ Datum mln_ground(PG_FUNCTION_ARGS) {
         pg_call([&] { ereport(NOTICE, (errmsg_internal("%s", msg.c_str()))); });
       }
     };
-    mln::ground::GroundOutput out = mln::ground::ground(in, eng, opts);
+    mln::ground::GroundOutput out = sql_path ? ground_sql(spi, ctx, in, opts) : mln::ground::ground(in, *eng, opts);
     auto t2 = Clock::now();
     store_network(spi, ctx, out);
     auto t3 = Clock::now();
     auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
-    std::string dev = eng.backend() == mln::gpu::Backend::CUDA ? "gpu" : "cpu";
+    std::string dev = sql_path ? "sql" : eng->backend() == mln::gpu::Backend::CUDA ? "gpu" : "cpu";
     std::string stats = stats_json(out, dev, secs(t0, t1), secs(t2, t3), secs(t0, t3));
     spi.exec("UPDATE mln.programs SET grounded_at = now(), ground_stats = $2 WHERE name = $1",
              {text_param(name), jsonb_param(stats)});
-    json = pg_call([&] { return pstrdup(stats.c_str()); });
+    // SPI_palloc: the result must outlive SPI_finish (pstrdup here would land in SPI's own context).
+    json = pg_call([&] { return strcpy(static_cast<char*>(SPI_palloc(stats.size() + 1)), stats.c_str()); });
   });
   PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }
