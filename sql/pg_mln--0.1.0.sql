@@ -276,6 +276,30 @@ BEGIN
 END $$;
 COMMENT ON FUNCTION mln.ground_atoms(text) IS 'the ground atoms (MRF variables) with predicate names and constants';
 
+-- One row per ground clause, decoded from the chunked rows.  The chunk's
+-- arrays are held in PL/pgSQL variables, so each is detoasted once per
+-- chunk rather than once per clause.
+CREATE FUNCTION mln._clause_rows(sch name) RETURNS TABLE (clause bigint, weight float8, lits int4[])
+LANGUAGE plpgsql STABLE STRICT AS $$
+DECLARE
+  r record;
+  offs int4[];
+  ls int4[];
+  ws float8[];
+BEGIN
+  FOR r IN EXECUTE format('SELECT chunk, offsets, lits, weights FROM %I._clauses ORDER BY chunk', sch) LOOP
+    offs := r.offsets;
+    ls := r.lits;
+    ws := r.weights;
+    FOR i IN 1 .. coalesce(array_length(ws, 1), 0) LOOP
+      clause := r.chunk::bigint * 65536 + i;
+      weight := ws[i];
+      lits := ls[offs[i] + 1 : offs[i + 1]];
+      RETURN NEXT;
+    END LOOP;
+  END LOOP;
+END $$;
+
 CREATE FUNCTION mln.ground_clauses(name text)
   RETURNS TABLE (clause bigint, weight float8, hard boolean, literals text[])
 LANGUAGE plpgsql STABLE STRICT AS $$
@@ -286,16 +310,16 @@ BEGIN
     RAISE EXCEPTION 'program "%" has not been grounded', name USING ERRCODE = 'object_not_in_prerequisite_state',
       HINT = 'run mln.ground(name) first';
   END IF;
-  RETURN QUERY EXECUTE format(
-    'WITH atoms AS (SELECT id, predicate || ''('' || array_to_string(arguments, '', '') || '')'' AS txt
-                      FROM mln.ground_atoms($1)),
-          cl AS (SELECT c.chunk::bigint * 65536 + i - 1 AS clause, c.weights[i] AS w,
-                        c.lits[c.offsets[i] + 1 : c.offsets[i + 1]] AS lits
-                   FROM %I._clauses c, generate_subscripts(c.weights, 1) AS i)
-     SELECT cl.clause + 1, cl.w, abs(cl.w) >= 1e7,
-            ARRAY(SELECT CASE WHEN l < 0 THEN ''!'' ELSE '''' END || a.txt
-                    FROM unnest(cl.lits) WITH ORDINALITY AS u(l, o) JOIN atoms a ON a.id = abs(u.l) ORDER BY o)
-       FROM cl ORDER BY cl.clause', r.schema_name) USING name;
+  RETURN QUERY
+    WITH atoms AS (SELECT a.id, a.predicate || '(' || array_to_string(a.arguments, ', ') || ')' AS txt
+                     FROM mln.ground_atoms(name) a),
+         cl AS MATERIALIZED (SELECT * FROM mln._clause_rows(r.schema_name)),
+         lit AS (SELECT cl.clause, u.o, u.l FROM cl, unnest(cl.lits) WITH ORDINALITY AS u(l, o))
+    SELECT cl.clause, cl.weight, abs(cl.weight) >= 1e7,
+           array_agg(CASE WHEN lit.l < 0 THEN '!' ELSE '' END || atoms.txt ORDER BY lit.o)
+      FROM cl JOIN lit ON lit.clause = cl.clause JOIN atoms ON atoms.id = abs(lit.l)
+     GROUP BY cl.clause, cl.weight
+     ORDER BY cl.clause;
 END $$;
 COMMENT ON FUNCTION mln.ground_clauses(text) IS 'the ground clauses with readable literals (a leading ! is a negated atom)';
 

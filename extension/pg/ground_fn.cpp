@@ -134,8 +134,12 @@ ground::GroundInput build_input(Spi& spi, const ProgramCtx& ctx, SymbolTable& sy
 // Replaces the program's ground network tables with `out`.
 void store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput& out) {
   const std::string s = qi(ctx.schema);
-  spi.exec("DROP TABLE IF EXISTS " + s + "._atoms, " + s + "._clauses, " + s + "._query_evidence, " + s +
-           "._map CASCADE");
+  // Drop the previous network, if any (quietly: no NOTICE for absent tables).
+  Rows old = spi.query(
+      "SELECT string_agg(format('%I.%I', $1::text, t), ', ') FROM unnest(ARRAY['_atoms', '_clauses', "
+      "'_query_evidence', '_map']) t WHERE to_regclass(format('%I.%I', $1::text, t)) IS NOT NULL",
+      {text_param(ctx.schema)});
+  if (!old.isnull(0, 0)) spi.exec("DROP TABLE " + old.text(0, 0) + " CASCADE");
   spi.exec("CREATE TABLE " + s +
            "._atoms (id int4 PRIMARY KEY, pred int4 NOT NULL, args int4[] NOT NULL, evidence boolean, "
            "prior float8, is_query boolean NOT NULL)");
