@@ -68,6 +68,12 @@ else
   echo "  (no workload generator built: skipping generated workloads)"
 fi
 
+if [ "${MLN_BENCH_LOAD:-1}" != 0 ]; then
+  echo "== evidence loading"
+  bash "$root/bench/load_evidence.sh" "$out" "${MLN_BENCH_LOAD_ATOMS:-10000000}" "$build" >/dev/null 2>"$work/load.err" \
+    || echo "  load_evidence failed: $(tail -3 "$work/load.err")"
+fi
+
 echo "== heap-to-heap operators vs PostgreSQL"
 bash "$root/bench/heap_ops.sh" "$out" "${MLN_BENCH_OPS_SIZES:-1000000 10000000}" >/dev/null 2>"$work/heap_ops.err" \
   || echo "  heap_ops failed: $(tail -3 "$work/heap_ops.err")"

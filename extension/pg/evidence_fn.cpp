@@ -1,6 +1,7 @@
 // Evidence in the database: mln.load_evidence(name, text), the streaming
 // ingest of staged chunks (mln.ingest_evidence), and mln.set_query.
 #include "pg/guard.hpp"
+#include "pg/heap_io.hpp"
 #include "pg/program_ctx.hpp"
 #include "pg/spi.hpp"
 
@@ -49,21 +50,8 @@ class EvidenceBuffer {
       Cols& c = preds_[p];
       if (c.truth.empty()) continue;
       const auto& d = ctx_.prog.preds[p];
-      std::string sql = "INSERT INTO " + qualified(ctx_.schema, d.name) + " SELECT * FROM unnest(";
-      std::vector<Param> params;
-      for (int k = 0; k < d.arity(); ++k) {
-        sql += "$" + std::to_string(k + 1) + ", ";
-        params.push_back(int4_array_param(c.args[k]));
-      }
-      sql += "$" + std::to_string(d.arity() + 1) + ", ";
-      params.push_back(bool_array_param(c.truth));
-      if (c.has_prior) {
-        sql += "array_replace($" + std::to_string(d.arity() + 2) + ", 'NaN'::float8, NULL))";
-        params.push_back(float8_array_param(c.prior));
-      } else {
-        sql += "NULL::float8[])";
-      }
-      spi.exec(sql, params);
+      (void)spi;
+      append_evidence(qualified(ctx_.schema, d.name), c.args, c.truth, c.prior);
       c = Cols();
     }
   }

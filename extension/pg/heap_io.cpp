@@ -3,6 +3,8 @@
 #include "pg/heap_io.hpp"
 #include "pg/spi.hpp"
 
+#include <cmath>
+
 extern "C" {
 #include "access/heapam.h"
 #include "access/table.h"
@@ -153,6 +155,48 @@ uint64_t write_table(const std::string& target, const std::vector<std::string>& 
           s->tts_isnull[k] = false;
         }
         ExecStoreVirtualTuple(s);
+      }
+      table_multi_insert(rel, slots, m, cid, 0, bis);
+      CHECK_FOR_INTERRUPTS();
+    }
+    for (int i = 0; i < batch; ++i) ExecDropSingleTupleTableSlot(slots[i]);
+    FreeBulkInsertState(bis);
+    table_close(rel, RowExclusiveLock);
+    CommandCounterIncrement();
+  });
+  return rows;
+}
+
+uint64_t append_evidence(const std::string& qualified_table, const std::vector<std::vector<int32_t>>& args,
+                         const std::vector<uint8_t>& truth, const std::vector<double>& prior) {
+  const size_t rows = truth.size();
+  const int nargs = static_cast<int>(args.size());
+  pg_call([&] {
+    List* names_list = stringToQualifiedNameList(qualified_table.c_str());
+    Oid relid = RangeVarGetRelid(makeRangeVarFromNameList(names_list), RowExclusiveLock, false);
+    Relation rel = table_open(relid, RowExclusiveLock);
+    if (RelationGetDescr(rel)->natts != nargs + 2)
+      elog(ERROR, "evidence table %s has an unexpected shape", qualified_table.c_str());
+    CommandId cid = GetCurrentCommandId(true);
+    BulkInsertState bis = GetBulkInsertState();
+    const int batch = 1000;
+    TupleTableSlot** slots = static_cast<TupleTableSlot**>(palloc(sizeof(TupleTableSlot*) * batch));
+    for (int i = 0; i < batch; ++i) slots[i] = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
+    size_t r = 0;
+    while (r < rows) {
+      int m = 0;
+      for (; m < batch && r < rows; ++m, ++r) {
+        TupleTableSlot* sl = slots[m];
+        ExecClearTuple(sl);
+        for (int k = 0; k < nargs; ++k) {
+          sl->tts_values[k] = Int32GetDatum(args[k][r]);
+          sl->tts_isnull[k] = false;
+        }
+        sl->tts_values[nargs] = BoolGetDatum(truth[r] != 0);
+        sl->tts_isnull[nargs] = false;
+        sl->tts_isnull[nargs + 1] = std::isnan(prior[r]);
+        sl->tts_values[nargs + 1] = sl->tts_isnull[nargs + 1] ? (Datum)0 : Float8GetDatum(prior[r]);
+        ExecStoreVirtualTuple(sl);
       }
       table_multi_insert(rel, slots, m, cid, 0, bis);
       CHECK_FOR_INTERRUPTS();

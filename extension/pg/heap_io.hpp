@@ -25,4 +25,9 @@ std::vector<std::string> relation_columns(Oid relid);
 // table_multi_insert.  Returns the row count.
 uint64_t write_table(const std::string& target, const std::vector<std::string>& names, const gpu::HostTable& t);
 
+// Appends evidence rows (int4 arguments, truth boolean, prior float8 where
+// prior[i] is not NaN) to an existing predicate table with table_multi_insert.
+uint64_t append_evidence(const std::string& qualified_table, const std::vector<std::vector<int32_t>>& args,
+                         const std::vector<uint8_t>& truth, const std::vector<double>& prior);
+
 }  // namespace mln::pg
