@@ -7,7 +7,9 @@
 #   bash bench/run.sh [BUILD_DIR]          (make bench runs it)
 #   MLN_BENCH_SIZES="1000 10000 100000"     generated sizes (people / papers)
 #   MLN_BENCH_MACHINE=name                  results folder name (default: derived)
-#   MLN_BENCH_MICRO=0                       skip the micro-benchmarks
+#   MLN_BENCH_MICRO=0 / MLN_BENCH_HEAP=0 / MLN_BENCH_LOAD=0   skip the micro-benchmarks /
+#                                           heap-to-heap operators / evidence loading
+#   MLN_BENCH_SQL_MAX=10000                 largest generated size run on the plain-SQL path
 #
 # Needs the extension installed and a database reachable through the PG*
 # variables (make bench starts the private cluster and sets them).
@@ -52,8 +54,9 @@ run_one() {  # workload size path dir
   echo "  $w n=$n $p: ground $(ph ground) s, search $(ph search) s, total $(ph total) s, $atoms atoms, $clauses clauses, cost $cost"
 }
 
+sql_max=${MLN_BENCH_SQL_MAX:-10000}   # the plain-SQL path is slow: only up to this size
 echo "== end to end ($machine)"
-for p in $paths; do
+for p in $paths sql; do
   run_one smoke 0 "$p" "$DATA/smoke"
   run_one class 0 "$p" "$DATA/class"
 done
@@ -62,6 +65,7 @@ if [ -x "$build/bench/gen/mln_gen" ]; then
     for w in smokers rc; do
       "$build/bench/gen/mln_gen" "$w" "$n" "$work/$w-$n" >/dev/null || continue
       for p in $paths; do run_one "$w" "$n" "$p" "$work/$w-$n"; done
+      [ "$n" -le "$sql_max" ] && run_one "$w" "$n" sql "$work/$w-$n"
     done
   done
 else
@@ -74,9 +78,11 @@ if [ "${MLN_BENCH_LOAD:-1}" != 0 ]; then
     || echo "  load_evidence failed: $(tail -3 "$work/load.err")"
 fi
 
-echo "== heap-to-heap operators vs PostgreSQL"
-bash "$root/bench/heap_ops.sh" "$out" "${MLN_BENCH_OPS_SIZES:-1000000 10000000}" >/dev/null 2>"$work/heap_ops.err" \
-  || echo "  heap_ops failed: $(tail -3 "$work/heap_ops.err")"
+if [ "${MLN_BENCH_HEAP:-1}" != 0 ]; then
+  echo "== heap-to-heap operators vs PostgreSQL"
+  bash "$root/bench/heap_ops.sh" "$out" "${MLN_BENCH_OPS_SIZES:-1000000 10000000}" >/dev/null 2>"$work/heap_ops.err" \
+    || echo "  heap_ops failed: $(tail -3 "$work/heap_ops.err")"
+fi
 
 if [ "${MLN_BENCH_MICRO:-1}" != 0 ]; then
   echo "== micro-benchmarks"

@@ -174,7 +174,7 @@ int run(const mln::cli::Options& o) {
   say(">>> Connecting to RDBMS" + std::string(embedded ? " (private cluster)" : ""));
   mln::worker::Conn c(dsn);
   c.exec("CREATE EXTENSION IF NOT EXISTS pg_mln");
-  if (o.device != "auto") c.exec("SELECT set_config('mln.device', $1, false)", {o.device});
+  if (o.device == "cpu" || o.device == "gpu") c.exec("SELECT set_config('mln.device', $1, false)", {o.device});
   lap("start", t);
 
   // Watch for Ctrl-C: cancel whatever the server is doing.

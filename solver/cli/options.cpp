@@ -23,7 +23,7 @@ std::string usage() {
   return "usage: pg_mln -i prog.mln[,more.mln] -r out.txt [-e evidence.db[,...]] [-queryFile q.db | -q 'P(x),Q']\n"
          "              [-cw P,Q] [-maxFlips N] [-maxTries N] [-timeout S] [-threads N] [-randomStep P]\n"
          "              [-dontBreak] [-activateAll] [-keepData] [-verbose 0-3] [-conf tuffy.conf] [-gz]\n"
-         "              [--dsn CONNINFO] [--device auto|cpu|gpu] [--search-device auto|cpu|gpu] [--seed N]\n"
+         "              [--dsn CONNINFO] [--device auto|cpu|gpu|sql] [--search-device auto|cpu|gpu] [--seed N]\n"
          "              [--workdir DIR] [--version]\n"
          "Without --dsn, -conf or PG* environment variables, pg_mln starts a private PostgreSQL cluster\n"
          "in a temporary work directory and removes it at the end.\n";
@@ -113,9 +113,9 @@ Options parse_options(int argc, char** argv) {
   if (o.max_flips < 0) throw std::invalid_argument("-maxFlips must not be negative");
   if (o.random_step != -1 && (o.random_step < 0 || o.random_step > 1)) throw std::invalid_argument("-randomStep must be within [0, 1]");
   if (o.verbose < 0 || o.verbose > 3) throw std::invalid_argument("-verbose must be 0, 1, 2 or 3");
-  if (o.device != "auto" && o.device != "cpu" && o.device != "gpu")
-    throw std::invalid_argument("--device must be auto, cpu or gpu");
-  if (o.search_device.empty()) o.search_device = o.device == "cpu" ? "cpu" : "auto";
+  if (o.device != "auto" && o.device != "cpu" && o.device != "gpu" && o.device != "sql")
+    throw std::invalid_argument("--device must be auto, cpu, gpu or sql");
+  if (o.search_device.empty()) o.search_device = (o.device == "cpu" || o.device == "sql") ? "cpu" : "auto";
   if (o.search_device != "auto" && o.search_device != "cpu" && o.search_device != "gpu")
     throw std::invalid_argument("--search-device must be auto, cpu or gpu");
   return o;
