@@ -30,8 +30,10 @@ for part in $parts; do
       echo "== pgTAP (pg_prove)"
       dropdb --if-exists mln_check && createdb mln_check
       psql -qX -c "CREATE EXTENSION pgtap" >/dev/null
+      # The Tuffy samples, for tests that load them (read by the server).
+      datasets=${MLN_DATASETS:-$(cd "$root/.." && pwd)/shared/datasets/tuffy}
       for f in "$root"/tests/sql/*.sql; do
-        pg_prove -q "$f"
+        pg_prove -q --set datasets="$datasets" "$f"
         record "pgtap:$(basename "$f")" $?
       done
       ;;

@@ -84,13 +84,14 @@ note '```'
 psql -qXAt -d mln_check -c "SELECT mln.device_info()" 2>&1 | tee -a "$summary"
 : >"$OUT/sql.log"
 for f in tests/sql/*.sql; do
-  PGOPTIONS='-c mln.device=gpu' psql -qXAt -d mln_check -f "$f" >>"$OUT/sql.log" 2>&1
+  PGOPTIONS='-c mln.device=gpu' psql -qXAt -d mln_check -v datasets="$root/.devcache/datasets" -f "$f" >>"$OUT/sql.log" 2>&1
   okn=$(grep -c '^ok ' "$OUT/sql.log"); nok=$(grep -c '^not ok ' "$OUT/sql.log")
 done
 okn=$(grep -c '^ok ' "$OUT/sql.log"); nok=$(grep -c '^not ok ' "$OUT/sql.log")
-note "pgTAP: $okn ok, $nok not ok"
+planned=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$OUT/sql.log" | awk '{ s += $1 } END { print s + 0 }')
+note "pgTAP: $okn ok, $nok not ok, $planned planned"
 note '```'
-[ "$nok" -eq 0 ] || sql_fail=1
+[ "$nok" -eq 0 ] && [ "$okn" -eq "$planned" ] || sql_fail=1
 
 note ""
 note "## CLI end to end, --device gpu"
@@ -125,7 +126,7 @@ if [ "$mode" != quick ]; then
       note "- $b: exit $?"
     done
   else
-    PGDATABASE=postgres MLN_BENCH_MICRO=0 timeout 480 bash bench/run.sh $B >"$OUT/bench.log" 2>&1
+    PGDATABASE=postgres MLN_BENCH_MICRO=0 MLN_BENCH_LOAD=${MLN_BENCH_LOAD:-0} timeout 480 bash bench/run.sh $B >"$OUT/bench.log" 2>&1
     note "bench/run.sh: exit $?"
     tail -25 "$OUT/bench.log" | tee -a "$summary"
     tar czf "$OUT/results.tar.gz" -C bench/results "$MLN_BENCH_MACHINE"

@@ -43,12 +43,12 @@ $f$;
 -------------------------------------------------------------------------------
 -- smoke (reference §5.9)
 -------------------------------------------------------------------------------
-SELECT mln.create_program('smoke_sql', pg_read_file('/work/shared/datasets/tuffy/smoke/prog.mln'));
-SELECT mln.load_evidence('smoke_sql', pg_read_file('/work/shared/datasets/tuffy/smoke/evidence.db'));
-SELECT mln.set_query('smoke_sql', pg_read_file('/work/shared/datasets/tuffy/smoke/query.db'));
-SELECT mln.create_program('smoke_cpu', pg_read_file('/work/shared/datasets/tuffy/smoke/prog.mln'));
-SELECT mln.load_evidence('smoke_cpu', pg_read_file('/work/shared/datasets/tuffy/smoke/evidence.db'));
-SELECT mln.set_query('smoke_cpu', pg_read_file('/work/shared/datasets/tuffy/smoke/query.db'));
+SELECT mln.create_program('smoke_sql', pg_read_file(:'datasets' || '/smoke/prog.mln'));
+SELECT mln.load_evidence('smoke_sql', pg_read_file(:'datasets' || '/smoke/evidence.db'));
+SELECT mln.set_query('smoke_sql', pg_read_file(:'datasets' || '/smoke/query.db'));
+SELECT mln.create_program('smoke_cpu', pg_read_file(:'datasets' || '/smoke/prog.mln'));
+SELECT mln.load_evidence('smoke_cpu', pg_read_file(:'datasets' || '/smoke/evidence.db'));
+SELECT mln.set_query('smoke_cpu', pg_read_file(:'datasets' || '/smoke/query.db'));
 
 CREATE TEMP TABLE smoke_stats AS SELECT mln.ground('smoke_sql', 'sql') AS s;
 SELECT is((SELECT s->>'device' FROM smoke_stats), 'sql', 'the sql path reports device sql');
@@ -75,12 +75,12 @@ SELECT lives_ok($$SELECT mln.ground('smoke_sql', 'sql')$$, 'grounding twice in o
 -------------------------------------------------------------------------------
 -- class: Tuffy's counts, and the same network as cpu
 -------------------------------------------------------------------------------
-SELECT mln.create_program('class_sql', pg_read_file('/work/shared/datasets/tuffy/class/prog.mln'));
-SELECT mln.load_evidence('class_sql', pg_read_file('/work/shared/datasets/tuffy/class/evidence.db'));
-SELECT mln.set_query('class_sql', pg_read_file('/work/shared/datasets/tuffy/class/query.db'));
-SELECT mln.create_program('class_cpu', pg_read_file('/work/shared/datasets/tuffy/class/prog.mln'));
-SELECT mln.load_evidence('class_cpu', pg_read_file('/work/shared/datasets/tuffy/class/evidence.db'));
-SELECT mln.set_query('class_cpu', pg_read_file('/work/shared/datasets/tuffy/class/query.db'));
+SELECT mln.create_program('class_sql', pg_read_file(:'datasets' || '/class/prog.mln'));
+SELECT mln.load_evidence('class_sql', pg_read_file(:'datasets' || '/class/evidence.db'));
+SELECT mln.set_query('class_sql', pg_read_file(:'datasets' || '/class/query.db'));
+SELECT mln.create_program('class_cpu', pg_read_file(:'datasets' || '/class/prog.mln'));
+SELECT mln.load_evidence('class_cpu', pg_read_file(:'datasets' || '/class/evidence.db'));
+SELECT mln.set_query('class_cpu', pg_read_file(:'datasets' || '/class/query.db'));
 CREATE TEMP TABLE class_net_sql AS SELECT * FROM pg_temp.ground_net('class_sql', 'sql');
 CREATE TEMP TABLE class_net_cpu AS SELECT * FROM pg_temp.ground_net('class_cpu', 'cpu');
 SELECT is((SELECT (ground_stats->>'atoms')::int FROM mln.programs WHERE name = 'class_sql'), 9650,
