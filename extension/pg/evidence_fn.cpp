@@ -1,6 +1,7 @@
 // Evidence in the database: mln.load_evidence(name, text), the streaming
 // ingest of staged chunks (mln.ingest_evidence), and mln.set_query.
 #include "pg/guard.hpp"
+#include "pg/args.hpp"
 #include "pg/heap_io.hpp"
 #include "pg/program_ctx.hpp"
 #include "pg/spi.hpp"
@@ -90,10 +91,6 @@ void note_evidence(Spi& spi, const ProgramCtx& ctx, int64_t n) {
            {text_param(ctx.name), int8_param(n)});
 }
 
-std::string arg_text(FunctionCallInfo fcinfo, int i) {
-  text* t = PG_GETARG_TEXT_PP(i);
-  return std::string(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
-}
 
 }  // namespace
 }  // namespace mln::pg
@@ -104,8 +101,8 @@ using namespace mln::pg;
 Datum mln_load_evidence(PG_FUNCTION_ARGS) {
   int64_t n = 0;
   MLN_GUARDED({
-    std::string name = arg_text(fcinfo, 0);
-    std::string text = arg_text(fcinfo, 1);
+    std::string name = text_arg(fcinfo, 0);
+    std::string text = text_arg(fcinfo, 1);
     Spi spi;
     ProgramCtx ctx = load_program(spi, name);
     SymbolTable syms;
@@ -126,7 +123,7 @@ Datum mln_load_evidence(PG_FUNCTION_ARGS) {
 Datum mln_ingest_evidence(PG_FUNCTION_ARGS) {
   int64_t n = 0;
   MLN_GUARDED({
-    std::string name = arg_text(fcinfo, 0);
+    std::string name = text_arg(fcinfo, 0);
     Spi spi;
     ProgramCtx ctx = load_program(spi, name);
     SymbolTable syms;
@@ -161,8 +158,8 @@ Datum mln_ingest_evidence(PG_FUNCTION_ARGS) {
 // the program and stores it.
 Datum mln_set_query(PG_FUNCTION_ARGS) {
   MLN_GUARDED({
-    std::string name = arg_text(fcinfo, 0);
-    std::string query = arg_text(fcinfo, 1);
+    std::string name = text_arg(fcinfo, 0);
+    std::string query = text_arg(fcinfo, 1);
     Spi spi;
     ProgramCtx ctx = load_program(spi, name);
     (void)mln::lang::parse_queries(ctx.prog, query);

@@ -9,6 +9,7 @@
 // the largest domain it connects, capped by the product of the domains of
 // the clause's variables.
 #include "pg/guard.hpp"
+#include "pg/args.hpp"
 #include "pg/program_ctx.hpp"
 #include "pg/spi.hpp"
 
@@ -136,10 +137,6 @@ ExplainRow explain_clause(const ProgramCtx& ctx, size_t ci, const std::vector<do
   return ExplainRow{static_cast<int>(ci) + 1, lang::format_clause(c), plan, std::min(est, cap)};
 }
 
-std::string arg_text(FunctionCallInfo fcinfo, int i) {
-  text* t = PG_GETARG_TEXT_PP(i);
-  return std::string(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
-}
 
 }  // namespace
 }  // namespace mln::pg
@@ -150,7 +147,7 @@ using namespace mln::pg;
 Datum mln_explain_ground(PG_FUNCTION_ARGS) {
   std::vector<ExplainRow>* rows = nullptr;
   MLN_GUARDED({
-    std::string name = arg_text(fcinfo, 0);
+    std::string name = text_arg(fcinfo, 0);
     Spi spi;
     ProgramCtx ctx = load_program(spi, name);
     auto rel = relation_sizes(spi, ctx);

@@ -2,6 +2,7 @@
 // buffers, runs the grounder on the chosen engine, and stores the ground
 // network in the program's schema (_atoms, _clauses, _query_evidence).
 #include "pg/guard.hpp"
+#include "pg/args.hpp"
 #include "pg/engine.hpp"
 #include "pg/json.hpp"
 #include "pg/program_ctx.hpp"
@@ -215,10 +216,6 @@ std::string stats_json(const ground::GroundOutput& out, const std::string& devic
   return o;
 }
 
-std::string arg_text(FunctionCallInfo fcinfo, int i) {
-  text* t = PG_GETARG_TEXT_PP(i);
-  return std::string(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
-}
 
 }  // namespace
 }  // namespace mln::pg
@@ -229,8 +226,8 @@ using namespace mln::pg;
 Datum mln_ground(PG_FUNCTION_ARGS) {
   char* json = nullptr;
   MLN_GUARDED({
-    std::string name = arg_text(fcinfo, 0);
-    std::string device = arg_text(fcinfo, 1);
+    std::string name = text_arg(fcinfo, 0);
+    std::string device = text_arg(fcinfo, 1);
     bool activate_all = PG_GETARG_BOOL(2);
     std::vector<std::string> cw = pg_call([&] {
       std::vector<std::string> v;

@@ -60,6 +60,36 @@ std::vector<std::pair<AttrNumber, Oid>> resolve(Oid relid, const std::vector<std
   return out;
 }
 
+// Appends `rows` rows to a table with table_multi_insert, 1,000 slots at a
+// time; fill(slot, row) sets the slot's values.  Runs under pg_call: fill
+// must only touch the slot and plain C++ data.
+template <typename Fill>
+void multi_insert(Oid relid, size_t rows, Fill&& fill) {
+  pg_call([&] {
+    Relation rel = table_open(relid, RowExclusiveLock);
+    CommandId cid = GetCurrentCommandId(true);
+    BulkInsertState bis = GetBulkInsertState();
+    const int batch = 1000;
+    TupleTableSlot** slots = static_cast<TupleTableSlot**>(palloc(sizeof(TupleTableSlot*) * batch));
+    for (int i = 0; i < batch; ++i) slots[i] = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
+    size_t r = 0;
+    while (r < rows) {
+      int m = 0;
+      for (; m < batch && r < rows; ++m, ++r) {
+        ExecClearTuple(slots[m]);
+        fill(slots[m], r);
+        ExecStoreVirtualTuple(slots[m]);
+      }
+      table_multi_insert(rel, slots, m, cid, 0, bis);
+      CHECK_FOR_INTERRUPTS();
+    }
+    for (int i = 0; i < batch; ++i) ExecDropSingleTupleTableSlot(slots[i]);
+    FreeBulkInsertState(bis);
+    table_close(rel, RowExclusiveLock);
+    CommandCounterIncrement();
+  });
+}
+
 }  // namespace
 
 std::vector<std::string> relation_columns(Oid relid) {
@@ -137,32 +167,11 @@ uint64_t write_table(const std::string& target, const std::vector<std::string>& 
   });
   const size_t rows = t.rows();
   const int ncols = t.ncols();
-  pg_call([&] {
-    Relation rel = table_open(relid, RowExclusiveLock);
-    CommandId cid = GetCurrentCommandId(true);
-    BulkInsertState bis = GetBulkInsertState();
-    const int batch = 1000;
-    TupleTableSlot** slots = static_cast<TupleTableSlot**>(palloc(sizeof(TupleTableSlot*) * batch));
-    for (int i = 0; i < batch; ++i) slots[i] = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
-    size_t r = 0;
-    while (r < rows) {
-      int m = 0;
-      for (; m < batch && r < rows; ++m, ++r) {
-        TupleTableSlot* s = slots[m];
-        ExecClearTuple(s);
-        for (int k = 0; k < ncols; ++k) {
-          s->tts_values[k] = Int32GetDatum(t.cols[k][r]);
-          s->tts_isnull[k] = false;
-        }
-        ExecStoreVirtualTuple(s);
-      }
-      table_multi_insert(rel, slots, m, cid, 0, bis);
-      CHECK_FOR_INTERRUPTS();
+  multi_insert(relid, rows, [&](TupleTableSlot* sl, size_t r) {
+    for (int k = 0; k < ncols; ++k) {
+      sl->tts_values[k] = Int32GetDatum(t.cols[k][r]);
+      sl->tts_isnull[k] = false;
     }
-    for (int i = 0; i < batch; ++i) ExecDropSingleTupleTableSlot(slots[i]);
-    FreeBulkInsertState(bis);
-    table_close(rel, RowExclusiveLock);
-    CommandCounterIncrement();
   });
   return rows;
 }
@@ -171,40 +180,20 @@ uint64_t append_evidence(const std::string& qualified_table, const std::vector<s
                          const std::vector<uint8_t>& truth, const std::vector<double>& prior) {
   const size_t rows = truth.size();
   const int nargs = static_cast<int>(args.size());
-  pg_call([&] {
+  Oid relid = pg_call([&] {
     List* names_list = stringToQualifiedNameList(qualified_table.c_str());
-    Oid relid = RangeVarGetRelid(makeRangeVarFromNameList(names_list), RowExclusiveLock, false);
-    Relation rel = table_open(relid, RowExclusiveLock);
-    if (RelationGetDescr(rel)->natts != nargs + 2)
-      elog(ERROR, "evidence table %s has an unexpected shape", qualified_table.c_str());
-    CommandId cid = GetCurrentCommandId(true);
-    BulkInsertState bis = GetBulkInsertState();
-    const int batch = 1000;
-    TupleTableSlot** slots = static_cast<TupleTableSlot**>(palloc(sizeof(TupleTableSlot*) * batch));
-    for (int i = 0; i < batch; ++i) slots[i] = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
-    size_t r = 0;
-    while (r < rows) {
-      int m = 0;
-      for (; m < batch && r < rows; ++m, ++r) {
-        TupleTableSlot* sl = slots[m];
-        ExecClearTuple(sl);
-        for (int k = 0; k < nargs; ++k) {
-          sl->tts_values[k] = Int32GetDatum(args[k][r]);
-          sl->tts_isnull[k] = false;
-        }
-        sl->tts_values[nargs] = BoolGetDatum(truth[r] != 0);
-        sl->tts_isnull[nargs] = false;
-        sl->tts_isnull[nargs + 1] = std::isnan(prior[r]);
-        sl->tts_values[nargs + 1] = sl->tts_isnull[nargs + 1] ? (Datum)0 : Float8GetDatum(prior[r]);
-        ExecStoreVirtualTuple(sl);
-      }
-      table_multi_insert(rel, slots, m, cid, 0, bis);
-      CHECK_FOR_INTERRUPTS();
+    return RangeVarGetRelid(makeRangeVarFromNameList(names_list), RowExclusiveLock, false);
+  });
+  multi_insert(relid, rows, [&](TupleTableSlot* sl, size_t r) {
+    if (sl->tts_tupleDescriptor->natts != nargs + 2) elog(ERROR, "evidence table %s has an unexpected shape", qualified_table.c_str());
+    for (int k = 0; k < nargs; ++k) {
+      sl->tts_values[k] = Int32GetDatum(args[k][r]);
+      sl->tts_isnull[k] = false;
     }
-    for (int i = 0; i < batch; ++i) ExecDropSingleTupleTableSlot(slots[i]);
-    FreeBulkInsertState(bis);
-    table_close(rel, RowExclusiveLock);
-    CommandCounterIncrement();
+    sl->tts_values[nargs] = BoolGetDatum(truth[r] != 0);
+    sl->tts_isnull[nargs] = false;
+    sl->tts_isnull[nargs + 1] = std::isnan(prior[r]);
+    sl->tts_values[nargs + 1] = sl->tts_isnull[nargs + 1] ? (Datum)0 : Float8GetDatum(prior[r]);
   });
   return rows;
 }

@@ -4,6 +4,7 @@
 // Each reads heap tables straight into columnar buffers and writes its
 // result into a new table with table_multi_insert.
 #include "pg/guard.hpp"
+#include "pg/args.hpp"
 #include "pg/engine.hpp"
 #include "pg/heap_io.hpp"
 #include "pg/spi.hpp"
@@ -139,10 +140,6 @@ std::vector<gpu::Predicate> parse_filter(const std::string& text, const Named& i
   return preds;
 }
 
-std::string text_arg(FunctionCallInfo fcinfo, int i) {
-  text* t = PG_GETARG_TEXT_PP(i);
-  return std::string(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
-}
 
 std::vector<std::string> text_array_arg(FunctionCallInfo fcinfo, int i) {
   if (PG_ARGISNULL(i)) return {};
