@@ -108,21 +108,7 @@ const gpu::Relation& Ctx::domain(const std::string& type) {
 }
 
 int32_t Ctx::constant_id(const lang::Term& t, lang::TypeKind kind) const {
-  if (kind == lang::TypeKind::Int) {
-    try {
-      size_t pos = 0;
-      long long v = std::stoll(t.text, &pos);
-      if (pos == t.text.size()) return static_cast<int32_t>(v);
-    } catch (...) {
-    }
-    throw lang::LangError(lang::LangError::Kind::TypeClash, 0, 0, t.text,
-                          "non-integer constant '" + t.text + "' in an integer argument");
-  }
-  auto it = sym_ids.find(t.text);
-  if (it == sym_ids.end())
-    throw lang::LangError(lang::LangError::Kind::BadValue, 0, 0, t.text,
-                          "constant '" + t.text + "' is missing from the symbol table (build input with make_input)");
-  return it->second;
+  return rule_constant_id(t, kind, sym_ids);
 }
 
 std::string Ctx::symbol_text(int32_t v, lang::TypeKind kind) const {
@@ -248,6 +234,29 @@ GroundOutput ground(const GroundInput& in, gpu::Engine& eng, const GroundOptions
   for (size_t i = 0; i < c.relevant.size(); ++i)
     if (c.relevant[i]) out.relevant_clauses.push_back(static_cast<int>(i));
   return out;
+}
+
+}  // namespace mln::ground
+
+namespace mln::ground {
+
+int32_t rule_constant_id(const lang::Term& t, lang::TypeKind kind,
+                         const std::unordered_map<std::string, int32_t>& sym_ids) {
+  if (kind == lang::TypeKind::Int) {
+    try {
+      size_t pos = 0;
+      long long v = std::stoll(t.text, &pos);
+      if (pos == t.text.size()) return static_cast<int32_t>(v);
+    } catch (...) {
+    }
+    throw lang::LangError(lang::LangError::Kind::TypeClash, 0, 0, t.text,
+                          "non-integer constant '" + t.text + "' in an integer argument");
+  }
+  auto it = sym_ids.find(t.text);
+  if (it == sym_ids.end())
+    throw lang::LangError(lang::LangError::Kind::BadValue, 0, 0, t.text,
+                          "constant '" + t.text + "' is missing from the symbol table");
+  return it->second;
 }
 
 }  // namespace mln::ground

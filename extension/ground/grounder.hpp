@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "lang/program.hpp"
@@ -86,6 +87,12 @@ struct GroundOutput {
 // Grounds `in` on `eng`.  Throws lang::LangError for semantic problems,
 // gpu::EngineError for engine failures (including cancellation).
 GroundOutput ground(const GroundInput& in, gpu::Engine& eng, const GroundOptions& opts = {});
+
+// Id of a constant written in a rule or query: its raw value for Int-typed
+// arguments, else its symbol id in `sym_ids`.  Throws lang::LangError
+// (TypeClash for a non-integer in an Int argument, BadValue when missing).
+int32_t rule_constant_id(const lang::Term& t, lang::TypeKind kind,
+                         const std::unordered_map<std::string, int32_t>& sym_ids);
 
 // Builds a GroundInput from text-level data, interning constants the way
 // Tuffy does (ids from 1 in first-seen order: program, queries, evidence)

@@ -181,21 +181,7 @@ class SqlGrounder {
 
   // Symbol id (or raw integer) of a constant term.
   int32_t constant_id(const lang::Term& t, TypeKind kind) const {
-    if (kind == TypeKind::Int) {
-      try {
-        size_t pos = 0;
-        long long v = std::stoll(t.text, &pos);
-        if (pos == t.text.size()) return static_cast<int32_t>(v);
-      } catch (...) {
-      }
-      throw lang::LangError(lang::LangError::Kind::TypeClash, 0, 0, t.text,
-                            "non-integer constant '" + t.text + "' in an integer argument");
-    }
-    auto it = sym_ids_.find(t.text);
-    if (it == sym_ids_.end())
-      throw lang::LangError(lang::LangError::Kind::BadValue, 0, 0, t.text,
-                            "constant '" + t.text + "' is missing from the symbol table");
-    return it->second;
+    return ground::rule_constant_id(t, kind, sym_ids_);
   }
 
   // Features outside this path: refused up front, before any work.
