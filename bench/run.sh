@@ -10,6 +10,9 @@
 #   MLN_BENCH_MICRO=0 / MLN_BENCH_HEAP=0 / MLN_BENCH_LOAD=0   skip the micro-benchmarks /
 #                                           heap-to-heap operators / evidence loading
 #   MLN_BENCH_SQL_MAX=10000                 largest generated size run on the plain-SQL path
+#   MLN_BENCH_WORKLOADS="smokers rc"        generated workloads to run
+#   MLN_BENCH_SAMPLES=0                     skip the Tuffy samples
+#   MLN_BENCH_APPEND=1                      add to (replace matching rows of) the existing runs.csv
 #
 # Needs the extension installed and a database reachable through the PG*
 # variables (make bench starts the private cluster and sets them).
@@ -31,7 +34,12 @@ sizes=${MLN_BENCH_SIZES:-1000 10000 100000}
 paths="cpu"
 [ -n "$gpu" ] && paths="gpu cpu"
 runs=$out/runs.csv
-echo "workload,size,path,load_s,ground_s,search_s,total_s,atoms,clauses,cost,hard_violated,cli_rss_kb,backend_rss_kb" >"$runs"
+if [ "${MLN_BENCH_APPEND:-0}" = 1 ] && [ -s "$runs" ]; then
+  # Add rows to an existing report (e.g. one more size); drop older rows of the same runs.
+  :
+else
+  echo "workload,size,path,load_s,ground_s,search_s,total_s,atoms,clauses,cost,hard_violated,cli_rss_kb,backend_rss_kb" >"$runs"
+fi
 
 # One end-to-end run; appends a CSV row and keeps the cost trace.
 run_one() {  # workload size path dir
@@ -50,19 +58,22 @@ run_one() {  # workload size path dir
   rss=$(sed -n 's/^RSS //p' "$log")
   brss=$(sed -n 's/.*grounding backend peak RSS: \([0-9]*\) kB/\1/p' "$log")
   if [ $rc -ne 0 ]; then echo "  $w $n $p: FAILED (see below)"; tail -5 "$log"; return; fi
+  sed -i "/^$w,$n,$p,/d" "$runs"
   echo "$w,$n,$p,$(ph load),$(ph ground),$(ph search),$(ph total),$atoms,$clauses,$cost,$hard,$rss,$brss" >>"$runs"
   echo "  $w n=$n $p: ground $(ph ground) s, search $(ph search) s, total $(ph total) s, $atoms atoms, $clauses clauses, cost $cost"
 }
 
 sql_max=${MLN_BENCH_SQL_MAX:-10000}   # the plain-SQL path is slow: only up to this size
 echo "== end to end ($machine)"
-for p in $paths sql; do
-  run_one smoke 0 "$p" "$DATA/smoke"
-  run_one class 0 "$p" "$DATA/class"
-done
+if [ "${MLN_BENCH_SAMPLES:-1}" != 0 ]; then
+  for p in $paths sql; do
+    run_one smoke 0 "$p" "$DATA/smoke"
+    run_one class 0 "$p" "$DATA/class"
+  done
+fi
 if [ -x "$build/bench/gen/mln_gen" ]; then
   for n in $sizes; do
-    for w in smokers rc; do
+    for w in ${MLN_BENCH_WORKLOADS:-smokers rc}; do
       "$build/bench/gen/mln_gen" "$w" "$n" "$work/$w-$n" >/dev/null || continue
       for p in $paths; do run_one "$w" "$n" "$p" "$work/$w-$n"; done
       [ "$n" -le "$sql_max" ] && run_one "$w" "$n" sql "$work/$w-$n"
