@@ -41,17 +41,15 @@ class EvidenceBuffer {
                                                                  : syms_.intern(a.args[k]));
     c.truth.push_back(a.truth ? 1 : 0);
     c.prior.push_back(a.prior);
-    c.has_prior |= !std::isnan(a.prior);
     ++count_;
   }
 
   // Writes everything gathered so far.
-  void flush(Spi& spi) {
+  void flush() {
     for (size_t p = 0; p < preds_.size(); ++p) {
       Cols& c = preds_[p];
       if (c.truth.empty()) continue;
       const auto& d = ctx_.prog.preds[p];
-      (void)spi;
       append_evidence(qualified(ctx_.schema, d.name), c.args, c.truth, c.prior);
       c = Cols();
     }
@@ -64,7 +62,6 @@ class EvidenceBuffer {
     std::vector<std::vector<int32_t>> args;
     std::vector<uint8_t> truth;
     std::vector<double> prior;
-    bool has_prior = false;
   };
   const ProgramCtx& ctx_;
   SymbolTable& syms_;
@@ -110,7 +107,7 @@ Datum mln_load_evidence(PG_FUNCTION_ARGS) {
     EvidenceBuffer buf(ctx, syms);
     parse_into(buf, ctx, text, 1);
     syms.flush(spi, ctx.schema);
-    buf.flush(spi);
+    buf.flush();
     n = buf.count();
     note_evidence(spi, ctx, n);
   });
@@ -141,12 +138,12 @@ Datum mln_ingest_evidence(PG_FUNCTION_ARGS) {
       parse_into(buf, ctx, body, first_line);
       if (buf.count() - n > (1 << 22)) {  // bound memory: flush every ~4M atoms
         syms.flush(spi, ctx.schema);
-        buf.flush(spi);
+        buf.flush();
         n = buf.count();
       }
     }
     syms.flush(spi, ctx.schema);
-    buf.flush(spi);
+    buf.flush();
     n = buf.count();
     spi.exec("TRUNCATE " + staging);
     note_evidence(spi, ctx, n);

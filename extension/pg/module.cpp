@@ -2,6 +2,7 @@
 // mln.device_info().  _PG_init only registers; it never touches CUDA.
 #include "pg/guard.hpp"
 #include "pg/engine.hpp"
+#include "pg/json.hpp"
 
 #include <climits>
 #include <sstream>
@@ -53,18 +54,6 @@ void _PG_init(void) {
 // mln.version(): the library's version.
 Datum mln_version(PG_FUNCTION_ARGS) { PG_RETURN_TEXT_P(cstring_to_text("0.1.0")); }
 
-namespace {
-// Escapes a string for a JSON literal.
-std::string json_str(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') { o += '\\'; o += c; }
-    else if (static_cast<unsigned char>(c) < 0x20) { char b[8]; snprintf(b, sizeof b, "\\u%04x", c); o += b; }
-    else o += c;
-  }
-  return o + "\"";
-}
-}  // namespace
 
 // mln.device_info(): JSON naming the backend in use and the GPU, if any.
 Datum mln_device_info(PG_FUNCTION_ARGS) {
@@ -73,16 +62,16 @@ Datum mln_device_info(PG_FUNCTION_ARGS) {
     mln::gpu::Engine& eng = mln::pg::engine_for("");
     mln::gpu::DeviceInfo d = mln::gpu::query_device();
     std::ostringstream o;
-    o << "{\"backend\": " << json_str(eng.backend() == mln::gpu::Backend::CUDA ? "cuda" : "cpu")
-      << ", \"engine\": " << json_str(mln::pg::guc_regress ? "<hidden>" : eng.name())
+    o << "{\"backend\": " << mln::pg::json_quote(eng.backend() == mln::gpu::Backend::CUDA ? "cuda" : "cpu")
+      << ", \"engine\": " << mln::pg::json_quote(mln::pg::guc_regress ? "<hidden>" : eng.name())
       << ", \"cuda_compiled\": " << (d.cuda_compiled ? "true" : "false")
       << ", \"device_count\": " << d.device_count;
     if (d.device_count > 0) {
-      o << ", \"device\": " << json_str(d.name) << ", \"memory_total_mb\": " << (d.total_memory >> 20)
+      o << ", \"device\": " << mln::pg::json_quote(d.name) << ", \"memory_total_mb\": " << (d.total_memory >> 20)
         << ", \"memory_free_mb\": " << (d.free_memory >> 20) << ", \"compute_capability\": \""
         << d.cc_major << "." << d.cc_minor << "\"";
     } else {
-      o << ", \"reason\": " << json_str(d.error);
+      o << ", \"reason\": " << mln::pg::json_quote(d.error);
     }
     unsigned hw = std::thread::hardware_concurrency();
     o << ", \"cpu_threads\": " << (mln::pg::guc_regress ? 0 : (mln::pg::guc_cpu_threads ? mln::pg::guc_cpu_threads : static_cast<int>(hw)))
