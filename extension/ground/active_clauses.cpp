@@ -86,27 +86,13 @@ class ActiveClauses {
     std::vector<int> order = plan_order(cl.lits);
     auto lit_sets = [&](int i) {
       const lang::Literal& l = cl.lits[i];
-      ClauseSets& r = sets(l.pred);
-      LiteralSets s;
-      if (l.positive) {
-        s.pass = r.pos_pass;
-        if (!c_.preds[l.pred].completely_specified) {
-          s.use = LiteralSets::Use::AntiFail;
-          s.fail = r.pos_fail;
-        }
-      } else {
-        s.pass = pos ? r.neg_pass_pos : r.neg_pass_neg;
-      }
-      return s;
+      return literal_sets(sets(l.pred), l, c_.preds[l.pred].completely_specified, pos);
     };
     Bindings b = run_plan(c_, cl.lits, conds, types, lit_sets, order, true);
     if (!cl.exist_vars.empty()) {
       auto all_rows = [&](int i) {
-        LiteralSets s;
-        sets(cl.lits[i].pred);
-        s.pass = st_[cl.lits[i].pred].view;
-        if (cl.lits[i].positive) s.use = LiteralSets::Use::SkipBound;
-        return s;
+        sets(cl.lits[i].pred);  // makes the predicate's view ready
+        return all_row_sets(st_[cl.lits[i].pred].view, cl.lits[i]);
       };
       Bindings rows = run_plan(c_, cl.lits, conds, types, all_rows, order, true);
       drop_satisfied_groups(c_, b, rows, cl.exist_vars);

@@ -125,26 +125,11 @@ class Closure {
         s.pass = with_tids(c_, st_[p].view, p, delta_[p]);
         return s;
       }
-      RoundSets& r = sets(p);
-      if (l.positive) {
-        s.pass = r.pos_pass;
-        if (!c_.preds[p].completely_specified) {  // absent tuples read as false
-          s.use = LiteralSets::Use::AntiFail;
-          s.fail = r.pos_fail;
-        }
-      } else {
-        s.pass = pos ? r.neg_pass_pos : r.neg_pass_neg;
-      }
-      return s;
+      return literal_sets(sets(p), l, c_.preds[p].completely_specified, pos);
     };
     Bindings b = run_plan(c_, cl.lits, conds, types, lit_sets, order, true);
     if (!cl.exist_vars.empty()) {
-      auto all_rows = [&](int i) {
-        LiteralSets s;
-        s.pass = st_[cl.lits[i].pred].view;
-        if (cl.lits[i].positive) s.use = LiteralSets::Use::SkipBound;
-        return s;
-      };
+      auto all_rows = [&](int i) { return all_row_sets(st_[cl.lits[i].pred].view, cl.lits[i]); };
       Bindings rows = run_plan(c_, cl.lits, conds, types, all_rows, order, true);
       drop_satisfied_groups(c_, b, rows, cl.exist_vars);
     }

@@ -25,6 +25,36 @@ struct LiteralSets {
   gpu::Relation fail;
 };
 
+// The sets one literal is evaluated against, from a predicate's per-phase
+// sets (fields pos_pass, pos_fail, neg_pass_pos, neg_pass_neg; the closure
+// and the active-clause phase fill them by their own condition tables).  A
+// positive literal whose tuple is absent reads as false, so it only drops
+// bindings whose tuple is true for sure -- except on a completely specified
+// (**) predicate, where an absent tuple drops the binding.
+template <class Sets>
+LiteralSets literal_sets(const Sets& r, const lang::Literal& l, bool completely_specified, bool positive_clause) {
+  LiteralSets s;
+  if (l.positive) {
+    s.pass = r.pos_pass;
+    if (!completely_specified) {
+      s.use = LiteralSets::Use::AntiFail;
+      s.fail = r.pos_fail;
+    }
+  } else {
+    s.pass = positive_clause ? r.neg_pass_pos : r.neg_pass_neg;
+  }
+  return s;
+}
+
+// The sets of the join-only plan of an EXIST clause: every row of the
+// predicate's view, positive literals with bound variables kept as they are.
+inline LiteralSets all_row_sets(const gpu::Relation& view, const lang::Literal& l) {
+  LiteralSets s;
+  s.pass = view;
+  if (l.positive) s.use = LiteralSets::Use::SkipBound;
+  return s;
+}
+
 // Literal view of a predicate relation in PredCols layout: [args..., tid, zero].
 gpu::Relation lit_view(Ctx& c, const gpu::Relation& full, int pred);
 // Rows of a literal view matching the literal's constants and repeated variables.
