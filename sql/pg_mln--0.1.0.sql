@@ -259,6 +259,17 @@ CREATE FUNCTION mln.ground(name text, device text DEFAULT 'auto', activate_all b
 COMMENT ON FUNCTION mln.ground(text, text, boolean, text[]) IS
   'grounds the program (KBMC, active-atom closure, active clauses) on the operator engine; device auto|gpu|cpu; returns counts and per-phase seconds';
 
+-- SQL text that decodes an int4[] of argument ids (`args`, for a predicate
+-- row aliased p) into constant strings: raw numbers for int-typed arguments,
+-- symbols from the program's dictionary otherwise.  Set-based, so it runs
+-- inside the caller's query instead of once per row.
+CREATE FUNCTION mln._decoded_args_sql(sch name, args text) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT AS $$
+  SELECT format('ARRAY(SELECT CASE WHEN p.arg_kinds[u.o] = ''int'' THEN u.v::text ELSE s.name END '
+                'FROM unnest(%s) WITH ORDINALITY AS u(v, o) LEFT JOIN %I._symbols s ON s.id = u.v ORDER BY u.o)',
+                args, sch)
+$$;
+
 CREATE FUNCTION mln.ground_atoms(name text)
   RETURNS TABLE (id int4, predicate text, arguments text[], evidence boolean, prior float8, is_query boolean)
 LANGUAGE plpgsql STABLE STRICT AS $$
@@ -270,9 +281,9 @@ BEGIN
       HINT = 'run mln.ground(name) first';
   END IF;
   RETURN QUERY EXECUTE format(
-    'SELECT a.id, p.name, ARRAY(SELECT CASE WHEN p.arg_kinds[u.o] = ''int'' THEN u.v::text ELSE s.name END FROM unnest(a.args) WITH ORDINALITY AS u(v, o) LEFT JOIN %I._symbols s ON s.id = u.v ORDER BY u.o), a.evidence, a.prior, a.is_query
+    'SELECT a.id, p.name, %s, a.evidence, a.prior, a.is_query
        FROM %I._atoms a JOIN mln.predicates p ON p.program = $1 AND p.idx = a.pred ORDER BY a.id',
-    r.schema_name, r.schema_name) USING name;
+    mln._decoded_args_sql(r.schema_name, 'a.args'), r.schema_name) USING name;
 END $$;
 COMMENT ON FUNCTION mln.ground_atoms(text) IS 'the ground atoms (MRF variables) with predicate names and constants';
 
@@ -451,14 +462,15 @@ BEGIN
       HINT = 'run mln.ground(name), then mln.wait(mln.infer(name))';
   END IF;
   RETURN QUERY EXECUTE format(
-    'SELECT p.name, ARRAY(SELECT CASE WHEN p.arg_kinds[u.o] = ''int'' THEN u.v::text ELSE s.name END FROM unnest(a.args) WITH ORDINALITY AS u(v, o) LEFT JOIN %I._symbols s ON s.id = u.v ORDER BY u.o), coalesce(m.truth, false)
+    'SELECT p.name, %s, coalesce(m.truth, false)
        FROM %I._atoms a JOIN mln.predicates p ON p.program = $1 AND p.idx = a.pred
        LEFT JOIN %I._map m ON m.atom = a.id
       WHERE a.is_query
      UNION ALL
-     SELECT p.name, ARRAY(SELECT CASE WHEN p.arg_kinds[u.o] = ''int'' THEN u.v::text ELSE s.name END FROM unnest(q.args) WITH ORDINALITY AS u(v, o) LEFT JOIN %I._symbols s ON s.id = u.v ORDER BY u.o), true
+     SELECT p.name, %s, true
        FROM %I._query_evidence q JOIN mln.predicates p ON p.program = $1 AND p.idx = q.pred
-     ORDER BY 1, 2', r.schema_name, r.schema_name, r.schema_name, r.schema_name, r.schema_name) USING name;
+     ORDER BY 1, 2', mln._decoded_args_sql(r.schema_name, 'a.args'), r.schema_name, r.schema_name,
+    mln._decoded_args_sql(r.schema_name, 'q.args'), r.schema_name) USING name;
 END $$;
 COMMENT ON FUNCTION mln.map(text) IS 'MAP truth of the query atoms (true query evidence included)';
 
