@@ -48,6 +48,7 @@ void run(benchmark::State& state, std::shared_ptr<Prepared> p, bool cuda) {
   std::unique_ptr<mln::gpu::Engine> eng = cuda ? mln::gpu::make_cuda_engine() : mln::gpu::make_cpu_engine();
   std::map<std::string, double> phase;
   mln::ground::GroundOutput g;
+  eng->reset_peak_memory();
   for (auto _ : state) {
     g = mln::ground::ground(p->in, *eng);
     for (const auto& ph : g.phases) phase[ph.phase] += ph.seconds;
@@ -58,6 +59,7 @@ void run(benchmark::State& state, std::shared_ptr<Prepared> p, bool cuda) {
   state.counters["rounds"] = g.closure_rounds;
   state.counters["tuples"] = static_cast<double>(p->tuples);
   for (const auto& [name, s] : phase) state.counters[name + "_s"] = s / it;
+  state.counters["engine_peak_mb"] = static_cast<double>(eng->peak_memory_bytes()) / 1048576.0;
   state.SetLabel(eng->name());
 }
 
@@ -72,10 +74,21 @@ void register_all() {
     w.query = read(dir + "/query.db");
     return w;
   });
+  // MLN_BENCH_GROUND_SIZES="10000 100000 560000" picks the generated sizes
+  // (RC at 560,000 papers is about 10^8 ground clauses); sizes above
+  // MLN_BENCH_GROUND_CPU_MAX (default 100000) run on the GPU only.
   std::vector<size_t> sizes = {10000, 100000};
-  const char* big = std::getenv("MLN_BENCH_BIG");
-  if (big && std::string(big) == "1") sizes.push_back(1000000);
+  if (const char* s = std::getenv("MLN_BENCH_GROUND_SIZES")) {
+    sizes.clear();
+    std::istringstream in(s);
+    for (size_t n; in >> n;) sizes.push_back(n);
+  }
+  size_t cpu_max = 100000;
+  if (const char* s = std::getenv("MLN_BENCH_GROUND_CPU_MAX")) cpu_max = std::strtoull(s, nullptr, 10);
+  std::map<std::string, size_t> size_of;
   for (size_t n : sizes) {
+    size_of["smokers/" + std::to_string(n)] = n;
+    size_of["rc/" + std::to_string(n)] = n;
     loads.emplace_back("smokers/" + std::to_string(n), [n] { return mln::bench::smokers(n, 1); });
     loads.emplace_back("rc/" + std::to_string(n), [n] { return mln::bench::rc(n, 1); });
   }
@@ -89,6 +102,7 @@ void register_all() {
     auto shared = std::make_shared<decltype(lazy)>(lazy);
     for (int b = 0; b < (gpu ? 2 : 1); ++b) {
       bool cuda = b == 1;
+      if (!cuda && gpu && size_of.count(name) && size_of[name] > cpu_max) continue;
       benchmark::RegisterBenchmark(("ground/" + name + (cuda ? "/cuda" : "/cpu")).c_str(),
                                    [shared, cuda](benchmark::State& st) { run(st, (*shared)(), cuda); })
           ->Unit(benchmark::kMillisecond)

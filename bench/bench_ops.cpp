@@ -5,6 +5,11 @@
 //   bench_ops [--benchmark_format=json]      sizes 10^6 and 10^7 rows
 //   MLN_BENCH_MAX_ROWS=100000000 bench_ops   adds 10^8 (GPU memory permitting)
 //
+// join, join2key, anti_join, distinct and fixpoint_step run with the default
+// algorithm (Auto); their
+// _hash and _sort twins force EngineOptions::join_algorithm /
+// distinct_algorithm, so the two forms are compared in one run.
+//
 // bytes_per_second counts bytes read plus bytes written by the operator
 // (inputs, outputs); the copy benchmark counts its read plus its write, so
 // op_bandwidth / copy_bandwidth is the fraction of the roofline achieved.
@@ -43,8 +48,17 @@ double rel_bytes(const Relation& r) { return static_cast<double>(r.rows()) * r.n
 struct Backendy {
   std::string label;
   Backend backend;
-  std::shared_ptr<Engine> engine;
+  std::shared_ptr<Engine> engine;  // default options
+  std::shared_ptr<Engine> hash;    // join_algorithm = distinct_algorithm = Hash
+  std::shared_ptr<Engine> sort;    // join_algorithm = distinct_algorithm = Sort
 };
+
+// Engine of backend `b` with both key-matching algorithms set to `a`.
+std::shared_ptr<Engine> engine_with(Backend b, Algorithm a) {
+  EngineOptions o;
+  o.join_algorithm = o.distinct_algorithm = a;
+  return std::shared_ptr<Engine>(b == Backend::CPU ? make_cpu_engine(o) : make_cuda_engine(o));
+}
 
 // Records rows/s (input rows) and bytes/s (bytes read + written per iteration).
 void report(benchmark::State& st, size_t rows, double bytes, const std::string& label) {
@@ -91,51 +105,57 @@ void register_size(const Backendy& b, size_t n) {
     });
   })->UseRealTime()->Unit(benchmark::kMillisecond);
 
-  benchmark::RegisterBenchmark(("join" + suffix).c_str(), [=](benchmark::State& st) {
-    ensure();
-    run_op(st, b, n, [&] {
-      Relation r = eng->join(in->a, in->b, {0}, {0}, {{0, 0}, {0, 1}, {1, 1}});
-      st.counters["out_rows"] = static_cast<double>(r.rows());
-      return rel_bytes(in->a) + rel_bytes(in->b) + rel_bytes(r);
-    });
-  })->UseRealTime()->Unit(benchmark::kMillisecond);
+  // join, anti_join, distinct and fixpoint_step with engine `e`, under names with `tag` appended.
+  auto keyed = [=](const std::string& tag, std::shared_ptr<Engine> e) {
+    benchmark::RegisterBenchmark(("join" + tag + suffix).c_str(), [=](benchmark::State& st) {
+      ensure();
+      run_op(st, b, n, [&] {
+        Relation r = e->join(in->a, in->b, {0}, {0}, {{0, 0}, {0, 1}, {1, 1}});
+        st.counters["out_rows"] = static_cast<double>(r.rows());
+        return rel_bytes(in->a) + rel_bytes(in->b) + rel_bytes(r);
+      });
+    })->UseRealTime()->Unit(benchmark::kMillisecond);
 
-  benchmark::RegisterBenchmark(("join2key" + suffix).c_str(), [=](benchmark::State& st) {
-    ensure();
-    run_op(st, b, n, [&] {
-      Relation r = eng->join(in->a, in->edges, {0, 1}, {1, 0}, {{0, 0}, {0, 1}});
-      return rel_bytes(in->a) + rel_bytes(in->edges) + rel_bytes(r);
-    });
-  })->UseRealTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("join2key" + tag + suffix).c_str(), [=](benchmark::State& st) {
+      ensure();
+      run_op(st, b, n, [&] {
+        Relation r = e->join(in->a, in->edges, {0, 1}, {1, 0}, {{0, 0}, {0, 1}});
+        return rel_bytes(in->a) + rel_bytes(in->edges) + rel_bytes(r);
+      });
+    })->UseRealTime()->Unit(benchmark::kMillisecond);
 
-  benchmark::RegisterBenchmark(("distinct" + suffix).c_str(), [=](benchmark::State& st) {
-    ensure();
-    run_op(st, b, n, [&] {
-      Relation r = eng->distinct(in->edges);
-      return rel_bytes(in->edges) + rel_bytes(r);
-    });
-  })->UseRealTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("distinct" + tag + suffix).c_str(), [=](benchmark::State& st) {
+      ensure();
+      run_op(st, b, n, [&] {
+        Relation r = e->distinct(in->edges);
+        return rel_bytes(in->edges) + rel_bytes(r);
+      });
+    })->UseRealTime()->Unit(benchmark::kMillisecond);
 
-  benchmark::RegisterBenchmark(("anti_join" + suffix).c_str(), [=](benchmark::State& st) {
-    ensure();
-    run_op(st, b, n, [&] {
-      Relation r = eng->anti_join(in->a, in->half, {0}, {1});
-      return rel_bytes(in->a) + rel_bytes(in->half) + rel_bytes(r);
-    });
-  })->UseRealTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("anti_join" + tag + suffix).c_str(), [=](benchmark::State& st) {
+      ensure();
+      run_op(st, b, n, [&] {
+        Relation r = e->anti_join(in->a, in->half, {0}, {1});
+        return rel_bytes(in->a) + rel_bytes(in->half) + rel_bytes(r);
+      });
+    })->UseRealTime()->Unit(benchmark::kMillisecond);
 
-  // One semi-naive round of transitive closure: new = delta |><| edges,
-  // fresh = new - full, full = full + fresh (full = delta = edges).
-  benchmark::RegisterBenchmark(("fixpoint_step" + suffix).c_str(), [=](benchmark::State& st) {
-    ensure();
-    run_op(st, b, n, [&] {
-      Relation derived = eng->join(in->edges, in->edges, {1}, {0}, {{0, 0}, {1, 1}});
-      Relation fresh = eng->difference(derived, in->edges);
-      Relation full = eng->union_all(in->edges, fresh);
-      st.counters["derived_rows"] = static_cast<double>(derived.rows());
-      return 2 * rel_bytes(in->edges) + 2 * rel_bytes(derived) + rel_bytes(fresh) + rel_bytes(full);
-    });
-  })->UseRealTime()->Unit(benchmark::kMillisecond);
+    // One semi-naive round of transitive closure: new = delta |><| edges,
+    // fresh = new - full, full = full + fresh (full = delta = edges).
+    benchmark::RegisterBenchmark(("fixpoint_step" + tag + suffix).c_str(), [=](benchmark::State& st) {
+      ensure();
+      run_op(st, b, n, [&] {
+        Relation derived = e->join(in->edges, in->edges, {1}, {0}, {{0, 0}, {1, 1}});
+        Relation fresh = e->difference(derived, in->edges);
+        Relation full = e->union_all(in->edges, fresh);
+        st.counters["derived_rows"] = static_cast<double>(derived.rows());
+        return 2 * rel_bytes(in->edges) + 2 * rel_bytes(derived) + rel_bytes(fresh) + rel_bytes(full);
+      });
+    })->UseRealTime()->Unit(benchmark::kMillisecond);
+  };
+  keyed("", eng);
+  keyed("_hash", b.hash);
+  keyed("_sort", b.sort);
 
   // Roofline: copying a relation-sized buffer within backend memory.
   benchmark::RegisterBenchmark(("copy" + suffix).c_str(), [=](benchmark::State& st) {
@@ -159,9 +179,12 @@ int main(int argc, char** argv) {
   if (const char* v = std::getenv("MLN_BENCH_CPU_MAX_ROWS")) cpu_max_rows = std::strtoull(v, nullptr, 10);
 
   std::vector<Backendy> backends;
-  backends.push_back({"cpu", Backend::CPU, std::shared_ptr<Engine>(make_cpu_engine())});
+  backends.push_back({"cpu", Backend::CPU, std::shared_ptr<Engine>(make_cpu_engine()),
+                      engine_with(Backend::CPU, Algorithm::Hash), engine_with(Backend::CPU, Algorithm::Sort)});
   DeviceInfo dev = query_device();
-  if (dev.device_count > 0) backends.push_back({"cuda", Backend::CUDA, std::shared_ptr<Engine>(make_cuda_engine())});
+  if (dev.device_count > 0)
+    backends.push_back({"cuda", Backend::CUDA, std::shared_ptr<Engine>(make_cuda_engine()),
+                        engine_with(Backend::CUDA, Algorithm::Hash), engine_with(Backend::CUDA, Algorithm::Sort)});
   benchmark::AddCustomContext("cuda_device", dev.device_count > 0 ? dev.name : ("none: " + dev.error));
 
   for (const auto& b : backends) {

@@ -23,6 +23,13 @@ def fnum(v, fmt="{:.3f}"):
         return "-"
 
 
+def span(r):
+    """Range of the totals over repeated runs, e.g. '0.78-0.84 (5)'."""
+    if not r.get("runs") or r["runs"] in ("", "1"):
+        return "-"
+    return f"{fnum(r['total_min_s'])}-{fnum(r['total_max_s'])} ({r['runs']})"
+
+
 def load_runs(out):
     path = os.path.join(out, "runs.csv")
     if not os.path.exists(path):
@@ -119,19 +126,26 @@ def main():
           "## End to end (pg_mln command line)", "",
           "Seconds per phase as the command line reports them (load = evidence COPY and ingest; ground = "
           "`mln.ground` inside PostgreSQL; search = worker: read network, components, MaxWalkSAT, write back). "
-          "RSS: peak resident memory of the command line and of the grounding backend.", "",
-          "| workload | size | path | load s | ground s | search s | total s | atoms | clauses | cost | hard viol. | CLI RSS MB | backend RSS MB |",
-          "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+          "RSS: peak resident memory of the command line and of the grounding backend. Engine MB: the operator "
+          "engine's working memory at its peak during grounding (device memory on the gpu path, host memory on "
+          "the cpu path). Search GPU MB: device memory of the GPU MaxWalkSAT at its peak. Samples run several times: "
+          "the row is the run with the median total, with the range of totals beside it.", "",
+          "| workload | size | path | load s | ground s | search s | total s | total range (runs) | atoms | clauses | cost | hard viol. | CLI RSS MB | backend RSS MB | engine MB | search GPU MB |",
+          "|---|---:|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in runs:
         md.append(f"| {r['workload']} | {r['size'] if r['size'] != '0' else '-'} | {r['path']} | {fnum(r['load_s'])} | "
-                  f"{fnum(r['ground_s'])} | {fnum(r['search_s'])} | {fnum(r['total_s'])} | {r['atoms']} | {r['clauses']} | "
-                  f"{r['cost']} | {r['hard_violated']} | {fnum(float(r['cli_rss_kb'] or 0) / 1024, '{:.0f}')} | "
-                  f"{fnum(float(r['backend_rss_kb'] or 0) / 1024, '{:.0f}')} |")
+                  f"{fnum(r['ground_s'])} | {fnum(r['search_s'])} | {fnum(r['total_s'])} | {span(r)} | {r['atoms']} | "
+                  f"{r['clauses']} | {r['cost']} | {r['hard_violated']} | "
+                  f"{fnum(float(r['cli_rss_kb'] or 0) / 1024, '{:.0f}')} | "
+                  f"{fnum(float(r['backend_rss_kb'] or 0) / 1024, '{:.0f}')} | {fnum(r.get('ground_engine_mb'), '{:.1f}')} | "
+                  f"{fnum(r.get('search_gpu_mb'), '{:.1f}')} |")
     md += ["", "## Against Tuffy", "",
            "Tuffy's figures for class on a 2-core machine like the development machines: 9,650 atoms, 73,265 clauses, "
            "0.78 s grounding, 12.6-14.6 s end to end, cost 361.56.", "",
-           "| workload | path | counts equal Tuffy's | ground speed-up | end-to-end speed-up | cost (Tuffy) |",
-           "|---|---|---|---:|---:|---|"]
+           "End-to-end speed-up: Tuffy's 12.6-14.6 s over the median total; slowest run: Tuffy's 12.6 s over the "
+           "slowest of the repeated runs.", "",
+           "| workload | path | counts equal Tuffy's | ground speed-up | end-to-end speed-up | slowest run | cost (Tuffy) |",
+           "|---|---|---|---:|---:|---:|---|"]
     for r in runs:
         t = TUFFY.get(r["workload"])
         if not t:
@@ -140,7 +154,10 @@ def main():
         g = f"{t['ground_s'] / float(r['ground_s']):.1f}x" if "ground_s" in t and r["ground_s"] else "-"
         e = (f"{t['total_s'][0] / float(r['total_s']):.1f}-{t['total_s'][1] / float(r['total_s']):.1f}x"
              if "total_s" in t and r["total_s"] else "-")
-        md.append(f"| {r['workload']} | {r['path']} | {'yes' if same else 'NO'} | {g} | {e} | {r['cost']} ({t['cost']}) |")
+        worst = (f"{t['total_s'][0] / float(r['total_max_s']):.1f}x"
+                 if "total_s" in t and r.get("total_max_s") else "-")
+        md.append(f"| {r['workload']} | {r['path']} | {'yes' if same else 'NO'} | {g} | {e} | {worst} | "
+                  f"{r['cost']} ({t['cost']}) |")
     # Grounding: operator engine against the plain-SQL path (Tuffy's generated SQL).
     by = {}
     for r in runs:
@@ -162,7 +179,7 @@ def main():
     for name, counters, title in [
         ("bench_ops", ["bytes_per_second", "frac_of_copy_bw"], "Operators (bytes moved per second; fraction of a plain copy's bandwidth on the same backend and size)"),
         ("bench_walksat", ["flips_per_s", "seconds_to_target", "best_cost"], "MaxWalkSAT"),
-        ("bench_ground", ["atoms", "clauses", "seconds"], "Grounding (library level)"),
+        ("bench_ground", ["atoms", "clauses", "clauses_s", "consolidate_s", "engine_peak_mb"], "Grounding (library level)"),
     ]:
         t = micro_table(out, name, counters)
         if t:

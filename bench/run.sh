@@ -13,6 +13,7 @@
 #   MLN_BENCH_WORKLOADS="smokers rc"        generated workloads to run
 #   MLN_BENCH_SAMPLES=0                     skip the Tuffy samples
 #   MLN_BENCH_APPEND=1                      add to (replace matching rows of) the existing runs.csv
+#   MLN_BENCH_REPEAT=5                      runs per Tuffy sample (the median total is reported, with min and max)
 #
 # Needs the extension installed and a database reachable through the PG*
 # variables (make bench starts the private cluster and sets them).
@@ -38,11 +39,12 @@ if [ "${MLN_BENCH_APPEND:-0}" = 1 ] && [ -s "$runs" ]; then
   # Add rows to an existing report (e.g. one more size); drop older rows of the same runs.
   :
 else
-  echo "workload,size,path,load_s,ground_s,search_s,total_s,atoms,clauses,cost,hard_violated,cli_rss_kb,backend_rss_kb" >"$runs"
+  echo "workload,size,path,load_s,ground_s,search_s,total_s,atoms,clauses,cost,hard_violated,cli_rss_kb,backend_rss_kb,ground_engine_mb,search_gpu_mb,runs,total_min_s,total_max_s" >"$runs"
 fi
 
-# One end-to-end run; appends a CSV row and keeps the cost trace.
-run_one() {  # workload size path dir
+# One end-to-end run; writes its CSV fields (without the repetition columns)
+# to stdout and keeps the cost trace.  Fails when the command line failed.
+run_once() {  # workload size path dir
   local w=$1 n=$2 p=$3 d=$4
   local log=$work/$w-$n-$p.log trace=$out/trace-$w-$n-$p.dat
   rm -f "$trace"
@@ -50,25 +52,42 @@ run_one() {  # workload size path dir
     -queryFile "$d/query.db" -r "$work/out.txt" --device "$p" -timeout "${MLN_BENCH_TIMEOUT:-60}" -verbose 1 >"$log" 2>&1
   local rc=$?
   ph() { awk -v k="$1" '$1 == k { print $2 }' "$log"; }
-  local atoms clauses cost hard rss brss
+  local atoms clauses cost hard rss brss gmem smem
   atoms=$(sed -n 's/### atoms = \([0-9]*\); clauses = \([0-9]*\)/\1/p' "$log")
   clauses=$(sed -n 's/### atoms = \([0-9]*\); clauses = \([0-9]*\)/\2/p' "$log")
   cost=$(sed -n 's/### Best answer has cost //p' "$log")
   hard=$(sed -n 's/### \([0-9]*\) hard clause(s) violated/\1/p' "$log"); hard=${hard:-0}
   rss=$(sed -n 's/^RSS //p' "$log")
   brss=$(sed -n 's/.*grounding backend peak RSS: \([0-9]*\) kB/\1/p' "$log")
-  if [ $rc -ne 0 ]; then echo "  $w $n $p: FAILED (see below)"; tail -5 "$log"; return; fi
+  # Working memory of the operator engine at its peak (device memory on the GPU path).
+  gmem=$(sed -n 's/.*"engine_peak_bytes": \([0-9]*\).*/\1/p' "$log" | awk '{ printf "%.1f", $1 / 1048576 }')
+  smem=$(sed -n 's/.*search GPU memory peak: \([0-9]*\) kB/\1/p' "$log" | awk '{ printf "%.1f", $1 / 1024 }')
+  if [ $rc -ne 0 ]; then echo "  $w $n $p: FAILED (see below)" >&2; tail -5 "$log" >&2; return 1; fi
+  echo "$w,$n,$p,$(ph load),$(ph ground),$(ph search),$(ph total),$atoms,$clauses,$cost,$hard,$rss,$brss,$gmem,${smem:-0}"
+}
+
+# `reps` end-to-end runs (default 1); appends the run with the median total
+# to runs.csv, with the number of runs and the smallest and largest total.
+run_one() {  # workload size path dir [reps]
+  local w=$1 n=$2 p=$3 d=$4 reps=${5:-1} rows=$work/rows.csv
+  : >"$rows"
+  for _ in $(seq "$reps"); do run_once "$w" "$n" "$p" "$d" >>"$rows" || return; done
+  local med min max
+  med=$(sort -t, -k7,7g "$rows" | sed -n "$(( (reps + 1) / 2 ))p")
+  min=$(cut -d, -f7 "$rows" | sort -g | head -1)
+  max=$(cut -d, -f7 "$rows" | sort -g | tail -1)
   sed -i "/^$w,$n,$p,/d" "$runs"
-  echo "$w,$n,$p,$(ph load),$(ph ground),$(ph search),$(ph total),$atoms,$clauses,$cost,$hard,$rss,$brss" >>"$runs"
-  echo "  $w n=$n $p: ground $(ph ground) s, search $(ph search) s, total $(ph total) s, $atoms atoms, $clauses clauses, cost $cost"
+  echo "$med,$reps,$min,$max" >>"$runs"
+  IFS=, read -r _ _ _ _ g s t a c cost _ <<<"$med"
+  echo "  $w n=$n $p: ground $g s, search $s s, total $t s (median of $reps; $min-$max), $a atoms, $c clauses, cost $cost"
 }
 
 sql_max=${MLN_BENCH_SQL_MAX:-10000}   # the plain-SQL path is slow: only up to this size
 echo "== end to end ($machine)"
 if [ "${MLN_BENCH_SAMPLES:-1}" != 0 ]; then
   for p in $paths sql; do
-    run_one smoke 0 "$p" "$DATA/smoke"
-    run_one class 0 "$p" "$DATA/class"
+    run_one smoke 0 "$p" "$DATA/smoke" "${MLN_BENCH_REPEAT:-5}"
+    run_one class 0 "$p" "$DATA/class" "${MLN_BENCH_REPEAT:-5}"
   done
 fi
 if [ -x "$build/bench/gen/mln_gen" ]; then

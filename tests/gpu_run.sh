@@ -10,14 +10,19 @@
 # Writes logs and tables to $OUT (default ./gpu-out) and prints a summary last.
 #
 # Usage: bash tests/gpu_prepare.sh here, then on the GPU host (device tool,
-# carry .devcache): bash tests/gpu_run.sh [quick|bench|micro|full]
+# carry .devcache): bash tests/gpu_run.sh [quick|bench|micro|full|quick+micro]
 #   quick: build and tests; bench: build and the benchmark suite (end to end,
-#   heap-to-heap operators); micro: build and the micro-benchmarks; full: all
+#   heap-to-heap operators; MLN_BENCH_* select sizes and workloads, and
+#   MLN_BENCH_APPEND=1 adds to the results of an earlier call on the same
+#   machine); micro: build and the micro-benchmarks; full: all.  Modes join
+#   with '+'.  The builds (PostgreSQL in /tmp/pg, pg_mln in build/gpu-cuda)
+#   are reused by later calls while the machine stays warm.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$root/gpu-out}
 mkdir -p "$OUT"
 mode=${1:-full}
+has() { case "+$mode+" in *"+$1+"*|*"+full+"*) return 0 ;; esac; return 1; }
 cd "$root"
 summary=$OUT/summary.md
 : >"$summary"
@@ -35,13 +40,15 @@ note "- host: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB"
 
 # 1. PostgreSQL from the carried source.
 t0=$(date +%s)
-if ! bash .devcache/pg-build.sh >"$OUT/build.log" 2>&1; then note "PostgreSQL build FAILED"; exit 1; fi
+if [ -x /tmp/pg/bin/postgres ] && [ -x /tmp/pg/bin/pg_config ]; then
+  echo "PostgreSQL: reusing /tmp/pg" >"$OUT/build.log"
+elif ! bash .devcache/pg-build.sh >"$OUT/build.log" 2>&1; then note "PostgreSQL build FAILED"; exit 1; fi
 export PATH=/tmp/pg/bin:$PATH
 note "- PostgreSQL: $(/tmp/pg/bin/postgres --version) built in $(( $(date +%s) - t0 )) s"
 
 # 2. pg_mln with CUDA.
 t0=$(date +%s)
-B=/tmp/mln-build
+B=$root/build/gpu-cuda
 # GoogleTest, Google Benchmark and METIS come from .devcache/deps (tests/gpu_prepare.sh).
 export LD_LIBRARY_PATH=$root/.devcache/deps/usr/lib/x86_64-linux-gnu:/tmp/pg/lib:${LD_LIBRARY_PATH:-}
 { cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DMLN_DATASETS="$root/.devcache/datasets" \
@@ -53,7 +60,7 @@ grep -q "CUDA backend ON" "$OUT/build.log" && note "- pg_mln: built with CUDA in
 # 3. GoogleTest with the GPU required.
 export MLN_REQUIRE_GPU=1 MLN_DATASETS="$root/.devcache/datasets"
 ctest_rc=skipped
-if [ "$mode" != bench ] && [ "$mode" != micro ]; then
+if has quick; then
 (cd $B && ctest --output-on-failure --timeout 900) >"$OUT/ctest.log" 2>&1
 ctest_rc=$?
 note ""
@@ -77,7 +84,7 @@ psql -qX -d mln_check -c "CREATE EXTENSION pgtap" >/dev/null
 psql -qX -d mln_check -c "CREATE EXTENSION pg_mln" >/dev/null
 sql_fail=0
 export MLN_PG_BINDIR=/tmp/pg/bin
-if [ "$mode" != bench ] && [ "$mode" != micro ]; then
+if has quick; then
 note ""
 note "## SQL (pgTAP files through psql, PGOPTIONS=-c mln.device=gpu)"
 note '```'
@@ -110,7 +117,7 @@ fi
 
 # 5. Benchmarks: the suite's GPU half (bench/run.sh: end to end per path,
 # heap-to-heap operators vs PostgreSQL, micro-benchmarks), tarred into $OUT.
-if [ "$mode" != quick ]; then
+if has micro || has bench; then
   note ""
   note "## Benchmarks"
   gname=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr ' ' '-' | tr -cd 'A-Za-z0-9_-')
@@ -118,15 +125,16 @@ if [ "$mode" != quick ]; then
   export MLN_BENCH_SIZES=${MLN_BENCH_SIZES:-1000 10000 100000}
   export MLN_BENCH_MAX_ROWS=${MLN_BENCH_MAX_ROWS:-100000000} MLN_BENCH_CPU_MAX_ROWS=${MLN_BENCH_CPU_MAX_ROWS:-10000000}
   export MLN_BENCH_MAX_CLAUSES=${MLN_BENCH_MAX_CLAUSES:-10000000} MLN_BENCH_TIMEOUT=${MLN_BENCH_TIMEOUT:-60}
-  if [ "$mode" = micro ]; then
-    # The micro-benchmarks alone (a second call, to stay within one call's time).
-    for b in bench_ops bench_walksat bench_ground; do
+  if has micro; then
+    for b in ${MLN_MICRO_BENCHES:-bench_ops bench_walksat bench_ground}; do
       timeout 200 $B/bench/$b --benchmark_out="$OUT/$b.json" --benchmark_out_format=json \
         --benchmark_min_time=0.1 >/dev/null 2>>"$OUT/build.log"
       note "- $b: exit $?"
     done
-  else
-    PGDATABASE=postgres MLN_BENCH_MICRO=0 MLN_BENCH_LOAD=${MLN_BENCH_LOAD:-0} timeout 480 bash bench/run.sh $B >"$OUT/bench.log" 2>&1
+  fi
+  if has bench; then
+    PGDATABASE=postgres MLN_BENCH_MICRO=0 MLN_BENCH_LOAD=${MLN_BENCH_LOAD:-0} timeout ${MLN_BENCH_WALL:-480} \
+      bash bench/run.sh $B >"$OUT/bench.log" 2>&1
     note "bench/run.sh: exit $?"
     tail -25 "$OUT/bench.log" | tee -a "$summary"
     tar czf "$OUT/results.tar.gz" -C bench/results "$MLN_BENCH_MACHINE"

@@ -141,12 +141,19 @@ void store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput& 
       "'_query_evidence', '_map']) t WHERE to_regclass(format('%I.%I', $1::text, t)) IS NOT NULL",
       {text_param(ctx.schema)});
   if (!old.isnull(0, 0)) spi.exec("DROP TABLE " + old.text(0, 0) + " CASCADE");
+  // The primary keys are added after the rows (one sorted index build
+  // instead of an insertion per row).  The clause chunks are stored
+  // uncompressed (STORAGE EXTERNAL): pglz on megabytes of integers cost more
+  // than the whole rest of the store and saved little space.
   spi.exec("CREATE TABLE " + s +
-           "._atoms (id int4 PRIMARY KEY, pred int4 NOT NULL, args int4[] NOT NULL, evidence boolean, "
+           "._atoms (id int4 NOT NULL, pred int4 NOT NULL, args int4[] NOT NULL, evidence boolean, "
            "prior float8, is_query boolean NOT NULL)");
   spi.exec("CREATE TABLE " + s +
-           "._clauses (chunk int4 PRIMARY KEY, offsets int4[] NOT NULL, lits int4[] NOT NULL, "
+           "._clauses (chunk int4 NOT NULL, offsets int4[] NOT NULL, lits int4[] NOT NULL, "
            "weights float8[] NOT NULL)");
+  spi.exec("ALTER TABLE " + s +
+           "._clauses ALTER offsets SET STORAGE EXTERNAL, ALTER lits SET STORAGE EXTERNAL, "
+           "ALTER weights SET STORAGE EXTERNAL");
   spi.exec("CREATE TABLE " + s + "._query_evidence (pred int4 NOT NULL, args int4[] NOT NULL)");
   spi.exec("CREATE TABLE " + s + "._map (atom int4 PRIMARY KEY, truth boolean NOT NULL)");
 
@@ -198,13 +205,38 @@ void store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput& 
               float8_array_param(w)});
   }
 
-  for (const auto& [pred, args] : out.true_query_evidence)
-    spi.exec("INSERT INTO " + s + "._query_evidence VALUES ($1, $2)", {int4_param(pred), int4_array_param(args)});
+  // True query evidence: one INSERT per predicate (arguments as column arrays).
+  std::map<int32_t, std::vector<std::vector<int32_t>>> qe;  // pred -> argument columns
+  for (const auto& [pred, args] : out.true_query_evidence) {
+    auto& cols = qe[pred];
+    cols.resize(args.size());
+    for (size_t k = 0; k < args.size(); ++k) cols[k].push_back(args[k]);
+  }
+  for (const auto& [pred, cols] : qe) {
+    check_interrupts();
+    if (cols.empty()) {  // zero-arity predicate: at most one atom
+      spi.exec("INSERT INTO " + s + "._query_evidence VALUES ($1, '{}')", {int4_param(pred)});
+      continue;
+    }
+    std::string sql = "INSERT INTO " + s + "._query_evidence SELECT $1, ARRAY[", from = " FROM unnest(";
+    std::vector<Param> params{int4_param(pred)};
+    for (size_t k = 0; k < cols.size(); ++k) {
+      sql += (k ? ", a" : "a") + std::to_string(k);
+      from += (k ? ", $" : "$") + std::to_string(2 + k);
+      params.push_back(int4_array_param(cols[k]));
+    }
+    from += ") AS t(";
+    for (size_t k = 0; k < cols.size(); ++k) from += (k ? ", a" : "a") + std::to_string(k);
+    spi.exec(sql + "]" + from + ")", params);
+  }
+  spi.exec("ALTER TABLE " + s + "._atoms ADD PRIMARY KEY (id)");
+  spi.exec("ALTER TABLE " + s + "._clauses ADD PRIMARY KEY (chunk)");
 }
 
 // The statistics returned to the caller and kept in mln.programs.
+// engine_peak: the operator engine's working memory at its peak (none on the SQL path).
 std::string stats_json(const ground::GroundOutput& out, const std::string& device, double load_s, double store_s,
-                       double total_s) {
+                       double total_s, const size_t* engine_peak) {
   std::string o = "{\"atoms\": " + std::to_string(out.atoms.size()) +
                   ", \"clauses\": " + std::to_string(out.network.clauses.size()) +
                   ", \"device\": " + json_quote(device) +
@@ -212,7 +244,9 @@ std::string stats_json(const ground::GroundOutput& out, const std::string& devic
                   ", \"closure_rounds\": " + std::to_string(out.closure_rounds) + ", \"seconds\": {\"load\": " +
                   json_num(load_s);
   for (const auto& ph : out.phases) o += ", " + json_quote(ph.phase) + ": " + json_num(ph.seconds);
-  o += ", \"store\": " + json_num(store_s) + ", \"total\": " + json_num(total_s) + "}}";
+  o += ", \"store\": " + json_num(store_s) + ", \"total\": " + json_num(total_s) + "}";
+  if (engine_peak) o += ", \"memory\": {\"engine_peak_bytes\": " + std::to_string(*engine_peak) + "}";
+  o += "}";
   return o;
 }
 
@@ -243,6 +277,7 @@ Datum mln_ground(PG_FUNCTION_ARGS) {
     auto t0 = Clock::now();
     const bool sql_path = device == "sql";  // plain SQL through SPI (sql_ground.cpp)
     mln::gpu::Engine* eng = sql_path ? nullptr : &engine_for(device);
+    if (eng) eng->reset_peak_memory();
     Spi spi;
     ProgramCtx ctx = load_program(spi, name);
     SymbolTable syms;
@@ -276,7 +311,8 @@ Datum mln_ground(PG_FUNCTION_ARGS) {
     auto t3 = Clock::now();
     auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
     std::string dev = sql_path ? "sql" : eng->backend() == mln::gpu::Backend::CUDA ? "gpu" : "cpu";
-    std::string stats = stats_json(out, dev, secs(t0, t1), secs(t2, t3), secs(t0, t3));
+    const size_t peak = eng ? eng->peak_memory_bytes() : 0;
+    std::string stats = stats_json(out, dev, secs(t0, t1), secs(t2, t3), secs(t0, t3), eng ? &peak : nullptr);
     spi.exec("UPDATE mln.programs SET grounded_at = now(), ground_stats = $2 WHERE name = $1",
              {text_param(name), jsonb_param(stats)});
     // SPI_palloc: the result must outlive SPI_finish (pstrdup here would land in SPI's own context).

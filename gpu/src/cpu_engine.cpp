@@ -1,11 +1,15 @@
 // CPU backend: the operator templates run with thrust::omp::par on host
 // memory.  Thrust's OpenMP system runs scans (and so copy_if) sequentially, so
-// the three scan-shaped steps the operators need are written here as blocked
-// OpenMP loops; their CUDA twins in cuda_engine.cu call Thrust/CUB.
+// the four scan-shaped steps the operators need (exclusive_sum, inclusive_max,
+// compact, select_rows) are written here as blocked OpenMP loops; their CUDA
+// twins in cuda_engine.cu call Thrust/CUB.
 #include <omp.h>
 #include <thrust/copy.h>
+#include <thrust/fill.h>
 #include <thrust/system/omp/execution_policy.h>
 
+#include <atomic>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -23,6 +27,18 @@ inline std::pair<size_t, size_t> block(size_t n, int parts, int t) {
   const size_t per = (n + parts - 1) / parts;
   const size_t b = std::min(n, per * t);
   return {b, std::min(n, b + per)};
+}
+
+// Host bytes held by CPU-engine arrays now, and their high-water mark.
+std::atomic<size_t> g_bytes{0};
+std::atomic<size_t> g_peak{0};
+
+// Records `delta` bytes allocated (> 0) or freed (< 0).
+void note_bytes(std::ptrdiff_t delta) {
+  const size_t now = g_bytes.fetch_add(static_cast<size_t>(delta)) + static_cast<size_t>(delta);
+  size_t peak = g_peak.load();
+  while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
+  }
 }
 
 struct CpuExec {
@@ -54,6 +70,13 @@ struct CpuExec {
   Scope scope() const { return Scope(threads); }
 
   std::string name() const { return "cpu (" + std::to_string(threads) + " threads)"; }
+
+  // Peak of the engine's host arrays (all CPU engines of the process); reset
+  // starts a new mark at the current use.
+  size_t peak_bytes(bool reset) const {
+    if (reset) g_peak = g_bytes.load();
+    return g_peak.load();
+  }
   auto policy() const { return thrust::omp::par; }
 
   // Uninitialised host array of n elements.
@@ -64,9 +87,25 @@ struct CpuExec {
     void* p = std::malloc(n * sizeof(T));
     if (!p) throw EngineError(EngineError::Kind::OutOfMemory,
                               "cpu backend: cannot allocate " + std::to_string(n * sizeof(T)) + " bytes");
-    b.mem = std::shared_ptr<void>(p, std::free);
+    const size_t bytes = n * sizeof(T);
+    note_bytes(static_cast<std::ptrdiff_t>(bytes));
+    b.mem = std::shared_ptr<void>(p, [bytes](void* q) {
+      std::free(q);
+      note_bytes(-static_cast<std::ptrdiff_t>(bytes));
+    });
     b.ptr = static_cast<T*>(p);
     b.n = n;
+    return b;
+  }
+
+  // Zero-filled host array of n elements, written in parallel.  Not calloc:
+  // its untouched pages would map the shared zero page on the first read and
+  // fault again on the first write, and on this VM each such remap costs a
+  // TLB-shootdown IPI (measured: distinct at 10^7 rows 2-3x slower).
+  template <class T>
+  Buf<T> alloc_zeroed(size_t n) const {
+    Buf<T> b = alloc<T>(n);
+    if (n) thrust::fill(policy(), b.data(), b.data() + n, T{});
     return b;
   }
 
@@ -156,6 +195,74 @@ struct CpuExec {
     }
     if (out.n == SIZE_MAX) throw EngineError(EngineError::Kind::OutOfMemory, "cpu backend: out of memory");
     return out;
+  }
+
+  // Columns src[c][0..n) at the rows where keep(i) holds, in order; returns
+  // their number.  Two blocked passes: count per block (keep evaluated), then,
+  // after one allocation, each block writes its rows at its offset (keep
+  // evaluated again: cheaper than storing a mask, as the predicate's columns
+  // are read for the copy anyway).
+  template <class Keep>
+  size_t select_rows(const Keep& keep, size_t n, const std::vector<const int32_t*>& src,
+                     std::vector<Column>& out) const {
+    const int parts = n < kSerialBelow ? 1 : omp_get_max_threads();
+    const size_t ncols = src.size();
+    std::vector<size_t> base(parts + 1, 0);
+    std::vector<int32_t*> dst(ncols, nullptr);
+    out.assign(ncols, Column());
+    bool failed = false;
+    size_t total = 0;
+#pragma omp parallel num_threads(parts)
+    {
+      const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+      auto [b, e] = block(n, nt, t);
+      size_t s = 0;
+      for (size_t i = b; i < e; ++i) s += keep(static_cast<ops::Idx>(i)) ? 1 : 0;
+      base[t + 1] = s;
+#pragma omp barrier
+#pragma omp single
+      {
+        for (int k = 0; k < nt; ++k) base[k + 1] += base[k];
+        total = base[nt];
+        try {
+          for (size_t c = 0; c < ncols; ++c) {
+            out[c] = alloc<int32_t>(total);
+            dst[c] = out[c].data();
+          }
+        } catch (...) {
+          failed = true;  // reported after the parallel region
+        }
+      }
+      if (!failed) copy_kept(keep, b, e, base[t], base[t + 1], src, dst);
+    }
+    if (failed) throw EngineError(EngineError::Kind::OutOfMemory, "cpu backend: out of memory");
+    return total;
+  }
+
+  // Writes the rows i in [b, e) where keep(i) holds to dst[c][at..end).
+  // Branchless: every row is written at the cursor, which advances only past
+  // kept rows (a mispredicted branch per row cost more than the copy).  The
+  // cursor never writes at `end`: the block stops once all its rows are out.
+  template <class Keep>
+  static void copy_kept(const Keep& keep, size_t b, size_t e, size_t at, size_t end,
+                        const std::vector<const int32_t*>& src, const std::vector<int32_t*>& dst) {
+    const size_t ncols = src.size();
+    if (ncols == 2) {  // the common arity: no inner loop
+      const int32_t *s0 = src[0], *s1 = src[1];
+      int32_t *d0 = dst[0], *d1 = dst[1];
+      for (size_t i = b; i < e && at < end; ++i) {
+        const bool k = keep(static_cast<ops::Idx>(i));
+        d0[at] = s0[i];
+        d1[at] = s1[i];
+        at += k;
+      }
+      return;
+    }
+    for (size_t i = b; i < e && at < end; ++i) {
+      const bool k = keep(static_cast<ops::Idx>(i));
+      for (size_t c = 0; c < ncols; ++c) dst[c][at] = src[c][i];
+      at += k;
+    }
   }
 
   // Working-memory budget of one operator (unlimited when 0).

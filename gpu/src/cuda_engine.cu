@@ -4,8 +4,10 @@
 // called (never at static-initialisation time), and every CUDA error becomes
 // an EngineError.
 #include <cuda_runtime.h>
+#include <thrust/copy.h>
 #include <thrust/count.h>
 #include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/zip_iterator.h>
 #include <thrust/scan.h>
 #include <thrust/system/cuda/error.h>
 #include <thrust/system/cuda/execution_policy.h>
@@ -66,6 +68,11 @@ struct ByteIs {
   __host__ __device__ bool operator()(uint8_t m) const { return m == want; }
 };
 
+// Identity on the stencil of copy_if (the stencil already is the keep flag).
+struct IsTrue {
+  __host__ __device__ bool operator()(bool b) const { return b; }
+};
+
 // Widens an int32 count to int64 for the offset scan.
 struct Widen64 {
   __host__ __device__ int64_t operator()(int32_t c) const { return c; }
@@ -98,6 +105,14 @@ struct CudaExec {
     b.mem = std::shared_ptr<void>(p, device_free);
     b.ptr = static_cast<T*>(p);
     b.n = n;
+    return b;
+  }
+
+  // Zero-filled device array of n elements.
+  template <class T>
+  Buf<T> alloc_zeroed(size_t n) const {
+    Buf<T> b = alloc<T>(n);
+    if (n) MLN_CUDA_TRY(cudaMemsetAsync(b.data(), 0, n * sizeof(T), 0));
     return b;
   }
 
@@ -144,6 +159,51 @@ struct CudaExec {
     Buf<int32_t> out = alloc<int32_t>(m);
     if (m) thrust::copy_if(policy(), ops::Count(0), ops::Count(n), mask, out.data(), ByteIs{want});
     return out;
+  }
+
+  // Columns src[c][0..n) at the rows where keep(i) holds, in order; returns
+  // their number.  count_if sizes the outputs, then one copy_if (CUB's
+  // single-pass select) per pair of columns, zipped, with keep evaluated as
+  // the stencil: no mask or row-id array is written, and keep's own inputs
+  // are read once per pair rather than once per column.
+  template <class Keep>
+  size_t select_rows(const Keep& keep, size_t n, const std::vector<const int32_t*>& src,
+                     std::vector<Column>& out) const {
+    out.clear();
+    const size_t m = n ? static_cast<size_t>(thrust::count_if(policy(), ops::Count(0), ops::Count(n), keep)) : 0;
+    for (size_t c = 0; c < src.size(); ++c) out.push_back(alloc<int32_t>(m));
+    if (m == 0) return m;
+    auto stencil = thrust::make_transform_iterator(ops::Count(0), keep);
+    for (size_t c = 0; c < src.size(); c += 2) {
+      if (c + 1 == src.size()) {
+        thrust::copy_if(policy(), src[c], src[c] + n, stencil, out[c].data(), IsTrue{});
+        break;
+      }
+      auto in = thrust::make_zip_iterator(src[c], src[c + 1]);
+      thrust::copy_if(policy(), in, in + n, stencil, thrust::make_zip_iterator(out[c].data(), out[c + 1].data()),
+                      IsTrue{});
+    }
+    return m;
+  }
+
+  // Peak device memory in use from this engine's pool (operators' arrays and
+  // Thrust's temporaries) since the last reset; reset starts a new mark.
+  size_t peak_bytes(bool reset) const {
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    uint64_t v = 0;
+    if (reset) {
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &v);  // resets to the current use
+      cudaGetLastError();
+    }
+    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &v) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    return static_cast<size_t>(v);
   }
 
   // The budget option, or 80% of free device memory (counting pooled blocks).

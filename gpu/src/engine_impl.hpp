@@ -19,6 +19,8 @@ class EngineImpl final : public Engine {
 
   Backend backend() const override { return Exec::kBackend; }
   std::string name() const override { return ex_.name(); }
+  size_t peak_memory_bytes() const override { return ex_.peak_bytes(false); }
+  void reset_peak_memory() override { ex_.peak_bytes(true); }
 
   // Copies a host table into backend memory.
   Relation upload(const HostTable& t) override {
@@ -122,10 +124,7 @@ class EngineImpl final : public Engine {
       const auto& x = check(a, "difference");
       const auto& y = check(b, "difference");
       MLN_EXPECTS(x.cols.size() == y.cols.size(), "difference: arity mismatch");
-      RelPtr d = ops::distinct(ex_, x, true);
-      std::vector<int> all(x.cols.size());
-      for (size_t c = 0; c < all.size(); ++c) all[c] = static_cast<int>(c);
-      return wrap(ops::join_driver(ex_, *d, y, all, all, {}, 0, true));
+      return wrap(ops::difference(ex_, x, y));
     });
   }
 

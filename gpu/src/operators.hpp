@@ -5,11 +5,15 @@
 // An Exec provides:
 //   policy()                      Thrust execution policy
 //   alloc<T>(n)                   uninitialised Buf<T> in backend memory
+//   alloc_zeroed<T>(n)            zero-filled Buf<T> (T trivially copyable)
 //   copy(dst, src, n)             copy within backend memory
 //   load(p)                       read one element to the host
 //   exclusive_sum(cnt, n, off)    int32 counts -> int64 offsets, returns total
 //   inclusive_max(v, n)           in-place running maximum of int32
 //   compact(mask, n, want)        indices i with mask[i] == want
+//   select_rows(keep, n, src, out) columns src[c][0..n) at the rows where keep(i)
+//                                 holds, in order; returns their number
+//   opts                          EngineOptions (join_algorithm, distinct_algorithm)
 //   budget()                      working-memory budget in bytes
 //   check_cancel()                throws EngineError(Cancelled) when asked to
 //   kMaxChunkRows                 most rows processed between two cancel polls
@@ -18,6 +22,10 @@
 // operator sorts and searches plain integers (radix sort on the GPU).  One
 // column widens, two columns pack, and three or more columns are packed
 // pairwise with dense re-numbering in between (see encode_keys).
+//
+// Matching keys: joins, semi/anti joins, distinct and difference match keys
+// either through an open-addressing hash table (default) or by sorting; see
+// "hash table" below and docs/operators.md for the measurements behind it.
 #pragma once
 
 #include <thrust/binary_search.h>
@@ -67,61 +75,75 @@ struct RunHead {
   MLN_HD uint8_t operator()(Idx i) const { return i == 0 || k[i] != k[i - 1]; }
 };
 
-// Hash partition number of a key (splitmix64 finaliser).
+// splitmix64 finaliser: a bijective mix of all 64 key bits.
+MLN_HD inline Key mix64(Key x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Hash partition number of a key (low bits of the mix; hash tables use the
+// high bits, so a partition still spreads over a whole table).
 struct KeyPart {
   const Key* k;
   uint32_t parts;
-  MLN_HD uint32_t operator()(Idx i) const {
-    Key x = k[i] + 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return static_cast<uint32_t>(x % parts);
-  }
+  MLN_HD uint32_t operator()(Idx i) const { return static_cast<uint32_t>(mix64(k[i]) % parts); }
 };
 
-// 1 where a partition number equals `p`.
+// True where a partition number equals `p`.
 struct IsPart {
   const uint32_t* pid;
   uint32_t p;
-  MLN_HD uint8_t operator()(Idx i) const { return pid[i] == p; }
+  MLN_HD bool operator()(Idx i) const { return pid[i] == p; }
+};
+
+// True where a mask byte equals `want`.
+struct MaskIs {
+  const uint8_t* mask;
+  uint8_t want;
+  MLN_HD bool operator()(Idx i) const { return mask[i] == want; }
 };
 
 // Conjunction of up to kMax comparison predicates over one chunk of rows.
+// Each comparison is stored as a 3-bit mask of the outcomes it accepts
+// (bit 0: a < b, bit 1: a == b, bit 2: a > b), so that evaluating it is a
+// shift, with no switch and no data-dependent branch.
 struct PredSet {
   static constexpr int kMax = 8;
   int n = 0;
   const int32_t* lhs[kMax];
   const int32_t* rhs[kMax];
   int32_t cst[kMax];
-  uint8_t op[kMax];
+  uint8_t accept[kMax];
+  // The outcome mask of a comparison operator.
+  static uint8_t mask_of(CmpOp op) {
+    switch (op) {
+      case CmpOp::EQ: return 2;
+      case CmpOp::NE: return 5;
+      case CmpOp::LT: return 1;
+      case CmpOp::LE: return 3;
+      case CmpOp::GT: return 4;
+      default: return 6;  // GE
+    }
+  }
   // Evaluates every predicate on row i.
   MLN_HD bool eval(Idx i) const {
+    unsigned all = 1;
     for (int k = 0; k < n; ++k) {
       const int32_t a = lhs[k][i];
       const int32_t b = rhs[k] ? rhs[k][i] : cst[k];
-      bool ok;
-      switch (op[k]) {
-        case 0: ok = a == b; break;
-        case 1: ok = a != b; break;
-        case 2: ok = a < b; break;
-        case 3: ok = a <= b; break;
-        case 4: ok = a > b; break;
-        default: ok = a >= b; break;
-      }
-      if (!ok) return false;
+      const unsigned outcome = static_cast<unsigned>(a > b) + static_cast<unsigned>(a >= b);  // 0 <, 1 ==, 2 >
+      all &= accept[k] >> outcome;
     }
-    return true;
+    return all & 1;
   }
 };
 
-// mask[i] &= preds(i).
-struct AndMask {
+// True where row i satisfies every predicate of the set.
+struct RowPasses {
   PredSet preds;
-  uint8_t* mask;
-  MLN_HD void operator()(Idx i) const {
-    if (mask[i]) mask[i] = preds.eval(i) ? 1 : 0;
-  }
+  MLN_HD bool operator()(Idx i) const { return preds.eval(i); }
 };
 
 // First position in sorted keys[0..n) whose key is not less than k.  Thrust's
@@ -196,6 +218,265 @@ struct RightOfSlot {
   MLN_HD int32_t operator()(Idx j) const {
     const int32_t i = lidx[j];
     return rperm[lo[i] + (j - off[i])];
+  }
+};
+
+// ---- hash table -------------------------------------------------------------
+//
+// Open addressing with linear probing over encoded keys, built in parallel
+// with 64-bit compare-and-swap.  Hand-written rather than taken from a
+// library: cuCollections (the usual GPU hash table) is packaged neither in
+// Debian nor in the CUDA toolkit, and it is CUDA-only, while this table must
+// also run under Thrust's OpenMP system for the CPU backend.  The same
+// functors serve both: the MLN_HD atomics below use CUDA atomics in device
+// code and GCC's __atomic builtins on the host.
+//
+// Capacity is a power of two of at least twice the rows inserted (load factor
+// <= 1/2, so a probe reads one or two slots on average); the home slot is
+// taken from the high bits of mix64(key).  Slots hold keys complemented (~k)
+// so that an all-zero table is empty (alloc_zeroed: cudaMemsetAsync on the
+// GPU).  The one key whose complement is 0 (kOddKey: two key columns both -1)
+// gets the extra slot at index `capacity`, marked occupied by a non-zero word.
+//
+// Duplicate keys (inner joins): rather than chaining equal-key rows through
+// a `next` array (whose walk is one dependent load per match, and whose
+// expansion is balanced per left row, so a hot key stalls one GPU thread for
+// its whole chain), the build groups the right rows by key into `perm`, one
+// run per key, as the sort join does.  The probe then yields (run start,
+// count) and the expansion stays balanced over output rows whatever the skew.
+
+constexpr Key kOddKey = ~Key(0);
+constexpr uint32_t kNoSlot = 0xffffffffu;
+constexpr size_t kMaxHashRows = size_t(1) << 30;  // capacity stays <= 2^31: slot numbers fit uint32
+
+// Atomic compare-and-swap of a 64-bit key; returns the value found at *p.
+MLN_HD inline Key atomic_cas_key(Key* p, Key expected, Key desired) {
+#ifdef __CUDA_ARCH__
+  return static_cast<Key>(atomicCAS(reinterpret_cast<unsigned long long*>(p),
+                                    static_cast<unsigned long long>(expected),
+                                    static_cast<unsigned long long>(desired)));
+#else
+  __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return expected;  // on failure the builtin stored the value found there
+#endif
+}
+
+// Atomic read of a key that other threads may be inserting.
+MLN_HD inline Key atomic_load_key(const Key* p) {
+#ifdef __CUDA_ARCH__
+  return *reinterpret_cast<const volatile Key*>(p);
+#else
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+#endif
+}
+
+// Atomic fetch-and-add on an int32; returns the previous value.
+MLN_HD inline int32_t atomic_add_i32(int32_t* p, int32_t v) {
+#ifdef __CUDA_ARCH__
+  return atomicAdd(p, v);
+#else
+  return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+#endif
+}
+
+// Slot of a join table: a key, the number of right rows with that key, and
+// the end of their run in the grouped row order (perm[end-count .. end)).
+struct alignas(16) JoinSlot {  // one 16-byte load on the GPU
+  Key key;
+  int32_t end;
+  int32_t count;
+};
+
+// The key word of a slot (join tables hold JoinSlot, key sets plain keys).
+MLN_HD inline Key* key_word(JoinSlot* s) { return &s->key; }
+MLN_HD inline const Key* key_word(const JoinSlot* s) { return &s->key; }
+MLN_HD inline Key* key_word(Key* s) { return s; }
+MLN_HD inline const Key* key_word(const Key* s) { return s; }
+
+// A table's slots as seen by functors: slots[0..mask] probed, slots[mask+1]
+// reserved for kOddKey.
+template <class Slot>
+struct HashView {
+  Slot* slots;
+  uint32_t mask;
+  int shift;  // 64 - log2(capacity)
+  // Home slot of key k.
+  MLN_HD uint32_t home(Key k) const { return static_cast<uint32_t>(mix64(k) >> shift); }
+  // Slot of key k, claiming an empty one when k is absent; *fresh tells
+  // whether this call claimed it (exactly one caller per key does).
+  MLN_HD uint32_t insert(Key k, bool* fresh) const {
+    if (k == kOddKey) {
+      *fresh = atomic_cas_key(key_word(&slots[mask + 1]), 0, 1) == 0;
+      return mask + 1;
+    }
+    const Key w = ~k;
+    for (uint32_t s = home(k);; s = (s + 1) & mask) {
+      Key cur = atomic_load_key(key_word(&slots[s]));
+      if (cur == 0) {
+        cur = atomic_cas_key(key_word(&slots[s]), 0, w);
+        if (cur == 0) {
+          *fresh = true;
+          return s;
+        }
+      }
+      if (cur == w) {
+        *fresh = false;
+        return s;
+      }
+    }
+  }
+  // Slot of key k, or kNoSlot (only after every insert has finished).
+  MLN_HD uint32_t find(Key k) const {
+    if (k == kOddKey) return *key_word(&slots[mask + 1]) != 0 ? mask + 1 : kNoSlot;
+    const Key w = ~k;
+    for (uint32_t s = home(k);; s = (s + 1) & mask) {
+      const Key cur = *key_word(&slots[s]);
+      if (cur == w) return s;
+      if (cur == 0) return kNoSlot;
+    }
+  }
+};
+
+// An owning hash table of `Slot`s.
+template <class Slot>
+struct HashTable {
+  Buf<Slot> slots;  // capacity + 1 slots
+  uint32_t mask = 0;
+  int shift = 63;
+  // The functor view of the table, for inserting.
+  HashView<Slot> view() const { return {slots.data(), mask, shift}; }
+  // The functor view of the table, for probing.
+  HashView<const Slot> probe() const { return {slots.data(), mask, shift}; }
+};
+
+// log2 of the capacity of a table for `rows` keys: smallest power of two >= 2 * rows.
+inline int table_log2(size_t rows) {
+  int b = 1;
+  while ((size_t(1) << b) < 2 * rows) ++b;
+  return b;
+}
+
+// Bytes of a table of `Slot`s for `rows` keys.
+template <class Slot>
+size_t table_bytes(size_t rows) {
+  return ((size_t(1) << table_log2(rows)) + 1) * sizeof(Slot);
+}
+
+// An empty table sized for `rows` keys.
+template <class Slot, class Exec>
+HashTable<Slot> make_table(Exec& ex, size_t rows) {
+  const int b = table_log2(rows);
+  const size_t cap = size_t(1) << b;
+  HashTable<Slot> t;
+  t.slots = ex.template alloc_zeroed<Slot>(cap + 1);
+  t.mask = static_cast<uint32_t>(cap - 1);
+  t.shift = 64 - b;
+  return t;
+}
+
+// Inserts key i into a key set.
+struct SetInsert {
+  HashView<Key> t;
+  const Key* k;
+  MLN_HD void operator()(Idx i) const {
+    bool fresh;
+    t.insert(k[i], &fresh);
+  }
+};
+
+// Inserts key i into a key set; head[i] = 1 for the one row that added the key.
+struct SetInsertHead {
+  HashView<Key> t;
+  const Key* k;
+  uint8_t* head;
+  MLN_HD void operator()(Idx i) const {
+    bool fresh;
+    t.insert(k[i], &fresh);
+    head[i] = fresh;
+  }
+};
+
+// found[i] = 1 when key i is in the key set.
+struct SetHas {
+  HashView<const Key> t;
+  const Key* k;
+  MLN_HD uint8_t operator()(Idx i) const { return t.find(k[i]) != kNoSlot; }
+};
+
+// Difference: keep[i] = 1 when key i is not in `other` and row i is the first
+// of its key to reach the (own) key set.
+struct FirstNotIn {
+  HashView<const Key> other;
+  HashView<Key> own;
+  const Key* k;
+  uint8_t* keep;
+  MLN_HD void operator()(Idx i) const {
+    bool fresh = false;
+    if (other.find(k[i]) == kNoSlot) own.insert(k[i], &fresh);
+    keep[i] = fresh;
+  }
+};
+
+// Join build, step 1: inserts right key i, counts it in its slot, records the
+// slot; head[i] = 1 for the first row counted per key.
+struct JoinInsert {
+  HashView<JoinSlot> t;
+  const Key* k;
+  uint32_t* slot;
+  int32_t* head;
+  MLN_HD void operator()(Idx i) const {
+    bool fresh;
+    const uint32_t s = t.insert(k[i], &fresh);
+    slot[i] = s;
+    head[i] = atomic_add_i32(&t.slots[s].count, 1) == 0;
+  }
+};
+
+// Join build, step 2: the key's row count at its head row, 0 elsewhere.
+struct HeadCount {
+  const JoinSlot* t;
+  const uint32_t* slot;
+  int32_t* cnt;
+  MLN_HD void operator()(Idx i) const {
+    if (cnt[i]) cnt[i] = t[slot[i]].count;
+  }
+};
+
+// Join build, step 3: a key's run starts at its head row's offset.
+struct SetRunStart {
+  JoinSlot* t;
+  const uint32_t* slot;
+  const int32_t* cnt;
+  const int64_t* off;
+  MLN_HD void operator()(Idx i) const {
+    if (cnt[i]) t[slot[i]].end = static_cast<int32_t>(off[i]);
+  }
+};
+
+// Join build, step 4: places right row i in its key's run (the run's cursor,
+// `end`, finishes one past the run).
+struct PlaceRow {
+  JoinSlot* t;
+  const uint32_t* slot;
+  int32_t* perm;
+  MLN_HD void operator()(Idx i) const { perm[atomic_add_i32(&t[slot[i]].end, 1)] = static_cast<int32_t>(i); }
+};
+
+// Hash probe: lo[i] = first position in perm of left key i's matches, cnt[i] = their number.
+struct HashRange {
+  HashView<const JoinSlot> t;
+  const Key* lk;
+  int32_t* lo;
+  int32_t* cnt;
+  MLN_HD void operator()(Idx i) const {
+    const uint32_t s = t.find(lk[i]);
+    if (s == kNoSlot) {
+      lo[i] = cnt[i] = 0;
+      return;
+    }
+    const JoinSlot js = t.slots[s];
+    lo[i] = js.end - js.count;
+    cnt[i] = js.count;
   }
 };
 
@@ -313,6 +594,16 @@ std::vector<Buf<Key>> encode_keys(Exec& ex, const std::vector<const Relation::Im
   return out;
 }
 
+// Rows [first, first+n) of `in` where keep(i) holds (i relative to `first`).
+template <class Exec, class Keep>
+RelPtr select_where(Exec& ex, const Relation::Impl& in, size_t first, size_t n, const Keep& keep) {
+  std::vector<const int32_t*> src;
+  for (const Column& c : in.cols) src.push_back(c.data() + first);
+  std::vector<Column> out;
+  const size_t m = ex.select_rows(keep, n, src, out);
+  return make_rel(Exec::kBackend, m, std::move(out));
+}
+
 // Splits `in` into `parts` relations by a hash of its encoded keys.
 template <class Exec>
 std::vector<RelPtr> hash_split(Exec& ex, const Relation::Impl& in, const Buf<Key>& keys, uint32_t parts) {
@@ -320,11 +611,9 @@ std::vector<RelPtr> hash_split(Exec& ex, const Relation::Impl& in, const Buf<Key
   Buf<uint32_t> pid = ex.template alloc<uint32_t>(n);
   if (n) thrust::transform(ex.policy(), Count(0), Count(n), pid.data(), KeyPart{keys.data(), parts});
   std::vector<RelPtr> out;
-  Buf<uint8_t> mask = ex.template alloc<uint8_t>(n);
   for (uint32_t p = 0; p < parts; ++p) {
     ex.check_cancel();
-    if (n) thrust::transform(ex.policy(), Count(0), Count(n), mask.data(), IsPart{pid.data(), p});
-    out.push_back(gather_rows(ex, in, 0, ex.compact(mask.data(), n, 1)));
+    out.push_back(select_where(ex, in, 0, n, IsPart{pid.data(), p}));
   }
   return out;
 }
@@ -349,50 +638,55 @@ size_t chunk_rows(const Exec& ex, size_t per_row, size_t fixed) {
   return std::clamp(avail / std::max<size_t>(per_row, 1), kMinChunkRows, Exec::kMaxChunkRows);
 }
 
+// True when matching `rows` build-side keys uses a hash table under option `a`
+// (the sort-based form takes over beyond kMaxHashRows).
+inline bool use_hash(Algorithm a, size_t rows) { return a != Algorithm::Sort && rows <= kMaxHashRows; }
+
 // ---- selection ----------------------------------------------------------------
 
-// Rows [first, first+n) of `in` that satisfy all predicates.
+// Rows [first, first+n) of `in` that satisfy the first PredSet::kMax predicates:
+// the predicates are evaluated inside the backend's select_rows (count, then
+// copy per column), with no mask or row-id array in between.
 template <class Exec>
 RelPtr select_chunk(Exec& ex, const Relation::Impl& in, size_t first, size_t n,
                     const std::vector<Predicate>& preds) {
-  Buf<uint8_t> mask = ex.template alloc<uint8_t>(n);
-  thrust::fill(ex.policy(), mask.data(), mask.data() + n, uint8_t(1));
-  for (size_t g = 0; g < preds.size(); g += PredSet::kMax) {
-    PredSet ps;
-    for (size_t k = g; k < preds.size() && ps.n < PredSet::kMax; ++k, ++ps.n) {
-      const Predicate& p = preds[k];
-      ps.lhs[ps.n] = in.cols[p.col].data() + first;
-      ps.rhs[ps.n] = p.rhs_is_col ? in.cols[p.rhs_col].data() + first : nullptr;
-      ps.cst[ps.n] = p.rhs_const;
-      ps.op[ps.n] = static_cast<uint8_t>(p.op);
-    }
-    thrust::for_each(ex.policy(), Count(0), Count(n), AndMask{ps, mask.data()});
+  PredSet ps;
+  for (size_t k = 0; k < preds.size() && ps.n < PredSet::kMax; ++k, ++ps.n) {
+    const Predicate& p = preds[k];
+    ps.lhs[ps.n] = in.cols[p.col].data() + first;
+    ps.rhs[ps.n] = p.rhs_is_col ? in.cols[p.rhs_col].data() + first : nullptr;
+    ps.cst[ps.n] = p.rhs_const;
+    ps.accept[ps.n] = PredSet::mask_of(p.op);
   }
-  return gather_rows(ex, in, first, ex.compact(mask.data(), n, 1));
+  return select_where(ex, in, first, n, RowPasses{ps});
 }
 
-// Selection, processed in row chunks that fit the budget.
+// Selection, processed in row chunks that fit the budget; predicates beyond
+// the first PredSet::kMax filter the (smaller) result again.
 template <class Exec>
 RelPtr select(Exec& ex, const Relation::Impl& in, const std::vector<Predicate>& preds) {
-  const size_t per_row = 2 * rel_bytes_per_row(in) + 1 + sizeof(int32_t);
-  const size_t chunk = chunk_rows(ex, per_row, 0);
+  ex.check_cancel();
+  if (preds.empty()) return make_rel(Exec::kBackend, in.rows, in.cols);  // columns are immutable: share
+  const size_t chunk = chunk_rows(ex, 2 * rel_bytes_per_row(in), 0);
   std::vector<RelPtr> parts;
   for (size_t s = 0; s < in.rows; s += chunk) {
     ex.check_cancel();
     parts.push_back(select_chunk(ex, in, s, std::min(chunk, in.rows - s), preds));
   }
-  return concat(ex, parts, static_cast<int>(in.cols.size()));
+  RelPtr res = concat(ex, parts, static_cast<int>(in.cols.size()));
+  if (preds.size() <= static_cast<size_t>(PredSet::kMax)) return res;
+  return select(ex, *res, std::vector<Predicate>(preds.begin() + PredSet::kMax, preds.end()));
 }
 
 // ---- joins ----------------------------------------------------------------------
 
-// Right side of a join, sorted by key, with the original row of each key.
+// Keys sorted together with their original row numbers.
 struct SortedSide {
   Buf<Key> keys;
   Buf<int32_t> perm;
 };
 
-// Sorts encoded right keys (taking ownership) together with their row numbers.
+// Sorts encoded keys (taking ownership) together with their row numbers.
 template <class Exec>
 SortedSide sort_side(Exec& ex, Buf<Key> keys, bool with_perm) {
   SortedSide s;
@@ -408,18 +702,84 @@ SortedSide sort_side(Exec& ex, Buf<Key> keys, bool with_perm) {
   return s;
 }
 
-// Inner join of left rows [first, first+n) against the sorted right side:
-// binary search for the match range of each left row (EqualRange), exclusive scan of the
-// match counts, expansion into left/right gather maps, then a gather.
+// The right side of a join prepared for probing: sorted keys (sort join) or a
+// hash table (hash join).  Inner joins also get the right rows grouped by key
+// (perm), so that a left row's matches are one run perm[lo .. lo+cnt).
+struct RightIndex {
+  bool hash = false;
+  Buf<Key> sorted;           // sort join: the right keys, ascending
+  HashTable<JoinSlot> runs;  // hash inner join: key -> run in perm
+  HashTable<Key> set;        // hash semi/anti join: the right keys
+  Buf<int32_t> perm;         // inner joins: right rows grouped by key
+};
+
+// Sort-join index: sorts the right keys (taking ownership), with row numbers for inner joins.
+template <class Exec>
+RightIndex sort_index(Exec& ex, Buf<Key> keys, bool with_perm) {
+  SortedSide s = sort_side(ex, std::move(keys), with_perm);
+  RightIndex ri;
+  ri.sorted = std::move(s.keys);
+  ri.perm = std::move(s.perm);
+  return ri;
+}
+
+// Hash-join index over the right keys (taking ownership).  Semi/anti joins
+// need only the key set.  Inner joins group the right rows by key without
+// sorting: insert and count every key (JoinInsert), scan the counts found at
+// each key's head row to place the runs (HeadCount, SetRunStart), then
+// scatter each row into its run with an atomic cursor (PlaceRow).  Row order
+// within a run is arbitrary; callers do not depend on output order.
+template <class Exec>
+RightIndex hash_index(Exec& ex, Buf<Key> keys, bool with_perm) {
+  const size_t n = keys.size();
+  RightIndex ri;
+  ri.hash = true;
+  if (!with_perm) {
+    ri.set = make_table<Key>(ex, n);
+    thrust::for_each(ex.policy(), Count(0), Count(n), SetInsert{ri.set.view(), keys.data()});
+    return ri;
+  }
+  ri.runs = make_table<JoinSlot>(ex, n);
+  Buf<uint32_t> slot = ex.template alloc<uint32_t>(n);
+  Buf<int32_t> cnt = ex.template alloc<int32_t>(n);
+  thrust::for_each(ex.policy(), Count(0), Count(n), JoinInsert{ri.runs.view(), keys.data(), slot.data(), cnt.data()});
+  keys = Buf<Key>();
+  JoinSlot* t = ri.runs.slots.data();
+  thrust::for_each(ex.policy(), Count(0), Count(n), HeadCount{t, slot.data(), cnt.data()});
+  Buf<int64_t> off = ex.template alloc<int64_t>(n);
+  ex.exclusive_sum(cnt.data(), n, off.data());
+  ex.check_cancel();
+  thrust::for_each(ex.policy(), Count(0), Count(n), SetRunStart{t, slot.data(), cnt.data(), off.data()});
+  off = Buf<int64_t>();
+  cnt = Buf<int32_t>();
+  ri.perm = ex.template alloc<int32_t>(n);
+  thrust::for_each(ex.policy(), Count(0), Count(n), PlaceRow{t, slot.data(), ri.perm.data()});
+  return ri;
+}
+
+// Bytes of the right-side index (keys included) for `rows` right rows.
+inline size_t index_bytes(bool hash, bool inner, size_t rows) {
+  if (!hash) return rows * (sizeof(Key) + sizeof(int32_t));
+  if (!inner) return table_bytes<Key>(rows) + rows * sizeof(Key);
+  return table_bytes<JoinSlot>(rows) + rows * (sizeof(Key) + 3 * sizeof(int32_t));
+}
+
+// Inner join of left rows [first, first+n) against the right index: the match
+// run of each left row (HashRange: one hash probe; EqualRange: binary search),
+// exclusive scan of the match counts, expansion into left/right gather maps,
+// then a gather.
 template <class Exec>
 RelPtr join_chunk(Exec& ex, const Relation::Impl& l, const Key* lkeys, size_t first, size_t n,
-                  const Relation::Impl& r, const SortedSide& rs, const std::vector<OutCol>& out) {
-  const Key* rk = rs.keys.data();
-  const size_t nr = rs.keys.size();
+                  const Relation::Impl& r, const RightIndex& ri, const std::vector<OutCol>& out) {
   Buf<int32_t> lo = ex.template alloc<int32_t>(n);
   Buf<int32_t> cnt = ex.template alloc<int32_t>(n);
-  thrust::for_each(ex.policy(), Count(0), Count(n),
-                   EqualRange{rk, static_cast<int64_t>(nr), lkeys + first, lo.data(), cnt.data()});
+  if (ri.hash)
+    thrust::for_each(ex.policy(), Count(0), Count(n),
+                     HashRange{ri.runs.probe(), lkeys + first, lo.data(), cnt.data()});
+  else
+    thrust::for_each(ex.policy(), Count(0), Count(n),
+                     EqualRange{ri.sorted.data(), static_cast<int64_t>(ri.sorted.size()), lkeys + first, lo.data(),
+                                cnt.data()});
   Buf<int64_t> off = ex.template alloc<int64_t>(n);
   const size_t total = static_cast<size_t>(ex.exclusive_sum(cnt.data(), n, off.data()));
   ex.check_cancel();
@@ -430,7 +790,7 @@ RelPtr join_chunk(Exec& ex, const Relation::Impl& l, const Key* lkeys, size_t fi
     thrust::for_each(ex.policy(), Count(0), Count(n), MarkRunStart{cnt.data(), off.data(), lidx.data()});
     ex.inclusive_max(lidx.data(), total);
     thrust::transform(ex.policy(), Count(0), Count(total), ridx.data(),
-                      RightOfSlot{lidx.data(), lo.data(), off.data(), rs.perm.data()});
+                      RightOfSlot{lidx.data(), lo.data(), off.data(), ri.perm.data()});
   }
   lo = cnt = Buf<int32_t>();
   off = Buf<int64_t>();
@@ -444,21 +804,24 @@ RelPtr join_chunk(Exec& ex, const Relation::Impl& l, const Key* lkeys, size_t fi
   return make_rel(Exec::kBackend, total, std::move(cols));
 }
 
-// Left rows [first, first+n) that have (want=1) / have no (want=0) match.
+// Left rows [first, first+n) that have (want=1) / have no (want=0) match:
+// a found-mask from the key set or the sorted keys, then select_rows.
 template <class Exec>
 RelPtr semi_chunk(Exec& ex, const Relation::Impl& l, const Key* lkeys, size_t first, size_t n,
-                  const SortedSide& rs, uint8_t want) {
-  const Key* rk = rs.keys.data();
+                  const RightIndex& ri, uint8_t want) {
   Buf<uint8_t> found = ex.template alloc<uint8_t>(n);
-  thrust::transform(ex.policy(), Count(0), Count(n), found.data(),
-                    KeyPresent{rk, static_cast<int64_t>(rs.keys.size()), lkeys + first});
-  return gather_rows(ex, l, first, ex.compact(found.data(), n, want));
+  if (ri.hash)
+    thrust::transform(ex.policy(), Count(0), Count(n), found.data(), SetHas{ri.set.probe(), lkeys + first});
+  else
+    thrust::transform(ex.policy(), Count(0), Count(n), found.data(),
+                      KeyPresent{ri.sorted.data(), static_cast<int64_t>(ri.sorted.size()), lkeys + first});
+  return select_where(ex, l, first, n, MaskIs{found.data(), want});
 }
 
 // Shared driver of join (want < 0), semi join (want = 1) and anti join (want = 0).
-// When the sorted right side alone would not fit the budget, both sides are
+// When the right-side index alone would not fit the budget, both sides are
 // hash-partitioned on the key and each pair is joined; otherwise the left
-// (probe) side is processed in chunks against the right side sorted once.
+// (probe) side is processed in chunks against the right side indexed once.
 template <class Exec>
 RelPtr join_driver(Exec& ex, const Relation::Impl& l, const Relation::Impl& r, const std::vector<int>& lk,
                    const std::vector<int>& rk, const std::vector<OutCol>& out, int want, bool may_split) {
@@ -467,7 +830,8 @@ RelPtr join_driver(Exec& ex, const Relation::Impl& l, const Relation::Impl& r, c
   if (l.rows == 0 || (r.rows == 0 && want != 0)) return make_rel(Exec::kBackend, 0, std::vector<Column>(out_cols));
   if (r.rows == 0) return make_rel(Exec::kBackend, l.rows, l.cols);  // anti join with empty right
   auto keys = encode_keys(ex, {&l, &r}, {&lk, &rk});
-  const size_t right_bytes = r.rows * (sizeof(Key) + sizeof(int32_t)) + rel_bytes(r);
+  const bool hash = use_hash(ex.opts.join_algorithm, r.rows);
+  const size_t right_bytes = index_bytes(hash, want < 0, r.rows) + rel_bytes(r);
   const uint32_t parts = may_split ? parts_for(2 * right_bytes, ex.budget()) : 1;
   if (parts > 1) {
     auto lparts = hash_split(ex, l, keys[0], parts);
@@ -479,7 +843,7 @@ RelPtr join_driver(Exec& ex, const Relation::Impl& l, const Relation::Impl& r, c
     return concat(ex, res, out_cols);
   }
   ex.check_cancel();
-  SortedSide rs = sort_side(ex, std::move(keys[1]), want < 0);
+  RightIndex ri = hash ? hash_index(ex, std::move(keys[1]), want < 0) : sort_index(ex, std::move(keys[1]), want < 0);
   const size_t per_left = sizeof(Key) + 2 * sizeof(int32_t) + sizeof(int64_t) + 2 * rel_bytes_per_row(l);
   const size_t chunk = chunk_rows(ex, per_left, right_bytes);
   std::vector<RelPtr> res;
@@ -487,26 +851,38 @@ RelPtr join_driver(Exec& ex, const Relation::Impl& l, const Relation::Impl& r, c
     ex.check_cancel();
     const size_t n = std::min(chunk, l.rows - s);
     if (want < 0)
-      res.push_back(join_chunk(ex, l, keys[0].data(), s, n, r, rs, out));
+      res.push_back(join_chunk(ex, l, keys[0].data(), s, n, r, ri, out));
     else
-      res.push_back(semi_chunk(ex, l, keys[0].data(), s, n, rs, static_cast<uint8_t>(want)));
+      res.push_back(semi_chunk(ex, l, keys[0].data(), s, n, ri, static_cast<uint8_t>(want)));
   }
   return concat(ex, res, out_cols);
 }
 
 // ---- duplicate elimination ------------------------------------------------------
 
-// Distinct rows: encode each row as a key, sort keys with row numbers, keep
-// the first row of each run.  Over budget, rows are hash-partitioned first
-// (equal rows land in the same partition).
+// The column numbers 0..n-1.
+inline std::vector<int> all_columns(size_t n) {
+  std::vector<int> all(n);
+  for (size_t c = 0; c < n; ++c) all[c] = static_cast<int>(c);
+  return all;
+}
+
+// Distinct rows: encode each row as a key, then either insert every key into
+// a hash table and keep the row that claimed each key (SetInsertHead, then
+// select_rows), or sort keys with row numbers and keep the first row of each
+// run.  Over budget, rows are hash-partitioned first (equal rows land in the
+// same partition).
 template <class Exec>
 RelPtr distinct(Exec& ex, const Relation::Impl& in, bool may_split) {
   ex.check_cancel();
   if (in.rows <= 1) return make_rel(Exec::kBackend, in.rows, in.cols);
-  std::vector<int> all(in.cols.size());
-  for (size_t c = 0; c < all.size(); ++c) all[c] = static_cast<int>(c);
+  const std::vector<int> all = all_columns(in.cols.size());
   auto keys = encode_keys(ex, {&in}, {&all});
-  const size_t work = in.rows * (2 * (sizeof(Key) + sizeof(int32_t)) + 1 + sizeof(int32_t)) + rel_bytes(in);
+  const size_t n = in.rows;
+  const bool hash = use_hash(ex.opts.distinct_algorithm, n);
+  const size_t work = (hash ? table_bytes<Key>(n) + n * (sizeof(Key) + 1)
+                            : n * (2 * (sizeof(Key) + sizeof(int32_t)) + 1 + sizeof(int32_t))) +
+                      rel_bytes(in);
   const uint32_t parts = may_split ? parts_for(work, ex.budget()) : 1;
   if (parts > 1) {
     auto split = hash_split(ex, in, keys[0], parts);
@@ -516,14 +892,51 @@ RelPtr distinct(Exec& ex, const Relation::Impl& in, bool may_split) {
     return concat(ex, res, static_cast<int>(in.cols.size()));
   }
   ex.check_cancel();
+  if (hash) {
+    Buf<uint8_t> head = ex.template alloc<uint8_t>(n);
+    {
+      HashTable<Key> t = make_table<Key>(ex, n);
+      thrust::for_each(ex.policy(), Count(0), Count(n), SetInsertHead{t.view(), keys[0].data(), head.data()});
+    }
+    keys.clear();
+    return select_where(ex, in, 0, n, MaskIs{head.data(), 1});
+  }
   SortedSide s = sort_side(ex, std::move(keys[0]), true);
-  const size_t n = in.rows;
   Buf<uint8_t> head = ex.template alloc<uint8_t>(n);
   thrust::transform(ex.policy(), Count(0), Count(n), head.data(), RunHead{s.keys.data()});
   s.keys = Buf<Key>();
   Buf<int32_t> pos = ex.compact(head.data(), n, 1);
   Buf<int32_t> rows = gather(ex, pos.data(), pos.size(), s.perm.data());
   return gather_rows(ex, in, 0, rows);
+}
+
+// Distinct rows of `a` that are not rows of `b`.  Hash form (in budget): both
+// sides encoded together, a key set of b, then one pass over a that keeps
+// the first row of each key absent from b (FirstNotIn) and select_rows.
+// Otherwise: anti join of distinct(a) with b, each partitioned as needed.
+template <class Exec>
+RelPtr difference(Exec& ex, const Relation::Impl& a, const Relation::Impl& b) {
+  ex.check_cancel();
+  const std::vector<int> all = all_columns(a.cols.size());
+  const bool hash = use_hash(ex.opts.distinct_algorithm, a.rows) && use_hash(ex.opts.join_algorithm, b.rows);
+  const size_t work = table_bytes<Key>(a.rows) + table_bytes<Key>(b.rows) + (a.rows + b.rows) * sizeof(Key) +
+                      a.rows + rel_bytes(a);
+  if (!hash || a.rows == 0 || b.rows == 0 || parts_for(work, ex.budget()) > 1) {
+    RelPtr d = distinct(ex, a, true);
+    return join_driver(ex, *d, b, all, all, {}, 0, true);
+  }
+  auto keys = encode_keys(ex, {&a, &b}, {&all, &all});
+  ex.check_cancel();
+  HashTable<Key> tb = make_table<Key>(ex, b.rows);
+  thrust::for_each(ex.policy(), Count(0), Count(b.rows), SetInsert{tb.view(), keys[1].data()});
+  keys[1] = Buf<Key>();
+  HashTable<Key> ta = make_table<Key>(ex, a.rows);
+  Buf<uint8_t> keep = ex.template alloc<uint8_t>(a.rows);
+  thrust::for_each(ex.policy(), Count(0), Count(a.rows),
+                   FirstNotIn{tb.probe(), ta.view(), keys[0].data(), keep.data()});
+  tb = ta = HashTable<Key>();
+  keys.clear();
+  return select_where(ex, a, 0, a.rows, MaskIs{keep.data(), 1});
 }
 
 }  // namespace mln::gpu::ops

@@ -282,11 +282,12 @@ int run(const mln::cli::Options& o) {
   // Cost over time, for the benchmark report (MLN_TRACE_FILE).
   std::unique_ptr<std::ofstream> trace;
   if (const char* tf = std::getenv("MLN_TRACE_FILE")) trace = std::make_unique<std::ofstream>(tf, std::ios::app);
-  std::string status, best, hard, flips, err;
+  std::string status, best, hard, flips, err, gpu_mem;
   while (true) {
     if (g_interrupted) throw std::runtime_error("interrupted");
     mln::worker::Result r = c.exec(
-        "SELECT s->>'status', s->>'best_cost', s->>'hard_violated', s->>'flips', s->>'error' "
+        "SELECT s->>'status', s->>'best_cost', s->>'hard_violated', s->>'flips', s->>'error', "
+        "  s->>'gpu_memory_bytes' "
         "FROM mln.wait($1, interval '0.2 s') s",
         {std::to_string(job)});
     status = r.get(0, 0);
@@ -294,6 +295,7 @@ int run(const mln::cli::Options& o) {
     hard = r.get(0, 2);
     flips = r.get(0, 3);
     err = r.get(0, 4);
+    gpu_mem = r.get(0, 5);
     double el = std::chrono::duration<double>(Clock::now() - t_search).count();
     if (trace && !best.empty()) *trace << el << " " << best << " " << flips << "\n";
     if (status == "done" || status == "failed" || status == "cancelled") break;
@@ -310,6 +312,8 @@ int run(const mln::cli::Options& o) {
   std::snprintf(costbuf, sizeof costbuf, "%.2f", std::stod(best));
   say("### Best answer has cost " + std::string(costbuf));
   if (hard != "0") say("### " + hard + " hard clause(s) violated");
+  if (o.verbose > 0 && !gpu_mem.empty() && gpu_mem != "0")
+    say("    search GPU memory peak: " + std::to_string(std::stoll(gpu_mem) / 1024) + " kB");
   lap("search", t);
 
   say(">>> Writing answer to file: " + o.output);

@@ -35,8 +35,16 @@ std::string format_arg(const std::string& v) {
 }
 
 void write_map_output(mln::worker::Conn& c, const std::string& program, const std::string& path, bool gz) {
+  // The worker materialises the decoded answer as <schema>.map_result when it
+  // finishes a job; reading it avoids decoding the arguments a second time.
+  mln::worker::Result t = c.exec(
+      "SELECT quote_ident(schema_name), to_regclass(quote_ident(schema_name) || '.map_result') IS NOT NULL "
+      "FROM mln.programs WHERE name = $1",
+      {program});
+  const std::string source = t.rows() == 1 && t.get(0, 1) == "t" ? t.get(0, 0) + ".map_result" : "mln.map($1)";
   mln::worker::Result r = c.exec(
-      "SELECT predicate, array_to_json(arguments)::text FROM mln.map($1) WHERE truth ORDER BY 1, 2", {program});
+      "SELECT predicate, array_to_json(arguments)::text FROM " + source + " WHERE truth ORDER BY 1, 2",
+      source == "mln.map($1)" ? std::vector<std::string>{program} : std::vector<std::string>{});
   std::ofstream f(path, std::ios::trunc);
   if (!f) throw std::runtime_error("cannot write output file " + path);
   for (int i = 0; i < r.rows(); ++i) {

@@ -30,6 +30,8 @@ void validate(const mln::Network& net, const SolveOptions& o) {
   if (o.gpu_design != "portfolio" && o.gpu_design != "parallel")
     throw std::invalid_argument("solve_map: gpu_design must be portfolio or parallel");
   if (o.gauss_seidel_rounds < 1) throw std::invalid_argument("solve_map: gauss_seidel_rounds must be >= 1");
+  if (o.exact_max_atoms < 0 || o.exact_max_atoms > kExactMaxAtoms)
+    throw std::invalid_argument("solve_map: exact_max_atoms must be between 0 and " + std::to_string(kExactMaxAtoms));
   if (o.partition_max_atoms < 1) throw std::invalid_argument("solve_map: partition_max_atoms must be >= 1");
   if (net.num_atoms < 0 || net.clauses.offsets.size() != net.clauses.size() + 1)
     throw std::invalid_argument("solve_map: malformed network");
@@ -78,7 +80,12 @@ struct Run {
     WalkOutcome out;
     bool done = false;
     const int64_t min_atoms = opts.device == "gpu" ? 0 : opts.gpu_min_atoms;
-    if (on_gpu && inst.n >= min_atoms) {
+    if (inst.n <= std::min(opts.exact_max_atoms, kExactMaxAtoms)) {
+      out = solve_exact_cpu(inst, init0);
+      done = true;
+      cpu_used = true;
+      sink.report(k, out.best_cost, out.flips);
+    } else if (on_gpu && inst.n >= min_atoms) {
       // In "auto" mode a CPU walk races the GPU walk on the same piece and the
       // better state wins: on structured MLN networks (e.g. RC at 10^5 papers)
       // the parallel-flip GPU walk can stall far above what one CPU walk
@@ -172,6 +179,7 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
     if (opts.device == "gpu" && !have)
       throw std::runtime_error("solve_map: device 'gpu' requested but no GPU is usable: " + why);
     run.gpu_on = have;
+    if (have) gpu_walksat_peak_bytes(true);
   }
   if (opts.max_flips > 0) run.flips_per_atom = static_cast<double>(opts.max_flips) / std::max<int32_t>(1, net.num_atoms);
   run.comp_cost.assign(run.comps.count, 0.0);
@@ -232,6 +240,7 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   res.flips = run.sink.flips();
   res.partitions = run.partitions.load();
   res.device_used = run.gpu_used && run.cpu_used ? "cpu+gpu" : run.gpu_used ? "gpu" : "cpu";
+  if (run.gpu_used) res.gpu_memory_peak_bytes = gpu_walksat_peak_bytes();
   res.warnings = std::move(run.warnings);
   res.cancelled = run.stop.tripped();
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -154,6 +154,29 @@ WalkInstance build_walk_instance(const mln::Network& net) {
   return in;
 }
 
+WalkOutcome solve_exact_cpu(const WalkInstance& in, const std::vector<uint8_t>& init) {
+  if (in.n > kExactMaxAtoms) throw std::invalid_argument("solve_exact_cpu: too many atoms for enumeration");
+  WalkOutcome out;
+  WalkState s(in);
+  s.load(init);
+  out.best = s.truth_;
+  out.best_cost_fixed = s.cost_;
+  // Reflected Gray code: step i flips atom ctz(i), so the 2^n states are
+  // visited with one incremental flip each; ties keep the earlier state.
+  const uint64_t states = uint64_t{1} << in.n;
+  for (uint64_t i = 1; i < states; ++i) {
+    s.flip(static_cast<uint32_t>(__builtin_ctzll(i)));
+    ++out.flips;
+    if (s.cost_ < out.best_cost_fixed) {
+      out.best = s.truth_;
+      out.best_cost_fixed = s.cost_;
+    }
+  }
+  out.satisfied = out.best_cost_fixed == 0;
+  out.best_cost = out.best_cost_fixed / in.scale;
+  return out;
+}
+
 WalkOutcome walksat_cpu(const WalkInstance& in, const std::vector<uint8_t>& init, const WalkParams& p) {
   WalkOutcome out;
   Rng rng(derive_seed(p.seed, 0x57414C4Bull));

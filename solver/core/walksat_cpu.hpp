@@ -56,6 +56,14 @@ struct WalkOutcome {
   bool stopped = false;       // the stop token fired
 };
 
+// Largest (sub)network solve_exact_cpu accepts: 2^20 flips at most.
+constexpr int32_t kExactMaxAtoms = 20;
+
+// The optimum of a small instance by enumerating all 2^n states in Gray-code
+// order (one incremental flip per state), starting from `init`.  Exact and,
+// for a dozen atoms, far cheaper than WalkSAT's tries.
+WalkOutcome solve_exact_cpu(const WalkInstance& inst, const std::vector<uint8_t>& init);
+
 // Runs max_tries tries of WalkSAT from `init` (size n, 0/1 per atom); tries
 // after the first restart from the previous best (COPY_LOW).
 WalkOutcome walksat_cpu(const WalkInstance& inst, const std::vector<uint8_t>& init,

@@ -3,14 +3,33 @@
 
 #include "walksat_gpu_common.cuh"
 
+#include <atomic>
+
 namespace mln::solver {
 
 namespace gpu_detail {
+namespace {
+std::atomic<size_t> g_device_bytes{0};  // held now by DeviceArrays
+std::atomic<size_t> g_device_peak{0};   // high-water mark since the last reset
+}  // namespace
+
+void note_device_bytes(std::ptrdiff_t delta) {
+  const size_t now = g_device_bytes.fetch_add(static_cast<size_t>(delta)) + static_cast<size_t>(delta);
+  size_t peak = g_device_peak.load();
+  while (now > peak && !g_device_peak.compare_exchange_weak(peak, now)) {
+  }
+}
+
 WalkOutcome walksat_gpu_portfolio(const WalkInstance&, const std::vector<uint8_t>&, const WalkParams&,
                                   const GpuWalkOptions&);
 WalkOutcome walksat_gpu_parallel(const WalkInstance&, const std::vector<uint8_t>&, const WalkParams&,
                                  const GpuWalkOptions&);
 }  // namespace gpu_detail
+
+size_t gpu_walksat_peak_bytes(bool reset) {
+  if (reset) gpu_detail::g_device_peak = gpu_detail::g_device_bytes.load();
+  return gpu_detail::g_device_peak.load();
+}
 
 bool gpu_walksat_available(std::string* why_not) {
   int count = 0;

@@ -31,6 +31,10 @@ struct GpuWalkOptions {
 // True when compiled with CUDA and a device is usable; otherwise why not.
 bool gpu_walksat_available(std::string* why_not);
 
+// Device memory held by the GPU walks of this process: the high-water mark
+// since the last reset (reset = true also starts a new mark at the current use).
+size_t gpu_walksat_peak_bytes(bool reset = false);
+
 // WalkSAT on the GPU with Tuffy's step rules; same contract as walksat_cpu
 // (flips = steps of all walks together).  Throws GpuError on CUDA failure.
 WalkOutcome walksat_gpu(const WalkInstance& inst, const std::vector<uint8_t>& init, const WalkParams& params,

@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,9 @@ inline void cuda_check(cudaError_t e, const char* what) {
 #define MLN_CUDA_TRY(call) ::mln::solver::gpu_detail::cuda_check((call), #call)
 #define MLN_CUDA_LAUNCHED(name) ::mln::solver::gpu_detail::cuda_check(cudaGetLastError(), name)
 
+// Records `delta` bytes of device memory taken (> 0) or given back (< 0).
+void note_device_bytes(std::ptrdiff_t delta);
+
 // Owning device array; frees on destruction, never throws there.
 template <class T>
 class DeviceArray {
@@ -30,13 +35,13 @@ class DeviceArray {
   explicit DeviceArray(size_t n) { resize(n); }
   DeviceArray(const DeviceArray&) = delete;
   DeviceArray& operator=(const DeviceArray&) = delete;
-  ~DeviceArray() { if (p_) cudaFree(p_); }
+  ~DeviceArray() { release(); }
   // Allocates n elements (contents undefined).
   void resize(size_t n) {
-    if (p_) cudaFree(p_);
-    p_ = nullptr;
-    n_ = n;
+    release();
     MLN_CUDA_TRY(cudaMalloc(&p_, std::max<size_t>(1, n) * sizeof(T)));
+    n_ = n;
+    note_device_bytes(static_cast<std::ptrdiff_t>(bytes()));
   }
   // Copies a host vector in.
   void upload(const std::vector<T>& v) {
@@ -47,6 +52,15 @@ class DeviceArray {
   size_t size() const { return n_; }
 
  private:
+  size_t bytes() const { return std::max<size_t>(1, n_) * sizeof(T); }
+  void release() {
+    if (!p_) return;
+    cudaFree(p_);
+    note_device_bytes(-static_cast<std::ptrdiff_t>(bytes()));
+    p_ = nullptr;
+    n_ = 0;
+  }
+
   T* p_ = nullptr;
   size_t n_ = 0;
 };
@@ -95,6 +109,68 @@ __device__ inline void occ_delta(const DevInstance& I, const uint8_t* truth, con
     if (lit_true && t == 1) delta += w;  // w < 0: flipping removes |w|
     else if (!lit_true && t == 0) { delta -= w; brk -= w; }
   }
+}
+
+// The atom a WalkSAT step flips for violated clause c, by Tuffy's rules (the
+// same as walksat_cpu.cpp): its flip delta and break weight, and whether the
+// step is skipped.  `delta_of(atom, delta, brk)` evaluates one atom; the two
+// GPU designs differ only there (one thread vs a whole warp per evaluation).
+struct StepPick {
+  uint32_t atom = 0;
+  int64_t delta = 0;
+  int64_t brk = 0;
+  bool skip = false;
+};
+
+template <class DeltaOf>
+__device__ inline StepPick pick_step(const DevInstance& I, uint32_t c, const uint8_t* truth, const int32_t* tc,
+                                     const uint32_t* crit, double p, int dont_break, Rng& rng, DeltaOf delta_of) {
+  const int64_t lo = I.cl_off[c];
+  const uint32_t len = static_cast<uint32_t>(I.cl_off[c + 1] - lo);
+  StepPick s;
+  // Greedy choice among the clause's atoms (all of them, or only those of
+  // true literals), ties broken by reservoir sampling; skipped when uphill.
+  auto greedy = [&](bool only_true) {
+    int64_t best = INT64_MAX;
+    uint32_t ties = 0;
+    for (uint32_t k = 0; k < len; ++k) {
+      const uint32_t l = I.cl_lit[lo + k];
+      if (only_true && truth[l >> 1] != (l & 1)) continue;
+      int64_t d, bk;
+      delta_of(l >> 1, d, bk);
+      if (d < best) { best = d; s.atom = l >> 1; s.brk = bk; ties = 1; }
+      else if (d == best && rng.below(++ties) == 0) { s.atom = l >> 1; s.brk = bk; }
+    }
+    s.delta = best;
+    s.skip = best > 0;
+  };
+  if (I.w[c] > 0) {
+    if (rng.uniform() < p) {
+      s.atom = I.cl_lit[lo + rng.below(len)] >> 1;
+      delta_of(s.atom, s.delta, s.brk);
+    } else {
+      greedy(false);
+    }
+  } else {  // negative clause: candidates are the atoms of true literals
+    const int32_t t = tc[c];
+    if (t == 1) {
+      s.atom = crit[c];
+      delta_of(s.atom, s.delta, s.brk);
+      s.skip = s.delta > 0 && rng.uniform() < 1.0 - p;
+    } else if (rng.uniform() < p) {
+      uint32_t kth = rng.below(static_cast<uint32_t>(t));
+      for (uint32_t k = 0; k < len; ++k) {
+        const uint32_t l = I.cl_lit[lo + k];
+        if (truth[l >> 1] == (l & 1) && kth-- == 0) { s.atom = l >> 1; break; }
+      }
+      delta_of(s.atom, s.delta, s.brk);
+    } else {
+      greedy(true);
+    }
+  }
+  if (!s.skip && dont_break && s.brk > I.hard_fixed) s.skip = true;
+  if (!s.skip && s.delta > 0 && rng.uniform() < kGreedyThrottle) s.skip = true;
+  return s;
 }
 
 // Whether clause c costs something with t true literals.

@@ -74,60 +74,10 @@ __global__ void pick_kernel(DevInstance I, State S, int32_t nviol, PickParams P)
   if (i >= nviol) return;
   const uint32_t c = static_cast<uint32_t>(S.viol_in[i]);
   Rng rng(derive_seed(P.seed ^ (uint64_t(P.step) * 0xD1B54A32D192ED03ull), i) | 1);
-  const int64_t lo = I.cl_off[c];
-  const uint32_t len = static_cast<uint32_t>(I.cl_off[c + 1] - lo);
-  const int64_t w = I.w[c];
-  uint32_t a = 0;
-  int64_t da = 0, ba = 0;
-  bool skip = false;
-  if (w > 0) {
-    if (rng.uniform() < P.p) {
-      a = I.cl_lit[lo + rng.below(len)] >> 1;
-      thread_delta(I, S, a, da, ba);
-    } else {
-      int64_t best = INT64_MAX;
-      uint32_t ties = 0;
-      for (uint32_t k = 0; k < len; ++k) {
-        uint32_t b = I.cl_lit[lo + k] >> 1;
-        int64_t d, bk;
-        thread_delta(I, S, b, d, bk);
-        if (d < best) { best = d; a = b; ba = bk; ties = 1; }
-        else if (d == best && rng.below(++ties) == 0) { a = b; ba = bk; }
-      }
-      da = best;
-      skip = best > 0;
-    }
-  } else {
-    const int32_t t = S.tc[c];
-    if (t == 1) {
-      a = S.crit[c];
-      thread_delta(I, S, a, da, ba);
-      skip = da > 0 && rng.uniform() < 1.0 - P.p;
-    } else if (rng.uniform() < P.p) {
-      uint32_t kth = rng.below(static_cast<uint32_t>(t));
-      for (uint32_t k = 0; k < len; ++k) {
-        uint32_t l = I.cl_lit[lo + k];
-        if (S.truth[l >> 1] == (l & 1) && kth-- == 0) { a = l >> 1; break; }
-      }
-      thread_delta(I, S, a, da, ba);
-    } else {
-      int64_t best = INT64_MAX;
-      uint32_t ties = 0;
-      for (uint32_t k = 0; k < len; ++k) {
-        uint32_t l = I.cl_lit[lo + k];
-        if (S.truth[l >> 1] != (l & 1)) continue;
-        int64_t d, bk;
-        thread_delta(I, S, l >> 1, d, bk);
-        if (d < best) { best = d; a = l >> 1; ba = bk; ties = 1; }
-        else if (d == best && rng.below(++ties) == 0) { a = l >> 1; ba = bk; }
-      }
-      da = best;
-      skip = best > 0;
-    }
-  }
-  if (!skip && P.dont_break && ba > I.hard_fixed) skip = true;
-  if (!skip && da > 0 && rng.uniform() < 0.7) skip = true;
-  if (skip) { S.cand[i] = 0; return; }
+  const StepPick pick = pick_step(I, c, S.truth, S.tc, S.crit, P.p, P.dont_break, rng,
+                                  [&](uint32_t b, int64_t& d, int64_t& bk) { thread_delta(I, S, b, d, bk); });
+  if (pick.skip) { S.cand[i] = 0; return; }
+  const uint32_t a = pick.atom;
   unsigned long long pr = atom_priority(P.seed + P.step, a);
   S.cand[i] = a + 1;
   S.prio[i] = pr;

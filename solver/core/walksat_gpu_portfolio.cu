@@ -204,60 +204,11 @@ __global__ void portfolio_kernel(DevInstance I, WalkArrays A, WalkCtl* ctl, int 
     ++s.flips;
     ++s.step;
     const uint32_t c = static_cast<uint32_t>(v.viol[rng.below(static_cast<uint32_t>(s.nviol))]);
-    const int64_t lo = I.cl_off[c];
-    const uint32_t len = static_cast<uint32_t>(I.cl_off[c + 1] - lo);
-    const int64_t w = I.w[c];
-    uint32_t a = 0;
-    int64_t da = 0, ba = 0;
-    bool skip = false;
-    if (w > 0) {
-      if (rng.uniform() < P.p) {
-        a = I.cl_lit[lo + rng.below(len)] >> 1;
-        atom_delta(I, v, a, lane, da, ba);
-      } else {
-        int64_t best = INT64_MAX;
-        uint32_t ties = 0;
-        for (uint32_t i = 0; i < len; ++i) {
-          uint32_t b = I.cl_lit[lo + i] >> 1;
-          int64_t d, bk;
-          atom_delta(I, v, b, lane, d, bk);
-          if (d < best) { best = d; a = b; ba = bk; ties = 1; }
-          else if (d == best && rng.below(++ties) == 0) { a = b; ba = bk; }
-        }
-        da = best;
-        skip = best > 0;
-      }
-    } else {
-      const int32_t t = v.tc[c];
-      if (t == 1) {
-        a = v.crit[c];
-        atom_delta(I, v, a, lane, da, ba);
-        skip = da > 0 && rng.uniform() < 1.0 - P.p;
-      } else if (rng.uniform() < P.p) {
-        uint32_t kth = rng.below(static_cast<uint32_t>(t));
-        for (uint32_t i = 0; i < len; ++i) {
-          uint32_t l = I.cl_lit[lo + i];
-          if (v.truth[l >> 1] == (l & 1) && kth-- == 0) { a = l >> 1; break; }
-        }
-        atom_delta(I, v, a, lane, da, ba);
-      } else {
-        int64_t best = INT64_MAX;
-        uint32_t ties = 0;
-        for (uint32_t i = 0; i < len; ++i) {
-          uint32_t l = I.cl_lit[lo + i];
-          if (v.truth[l >> 1] != (l & 1)) continue;
-          int64_t d, bk;
-          atom_delta(I, v, l >> 1, lane, d, bk);
-          if (d < best) { best = d; a = l >> 1; ba = bk; ties = 1; }
-          else if (d == best && rng.below(++ties) == 0) { a = l >> 1; ba = bk; }
-        }
-        da = best;
-        skip = best > 0;
-      }
-    }
-    if (!skip && P.dont_break && ba > I.hard_fixed) skip = true;
-    if (!skip && da > 0 && rng.uniform() < 0.7) skip = true;
-    if (skip) continue;
+    const StepPick pick = pick_step(I, c, v.truth, v.tc, v.crit, P.p, P.dont_break, rng,
+                                    [&](uint32_t b, int64_t& d, int64_t& bk) { atom_delta(I, v, b, lane, d, bk); });
+    if (pick.skip) continue;
+    const uint32_t a = pick.atom;
+    const int64_t da = pick.delta;
     walk_flip(I, v, a, lane, s.nviol);
     s.cost += da;
     if (!s.overflow) {

@@ -9,6 +9,8 @@ bool gpu_walksat_available(std::string* why_not) {
   return false;
 }
 
+size_t gpu_walksat_peak_bytes(bool) { return 0; }
+
 WalkOutcome walksat_gpu(const WalkInstance&, const std::vector<uint8_t>&, const WalkParams&, const GpuWalkOptions&) {
   throw GpuError("pg_mln was built without CUDA");
 }

@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <cstdio>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -46,7 +48,7 @@ bool claim(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job) {
       "  (SELECT schema_name FROM mln.programs p WHERE p.name = j.program), "
       "  j.options->>'max_flips', j.options->>'max_tries', j.options->>'timeout', j.options->>'seed', "
       "  j.options->>'threads', j.options->>'dont_break', j.options->>'device', j.options->>'random_step', "
-      "  j.options->>'skip_components_without_query'",
+      "  j.options->>'skip_components_without_query', j.options->>'exact_max_atoms'",
       {me, std::to_string(wo.lease_seconds)});
   if (r.rows() == 0) return false;
   job = Job();
@@ -64,6 +66,7 @@ bool claim(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job) {
   if (!r.null(0, 10)) o.random_step = r.dbl(0, 10);
   o.adaptive_noise = r.null(0, 10);  // -randomStep not pinned: lower the noise per try
   if (!r.null(0, 11)) o.skip_components_without_query = r.get(0, 11) == "true";
+  if (!r.null(0, 12)) o.exact_max_atoms = static_cast<int>(r.num(0, 12));
   return true;
 }
 
@@ -170,16 +173,24 @@ void finish(Conn& c, const Job& job, const std::string& me, const Network& net, 
     c.exec(
         "UPDATE mln.jobs SET status = 'done', finished_at = clock_timestamp(), best_cost = $2::float8, "
         "hard_violated = $3::bigint, flips = $4::bigint, seconds = $5::float8, device = $6, atoms = $7::bigint, "
-        "clauses = $8::bigint, components = $9::int, warnings = $10::text[], "
+        "clauses = $8::bigint, components = $9::int, warnings = $10::text[], gpu_memory_bytes = $11::bigint, "
         "flips_per_s = CASE WHEN $5::float8 > 0 THEN $4::bigint / $5::float8 END WHERE id = $1",
         {std::to_string(job.id), std::to_string(res.cost), std::to_string(res.hard_violated),
          std::to_string(res.flips), std::to_string(res.seconds), res.device_used, std::to_string(net.num_atoms),
-         std::to_string(net.clauses.size()), std::to_string(res.components), pg_array(res.warnings)});
+         std::to_string(net.clauses.size()), std::to_string(res.components), pg_array(res.warnings),
+         std::to_string(res.gpu_memory_peak_bytes)});
     c.exec("COMMIT");
   } catch (...) {
     c.exec("ROLLBACK");
     throw;
   }
+}
+
+// Seconds since `t`, formatted with millisecond precision.
+std::string seconds_since(Clock::time_point t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", std::chrono::duration<double>(Clock::now() - t).count());
+  return buf;
 }
 
 // Runs one claimed job to its end.
@@ -192,8 +203,10 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
                     {c.quote_ident(job.schema) + "._clauses", job.program});
   if (g.rows() == 0 || g.get(0, 0) != "t" || g.get(0, 1) != "t")
     return fail(c, job, me, "program \"" + job.program + "\" is not grounded; run mln.ground('" + job.program + "')");
+  const auto t_read = Clock::now();
   Network net = read_network(c, job.schema);
-  log("read " + std::to_string(net.num_atoms) + " atoms, " + std::to_string(net.clauses.size()) + " clauses");
+  log("read " + std::to_string(net.num_atoms) + " atoms, " + std::to_string(net.clauses.size()) + " clauses in " +
+      seconds_since(t_read) + " s");
 
   std::atomic<bool> cancel{false};
   Progress pr;
@@ -206,20 +219,28 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   solver::SolveResult res;
   std::string error;
   std::atomic<bool> done{false};
+  std::mutex done_mu;
+  std::condition_variable done_cv;  // wakes the supervising loop as soon as the search ends
   std::thread t([&] {
     try {
       res = solver::solve_map(net, job.opts);
     } catch (const std::exception& e) {
       error = e.what();
     }
+    std::lock_guard<std::mutex> g(done_mu);
     done = true;
+    done_cv.notify_all();
   });
   Supervisor sup(c, job, me, wo.lease_seconds);
   auto t0 = Clock::now();
   bool keep = true;
   auto last = Clock::now() - std::chrono::seconds(1);
   while (!done) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    {
+      std::unique_lock<std::mutex> g(done_mu);
+      done_cv.wait_for(g, std::chrono::milliseconds(50), [&] { return done.load(); });
+    }
+    if (done) break;
     if (Clock::now() - last < std::chrono::milliseconds(500) && !stop) continue;
     last = Clock::now();
     try {
@@ -236,8 +257,11 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
     return;
   }
   if (stop) return;  // shutting down: the lease runs out and another worker re-runs it
+  const auto t_write = Clock::now();
   finish(c, job, me, net, res);
-  log("done: cost " + std::to_string(res.cost) + ", " + std::to_string(res.flips) + " flips");
+  log("done: cost " + std::to_string(res.cost) + ", " + std::to_string(res.flips) + " flips, " +
+      std::to_string(res.components) + " components; search " + std::to_string(res.seconds) + " s, write " +
+      seconds_since(t_write) + " s");
 }
 
 }  // namespace

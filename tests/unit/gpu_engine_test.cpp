@@ -27,11 +27,12 @@ class EngineTest : public BackendTest {
     g_polls = 0;
     g_cancel_after = -1;
   }
-  // Engine with the given budget, polling counting_cancel.
-  std::unique_ptr<Engine> engine_with(size_t budget) {
+  // Engine with the given budget and key-matching algorithm, polling counting_cancel.
+  std::unique_ptr<Engine> engine_with(size_t budget, Algorithm alg = Algorithm::Auto) {
     EngineOptions o;
     o.memory_budget_bytes = budget;
     o.cancel = counting_cancel;
+    o.join_algorithm = o.distinct_algorithm = alg;
     return make_engine(GetParam(), o);
   }
 };
@@ -64,6 +65,17 @@ TEST_P(EngineTest, TinyBudgetPartitionsAndGivesIdenticalResults) {
   const int polls_tiny = g_polls.load();
   // Partitioned runs poll between partitions/chunks, so they poll far more often.
   EXPECT_GT(polls_tiny, polls_roomy + 50) << "budget did not cause partitioning";
+}
+
+TEST_P(EngineTest, TinyBudgetPartitionsWithEitherAlgorithm) {
+  std::mt19937 rng(25);
+  HostTable lt = random_table(rng, 6000, 3, 12, 0.1), rt = random_table(rng, 5000, 3, 12, 0.1);
+  for (Algorithm alg : {Algorithm::Hash, Algorithm::Sort}) {
+    g_polls = 0;
+    auto tiny = engine_with(4096, alg);
+    check_all_ops(*tiny, lt, rt);
+    EXPECT_GT(g_polls.load(), 50) << "budget did not cause partitioning, algorithm " << static_cast<int>(alg);
+  }
 }
 
 TEST_P(EngineTest, CancelStopsOperatorsMidway) {

@@ -22,6 +22,7 @@ TEST(SolverWalkSat, FindsExactOptimumOnSmallRandomNetworks) {
     o.threads = 1;
     o.device = "cpu";
     o.max_flips = 20000;
+    o.exact_max_atoms = 0;  // walk every component: this test is about WalkSAT
     SolveResult r = solve_map(net, o);
     ASSERT_EQ(r.truth.size(), static_cast<size_t>(n + 1));
     EXPECT_NEAR(r.cost, total_cost(net.clauses, r.truth), 1e-6) << "seed " << seed;
@@ -33,10 +34,11 @@ TEST(SolverWalkSat, FindsExactOptimumOnSmallRandomNetworks) {
 
 TEST(SolverWalkSat, SmokeNetworkMatchesTuffy) {
   mln::Network net = testing::smoke_network();
-  for (uint64_t seed : {1, 2, 3, 42}) {
+  for (uint64_t seed : {1, 2, 3, 42, 101, 102, 103, 142}) {
     SolveOptions o;
     o.seed = seed;
     o.device = "cpu";
+    o.exact_max_atoms = seed > 100 ? 0 : 12;  // enumeration, then WalkSAT
     SolveResult r = solve_map(net, o);
     EXPECT_EQ(r.components, 4);
     EXPECT_EQ(r.solved_components, 4);
@@ -45,6 +47,39 @@ TEST(SolverWalkSat, SmokeNetworkMatchesTuffy) {
     for (int a = 1; a <= 6; ++a) EXPECT_EQ(r.truth[a], 1) << "atom " << a << " seed " << seed;
     EXPECT_EQ(r.device_used, "cpu");
   }
+}
+
+// Gray-code enumeration finds the brute-force optimum, from any start, and
+// visits exactly 2^n - 1 further states.
+TEST(SolverExact, EnumerationMatchesBruteForce) {
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const int n = 3 + static_cast<int>(seed % 14);  // 3..16 atoms (clauses draw up to 3 distinct atoms)
+    mln::Network net = testing::random_mixed_network(n, 3 * n, seed + 500);
+    WalkInstance inst = build_walk_instance(net);
+    Rng rng(seed);
+    std::vector<uint8_t> init(n);
+    for (auto& b : init) b = static_cast<uint8_t>(rng.next() >> 63);
+    WalkOutcome out = solve_exact_cpu(inst, init);
+    EXPECT_EQ(out.flips, (int64_t{1} << n) - 1) << "seed " << seed;
+    std::vector<uint8_t> truth(n + 1, 0);
+    std::copy(out.best.begin(), out.best.end(), truth.begin() + 1);
+    EXPECT_NEAR(total_cost(net.clauses, truth), testing::brute_force_min_cost(net), 1e-6) << "seed " << seed;
+  }
+}
+
+// solve_map uses enumeration up to exact_max_atoms and rejects larger limits.
+TEST(SolverExact, SolveMapUsesEnumerationForSmallComponents) {
+  mln::Network net = testing::random_mixed_network(14, 40, 9);
+  SolveOptions o;
+  o.device = "cpu";
+  o.exact_max_atoms = 14;
+  SolveResult r = solve_map(net, o);
+  EXPECT_NEAR(r.cost, testing::brute_force_min_cost(net), 1e-6);
+  EXPECT_LE(r.flips, int64_t{1} << 14);  // one enumeration, no walk
+  o.exact_max_atoms = kExactMaxAtoms + 1;
+  EXPECT_THROW(solve_map(net, o), std::invalid_argument);
+  o.exact_max_atoms = -1;
+  EXPECT_THROW(solve_map(net, o), std::invalid_argument);
 }
 
 // A network whose soft clauses pull hard to break a hard clause: each atom

@@ -77,12 +77,19 @@ struct OutCol {
 // extension sets a flag from its interrupt check instead.
 using CancelCheck = bool (*)();
 
+// How join-like operators match keys.  Auto picks the hash table (measured
+// faster on both backends; docs/operators.md); Sort keeps the sort-based
+// form, mainly to compare the two.  Either way results are the same multiset.
+enum class Algorithm { Auto, Hash, Sort };
+
 struct EngineOptions {
   // Upper bound on device memory used by one operator; inputs beyond it are
   // processed in partitions.  0 = no limit (CPU) / 80% of free memory (GPU).
   size_t memory_budget_bytes = 0;
   int cpu_threads = 0;  // 0 = all hardware threads
   CancelCheck cancel = nullptr;
+  Algorithm join_algorithm = Algorithm::Auto;      // join, semi_join, anti_join
+  Algorithm distinct_algorithm = Algorithm::Auto;  // distinct (difference uses both)
 };
 
 // The engine: one instance per backend.  Every operator is a pure function
@@ -92,6 +99,11 @@ class Engine {
   virtual ~Engine() = default;
   virtual Backend backend() const = 0;
   virtual std::string name() const = 0;  // "cpu (N threads)" or the GPU's name
+
+  // Working memory of the backend (device memory for CUDA, the engine's host
+  // arrays for the CPU) at its peak since the last reset_peak_memory().
+  virtual size_t peak_memory_bytes() const = 0;
+  virtual void reset_peak_memory() = 0;
 
   virtual Relation upload(const HostTable& t) = 0;
   virtual HostTable download(const Relation& r) = 0;
