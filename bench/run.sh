@@ -10,6 +10,7 @@
 #   MLN_BENCH_MICRO=0 / MLN_BENCH_HEAP=0 / MLN_BENCH_LOAD=0   skip the micro-benchmarks /
 #                                           heap-to-heap operators / evidence loading
 #   MLN_BENCH_SQL_MAX=10000                 largest generated size run on the plain-SQL path
+#   MLN_BENCH_SQL_WORKLOADS="smokers rc"    generated workloads run on the plain-SQL path
 #   MLN_BENCH_WORKLOADS="smokers rc"        generated workloads to run
 #   MLN_BENCH_SAMPLES=0                     skip the Tuffy samples
 #   MLN_BENCH_APPEND=1                      add to (replace matching rows of) the existing runs.csv
@@ -95,7 +96,9 @@ if [ -x "$build/bench/gen/mln_gen" ]; then
     for w in ${MLN_BENCH_WORKLOADS:-smokers rc}; do
       "$build/bench/gen/mln_gen" "$w" "$n" "$work/$w-$n" >/dev/null || continue
       for p in $paths; do run_one "$w" "$n" "$p" "$work/$w-$n"; done
-      [ "$n" -le "$sql_max" ] && run_one "$w" "$n" sql "$work/$w-$n"
+      case " ${MLN_BENCH_SQL_WORKLOADS:-smokers rc} " in
+        *" $w "*) [ "$n" -le "$sql_max" ] && run_one "$w" "$n" sql "$work/$w-$n" ;;
+      esac
     done
   done
 else

@@ -43,6 +43,8 @@ void note_bytes(std::ptrdiff_t delta) {
 
 struct CpuExec {
   static constexpr Backend kBackend = Backend::CPU;
+  // Hash inner join under Auto: 2.9x the sort form at 10^7 rows on 2 cores.
+  static constexpr bool kAutoHashJoin = true;
   static constexpr size_t kMaxChunkRows = size_t(1) << 22;  // ~0.1-1 s of work on a few cores
   EngineOptions opts;
   int threads = 1;

@@ -7,7 +7,8 @@
 #include <thrust/copy.h>
 #include <thrust/count.h>
 #include <thrust/iterator/transform_iterator.h>
-#include <thrust/iterator/zip_iterator.h>
+#include <thrust/gather.h>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/scan.h>
 #include <thrust/system/cuda/error.h>
 #include <thrust/system/cuda/execution_policy.h>
@@ -80,6 +81,10 @@ struct Widen64 {
 
 struct CudaExec {
   static constexpr Backend kBackend = Backend::CUDA;
+  // Sort-based inner join under Auto: on an H100 it took 3.4 ms against the
+  // hash form's 5.0 ms at 10^7 rows (2.2 vs 4.5 ms with two key columns), and
+  // tied at 10^8; semi/anti joins and distinct are 1.4-2.8x faster hashed.
+  static constexpr bool kAutoHashJoin = false;
   static constexpr size_t kMaxChunkRows = size_t(1) << 26;  // a few ms of work; per-chunk overhead stays small
   EngineOptions opts;
   int device = 0;
@@ -162,26 +167,28 @@ struct CudaExec {
   }
 
   // Columns src[c][0..n) at the rows where keep(i) holds, in order; returns
-  // their number.  count_if sizes the outputs, then one copy_if (CUB's
-  // single-pass select) per pair of columns, zipped, with keep evaluated as
-  // the stencil: no mask or row-id array is written, and keep's own inputs
-  // are read once per pair rather than once per column.
+  // their number.  count_if sizes the outputs, copy_if (CUB's single-pass
+  // select) writes the kept row numbers with keep evaluated as the stencil
+  // (no mask array), and one gather per column follows.  A zipped copy_if of
+  // the columns themselves measured 1.6-1.7x slower on an H100 (10.1 against
+  // 5.8 ms at 10^8 rows, two columns).
   template <class Keep>
   size_t select_rows(const Keep& keep, size_t n, const std::vector<const int32_t*>& src,
                      std::vector<Column>& out) const {
     out.clear();
     const size_t m = n ? static_cast<size_t>(thrust::count_if(policy(), ops::Count(0), ops::Count(n), keep)) : 0;
-    for (size_t c = 0; c < src.size(); ++c) out.push_back(alloc<int32_t>(m));
-    if (m == 0) return m;
+    if (m == 0) {
+      out.resize(src.size());
+      return 0;
+    }
+    Buf<int32_t> idx = alloc<int32_t>(m);
     auto stencil = thrust::make_transform_iterator(ops::Count(0), keep);
-    for (size_t c = 0; c < src.size(); c += 2) {
-      if (c + 1 == src.size()) {
-        thrust::copy_if(policy(), src[c], src[c] + n, stencil, out[c].data(), IsTrue{});
-        break;
-      }
-      auto in = thrust::make_zip_iterator(src[c], src[c + 1]);
-      thrust::copy_if(policy(), in, in + n, stencil, thrust::make_zip_iterator(out[c].data(), out[c + 1].data()),
-                      IsTrue{});
+    thrust::copy_if(policy(), thrust::counting_iterator<int32_t>(0), thrust::counting_iterator<int32_t>(static_cast<int32_t>(n)),
+                    stencil, idx.data(), IsTrue{});
+    for (const int32_t* c : src) {
+      Column o = alloc<int32_t>(m);
+      thrust::gather(policy(), idx.data(), idx.data() + m, c, o.data());
+      out.push_back(std::move(o));
     }
     return m;
   }

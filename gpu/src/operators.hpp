@@ -642,6 +642,14 @@ size_t chunk_rows(const Exec& ex, size_t per_row, size_t fixed) {
 // (the sort-based form takes over beyond kMaxHashRows).
 inline bool use_hash(Algorithm a, size_t rows) { return a != Algorithm::Sort && rows <= kMaxHashRows; }
 
+// The inner join's algorithm under option `a`: Auto is the backend's measured
+// choice (Exec::kAutoHashJoin; docs/operators.md).  Semi/anti joins and
+// distinct take the hash form under Auto on both backends.
+template <class Exec>
+Algorithm inner_join_algorithm(Algorithm a) {
+  return a == Algorithm::Auto && !Exec::kAutoHashJoin ? Algorithm::Sort : a;
+}
+
 // ---- selection ----------------------------------------------------------------
 
 // Rows [first, first+n) of `in` that satisfy the first PredSet::kMax predicates:
@@ -830,7 +838,8 @@ RelPtr join_driver(Exec& ex, const Relation::Impl& l, const Relation::Impl& r, c
   if (l.rows == 0 || (r.rows == 0 && want != 0)) return make_rel(Exec::kBackend, 0, std::vector<Column>(out_cols));
   if (r.rows == 0) return make_rel(Exec::kBackend, l.rows, l.cols);  // anti join with empty right
   auto keys = encode_keys(ex, {&l, &r}, {&lk, &rk});
-  const bool hash = use_hash(ex.opts.join_algorithm, r.rows);
+  const bool hash =
+      use_hash(want < 0 ? inner_join_algorithm<Exec>(ex.opts.join_algorithm) : ex.opts.join_algorithm, r.rows);
   const size_t right_bytes = index_bytes(hash, want < 0, r.rows) + rel_bytes(r);
   const uint32_t parts = may_split ? parts_for(2 * right_bytes, ex.budget()) : 1;
   if (parts > 1) {

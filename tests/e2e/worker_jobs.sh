@@ -11,7 +11,8 @@ SELECT mln.create_program('smoke', pg_read_file('$DATA/smoke/prog.mln'));
 SELECT mln.load_evidence('smoke', pg_read_file('$DATA/smoke/evidence.db'));
 SELECT mln.set_query('smoke', 'Cancer(x)');
 SELECT mln.ground('smoke');
--- An unsatisfiable program (min cost > 0): its search runs its whole budget.
+-- An unsatisfiable program (min cost > 0): its search runs its whole budget
+-- (with exact_max_atoms = 0: its 5 atoms would otherwise be enumerated at once).
 SELECT mln.create_program('conflict', E'*Dom(t)\nQ(t)\n1 !Dom(x) v !Dom(y) v Q(x) v Q(y)\n1 !Dom(x) v !Dom(y) v !Q(x) v !Q(y)\n');
 SELECT mln.load_evidence('conflict', E'Dom(A)\nDom(B)\nDom(C)\nDom(D)\nDom(E)\n');
 SELECT mln.set_query('conflict', 'Q(x)');
@@ -39,7 +40,7 @@ check "failed job reports why" bash -c "psql -qXAt -c \"SELECT error FROM mln.jo
 q "SELECT mln.ground('smoke')" >/dev/null
 
 # 3. Kill a worker mid-job: the lease runs out and another worker re-runs it.
-job=$(q "SELECT mln.infer('conflict', 'map', '{\"max_flips\": 4000000000, \"max_tries\": 1000, \"timeout\": 600}')")
+job=$(q "SELECT mln.infer('conflict', 'map', '{\"max_flips\": 4000000000, \"max_tries\": 1000, \"timeout\": 600, \"exact_max_atoms\": 0}')")
 "$WORKER" --quiet --lease 2 & w2=$!
 for i in $(seq 1 100); do [ "$(q "SELECT status FROM mln.jobs WHERE id = $job")" = running ] && break; sleep 0.1; done
 kill -9 $w2; wait $w2 2>/dev/null
@@ -53,13 +54,13 @@ check "reclaimed job done after the lease ran out" test "$res" = done
 check "it was attempted twice" test "$(q "SELECT attempts FROM mln.jobs WHERE id = $job")" = 2
 
 # 4. Cancelling mln.wait cancels the job.
-job=$(q "SELECT mln.infer('conflict', 'map', '{\"max_flips\": 4000000000, \"max_tries\": 1000, \"timeout\": 600}')")
+job=$(q "SELECT mln.infer('conflict', 'map', '{\"max_flips\": 4000000000, \"max_tries\": 1000, \"timeout\": 600, \"exact_max_atoms\": 0}')")
 psql -qX -c "SET statement_timeout = '2s'; SELECT mln.wait($job)" >/dev/null 2>&1
 for i in $(seq 1 100); do s=$(q "SELECT status FROM mln.jobs WHERE id = $job"); [ "$s" = cancelled ] && break; sleep 0.1; done
 check "a cancelled wait cancels the job" test "$s" = cancelled
 
 # 5. Explicit cancel of a running job.
-job=$(q "SELECT mln.infer('conflict', 'map', '{\"max_flips\": 4000000000, \"max_tries\": 1000, \"timeout\": 600}')")
+job=$(q "SELECT mln.infer('conflict', 'map', '{\"max_flips\": 4000000000, \"max_tries\": 1000, \"timeout\": 600, \"exact_max_atoms\": 0}')")
 for i in $(seq 1 100); do [ "$(q "SELECT status FROM mln.jobs WHERE id = $job")" = running ] && break; sleep 0.1; done
 q "SELECT mln.cancel($job)" >/dev/null
 for i in $(seq 1 100); do w=$(q "SELECT worker IS NOT NULL AND status = 'cancelled' FROM mln.jobs WHERE id = $job"); [ "$w" = t ] && break; sleep 0.1; done

@@ -52,6 +52,7 @@ TEST_P(SolverGpuDesign, FindsExactOptimumOnSmallRandomNetworks) {
     o.device = "gpu";
     o.gpu_design = GetParam();
     o.max_flips = 20000;
+    o.exact_max_atoms = 0;  // walk on the GPU even where enumeration would do
     SolveResult r = solve_map(net, o);
     EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
     EXPECT_EQ(r.device_used, "gpu");
@@ -65,7 +66,9 @@ TEST_P(SolverGpuDesign, SmokeNetworkMatchesTuffy) {
   SolveOptions o;
   o.device = "gpu";
   o.gpu_design = GetParam();
+  o.exact_max_atoms = 0;
   SolveResult r = solve_map(testing::smoke_network(), o);
+  EXPECT_EQ(r.device_used, "gpu");
   EXPECT_TRUE(r.warnings.empty());
   EXPECT_EQ(r.components, 4);
   EXPECT_DOUBLE_EQ(r.cost, 0.0);
