@@ -14,6 +14,7 @@
 #   MLN_BENCH_WORKLOADS="smokers rc"        generated workloads to run
 #   MLN_BENCH_SAMPLES=0                     skip the Tuffy samples
 #   MLN_BENCH_APPEND=1                      add to (replace matching rows of) the existing runs.csv
+#   MLN_BENCH_PATHS="gpu cpu"               engine paths (default: gpu and cpu with a GPU, else cpu)
 #   MLN_BENCH_REPEAT=5                      runs per Tuffy sample (the median total is reported, with min and max)
 #
 # Needs the extension installed and a database reachable through the PG*
@@ -35,6 +36,7 @@ trap 'rm -rf "$work"' EXIT
 sizes=${MLN_BENCH_SIZES:-1000 10000 100000}
 paths="cpu"
 [ -n "$gpu" ] && paths="gpu cpu"
+paths=${MLN_BENCH_PATHS:-$paths}   # e.g. MLN_BENCH_PATHS=gpu
 runs=$out/runs.csv
 if [ "${MLN_BENCH_APPEND:-0}" = 1 ] && [ -s "$runs" ]; then
   # Add rows to an existing report (e.g. one more size); drop older rows of the same runs.
@@ -52,7 +54,7 @@ run_once() {  # workload size path dir
   MLN_TRACE_FILE=$trace /usr/bin/time -f "RSS %M" "$build/solver/pg_mln" -i "$d/prog.mln" -e "$d/evidence.db" \
     -queryFile "$d/query.db" -r "$work/out.txt" --device "$p" -timeout "${MLN_BENCH_TIMEOUT:-60}" -verbose 1 >"$log" 2>&1
   local rc=$?
-  ph() { awk -v k="$1" '$1 == k { print $2 }' "$log"; }
+  ph() { awk -v k="$1" '$1 == k && NF == 2 && $2 ~ /^[0-9.]+$/ { print $2 }' "$log"; }  # the phase table
   local atoms clauses cost hard rss brss gmem smem
   atoms=$(sed -n 's/### atoms = \([0-9]*\); clauses = \([0-9]*\)/\1/p' "$log")
   clauses=$(sed -n 's/### atoms = \([0-9]*\); clauses = \([0-9]*\)/\2/p' "$log")
