@@ -31,7 +31,7 @@ J=$(nproc)
 
 note "# pg_mln GPU run"
 note ""
-commit=$(git rev-parse --short HEAD 2>/dev/null || cat .devcache/commit.txt 2>/dev/null || echo unknown)
+commit=$(cat .devcache/commit.txt 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)  # commit.txt: written by the caller before each run
 export MLN_COMMIT=$commit
 note "- commit: $commit"
 note "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
