@@ -42,27 +42,56 @@ void consolidate(RawClauses& raw, ClauseSet& out) {
     return std::lexicographical_compare(lits(a), lits(a) + len(a), lits(b), lits(b) + len(b));
   };
   auto same = [&](size_t a, size_t b) { return len(a) == len(b) && std::equal(lits(a), lits(a) + len(a), lits(b)); };
-  out = ClauseSet{};
-  out.lits.reserve(raw.lits.size());
-  std::vector<size_t> run;
-  for (size_t i = 0; i < key.size();) {
-    size_t j = i;
-    run.clear();
-    for (; j < key.size() && key[j].first == key[i].first; ++j) run.push_back(key[j].second);
-    if (run.size() > 1)
-      std::sort(run.begin(), run.end(), [&](size_t a, size_t b) {
-        if (lit_less(a, b)) return true;
-        if (lit_less(b, a)) return false;
-        return raw.weights[a] < raw.weights[b];
-      });
-    for (size_t a = 0; a < run.size();) {
-      size_t b = a;
-      double w = 0;
-      for (; b < run.size() && same(run[a], run[b]); ++b) w += raw.weights[run[b]];
-      out.add(lits(run[a]), len(run[a]), w);
-      a = b;
+  // Merge pass, in parallel over blocks of the sorted keys cut at hash-run
+  // boundaries; each block fills its own ClauseSet and the blocks are joined
+  // in order, so the output is the same as one serial pass.  (Serially this
+  // pass took 16 of 28 s at 10^8 ground clauses, RC at 560,000 papers.)
+  const size_t nk = key.size();
+  const int nblocks = static_cast<int>(std::max<size_t>(1, std::min<size_t>(nk / 65536, 256)));
+  std::vector<size_t> cut(nblocks + 1, nk);
+  cut[0] = 0;
+  for (int b = 1; b < nblocks; ++b) {
+    size_t at = std::max(cut[b - 1], nk / nblocks * b);
+    while (at > 0 && at < nk && key[at].first == key[at - 1].first) ++at;
+    cut[b] = at;
+  }
+  std::vector<ClauseSet> part(nblocks);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int b = 0; b < nblocks; ++b) {
+    ClauseSet& o = part[b];
+    std::vector<size_t> run;
+    for (size_t i = cut[b]; i < cut[b + 1];) {
+      size_t j = i;
+      run.clear();
+      for (; j < cut[b + 1] && key[j].first == key[i].first; ++j) run.push_back(key[j].second);
+      if (run.size() > 1)
+        std::sort(run.begin(), run.end(), [&](size_t a, size_t c) {
+          if (lit_less(a, c)) return true;
+          if (lit_less(c, a)) return false;
+          return raw.weights[a] < raw.weights[c];
+        });
+      for (size_t a = 0; a < run.size();) {
+        size_t e = a;
+        double w = 0;
+        for (; e < run.size() && same(run[a], run[e]); ++e) w += raw.weights[run[e]];
+        o.add(lits(run[a]), len(run[a]), w);
+        a = e;
+      }
+      i = j;
     }
-    i = j;
+  }
+  out = ClauseSet{};
+  size_t total_lits = 0, total_clauses = 0;
+  for (const ClauseSet& o : part) total_lits += o.lits.size(), total_clauses += o.size();
+  out.lits.reserve(total_lits);
+  out.weights.reserve(total_clauses);
+  out.offsets.reserve(total_clauses + 1);
+  for (ClauseSet& o : part) {
+    const int64_t base = static_cast<int64_t>(out.lits.size());
+    out.lits.insert(out.lits.end(), o.lits.begin(), o.lits.end());
+    out.weights.insert(out.weights.end(), o.weights.begin(), o.weights.end());
+    for (size_t k = 1; k < o.offsets.size(); ++k) out.offsets.push_back(base + o.offsets[k]);
+    o = ClauseSet{};
   }
 }
 
