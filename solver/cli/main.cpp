@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -225,9 +227,41 @@ int run(const mln::cli::Options& o) {
   std::string cw = "{";
   for (size_t i = 0; i < o.closed_world.size(); ++i) cw += (i ? "," : "") + std::string("\"") + o.closed_world[i] + "\"";
   cw += "}";
-  mln::worker::Result g = c.exec(
-      "SELECT (s->>'atoms')::bigint, (s->>'clauses')::bigint, s::text FROM mln.ground($1, $2, $3::boolean, $4::text[]) s",
-      {prog, o.device, o.activate_all ? "true" : "false", cw});
+  // Progress: mln.ground sends "grounding: <phase> <n>%" NOTICEs at most once
+  // a second.  After two seconds a bar on a terminal; plain lines with
+  // -verbose otherwise.
+  const bool tty_out = isatty(STDOUT_FILENO);
+  const auto t_ground = Clock::now();
+  bool bar_shown = false;
+  c.on_notice([&](const std::string& m) {
+    const size_t at = m.find("grounding: ");
+    if (at == std::string::npos) return;
+    const std::string what = m.substr(at + 11);  // "<phase> <n>%"
+    if (!tty_out) {
+      if (o.verbose > 0) say("    " + m.substr(at));
+      return;
+    }
+    const double el = std::chrono::duration<double>(Clock::now() - t_ground).count();
+    if (el < 2) return;
+    const size_t sp = what.rfind(' ');
+    const int pct = sp == std::string::npos ? 0 : std::atoi(what.c_str() + sp + 1);
+    const std::string phase = sp == std::string::npos ? what : what.substr(0, sp);
+    const int fill = std::clamp(pct, 0, 100) / 5;
+    std::printf("\r    grounding %-10s [%s%s] %3d%%  %.0f s   ", phase.c_str(), std::string(fill, '#').c_str(),
+                std::string(20 - fill, '.').c_str(), pct, el);
+    std::fflush(stdout);
+    bar_shown = true;
+  });
+  mln::worker::Result g = [&] {
+    struct Off {  // the handler refers to this frame: clear it on every exit
+      mln::worker::Conn& c;
+      ~Off() { c.on_notice(nullptr); }
+    } off{c};
+    return c.exec(
+        "SELECT (s->>'atoms')::bigint, (s->>'clauses')::bigint, s::text FROM mln.ground($1, $2, $3::boolean, $4::text[]) s",
+        {prog, o.device, o.activate_all ? "true" : "false", cw});
+  }();
+  if (bar_shown) std::printf("\r%70s\r", "");
   say("### atoms = " + g.get(0, 0) + "; clauses = " + g.get(0, 1));
   if (o.verbose > 0) {
     say("    grounding statistics: " + g.get(0, 2));

@@ -16,7 +16,16 @@ Conn::Conn(const std::string& dsn) {
     c_ = nullptr;
     throw DbError("could not connect to the database: " + msg);
   }
-  PQsetNoticeProcessor(c_, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      c_,
+      [](void* self, const char* msg) {
+        auto* conn = static_cast<Conn*>(self);
+        if (!conn->notice_) return;
+        std::string m(msg);
+        while (!m.empty() && m.back() == '\n') m.pop_back();
+        conn->notice_(m);
+      },
+      this);
 }
 
 Conn::~Conn() {

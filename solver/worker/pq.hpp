@@ -3,6 +3,7 @@
 
 #include <libpq-fe.h>
 
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -57,10 +58,14 @@ class Conn {
   bool wait_notify(int timeout_ms);
   PGconn* raw() { return c_; }
   std::string quote_ident(const std::string& s);
+  // Receives the server's NOTICE/WARNING messages (without the trailing
+  // newline); they are dropped while no handler is set.
+  void on_notice(std::function<void(const std::string&)> f) { notice_ = std::move(f); }
 
  private:
   void check_copy_end();
   PGconn* c_ = nullptr;
+  std::function<void(const std::string&)> notice_;
 };
 
 template <typename Sink>
