@@ -42,19 +42,6 @@ INSTANTIATE_TEST_SUITE_P(Algorithms, AlgorithmTest,
                                             ::testing::Values(Algorithm::Hash, Algorithm::Sort)),
                          param_name);
 
-// Join, semi join and anti join of one (l, r) pair against the reference.
-void check_joins(Engine& e, const HostTable& lt, const HostTable& rt, const std::vector<int>& lk,
-                 const std::vector<int>& rk, const std::string& what) {
-  Rows lrows = to_rows(lt), rrows = to_rows(rt);
-  Relation l = e.upload(lt), r = e.upload(rt);
-  std::vector<OutCol> out;
-  for (int c = 0; c < lt.ncols(); ++c) out.push_back({0, c});
-  for (int c = 0; c < rt.ncols(); ++c) out.push_back({1, c});
-  EXPECT_EQ(fetch(e, e.join(l, r, lk, rk, out)), ref_join(lrows, rrows, lk, rk, out)) << "join " << what;
-  EXPECT_EQ(fetch(e, e.semi_join(l, r, lk, rk)), ref_semi(lrows, rrows, lk, rk, true)) << "semi " << what;
-  EXPECT_EQ(fetch(e, e.anti_join(l, r, lk, rk)), ref_semi(lrows, rrows, lk, rk, false)) << "anti " << what;
-}
-
 // Distinct and difference of (a, b) against the reference.
 void check_dedup(Engine& e, const HostTable& at, const HostTable& bt, const std::string& what) {
   Rows arows = to_rows(at), brows = to_rows(bt);
@@ -64,20 +51,7 @@ void check_dedup(Engine& e, const HostTable& at, const HostTable& bt, const std:
 }
 
 TEST_P(AlgorithmTest, JoinsAllSizePairsOneTwoThreeKeys) {
-  std::mt19937 rng(101);
-  const std::vector<std::vector<int>> lkeys = {{0}, {1, 0}, {0, 2, 1}};
-  const std::vector<std::vector<int>> rkeys = {{1}, {0, 2}, {2, 0, 1}};
-  for (size_t nl : kSizes) {
-    for (size_t nr : kSizes) {
-      for (size_t k = 0; k < lkeys.size(); ++k) {
-        const int32_t dom = k == 0 ? static_cast<int32_t>(std::max(nl, nr) / 3 + 2) : 4;
-        HostTable lt = random_table(rng, nl, 3, dom, 0.15);
-        HostTable rt = random_table(rng, nr, 3, dom, 0.15);
-        check_joins(eng(), lt, rt, lkeys[k], rkeys[k],
-                    std::to_string(nl) + "x" + std::to_string(nr) + " keys=" + std::to_string(k + 1));
-      }
-    }
-  }
+  join_all_size_pairs(eng(), 101);
 }
 
 TEST_P(AlgorithmTest, JoinHeavySkewOneKeyHundredThousandTimes) {

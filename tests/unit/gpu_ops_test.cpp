@@ -69,33 +69,8 @@ TEST_P(OpsTest, ProjectReordersAndRepeatsColumns) {
   }
 }
 
-// Join, semi join and anti join on one (l, r) pair against the reference.
-void check_joins(Engine& e, const HostTable& lt, const HostTable& rt, const std::vector<int>& lk,
-                 const std::vector<int>& rk, const std::string& what) {
-  Rows lrows = to_rows(lt), rrows = to_rows(rt);
-  Relation l = e.upload(lt), r = e.upload(rt);
-  std::vector<OutCol> out = {{1, 2}, {0, 0}, {0, 1}, {1, 0}, {0, 2}};
-  EXPECT_EQ(fetch(e, e.join(l, r, lk, rk, out)), ref_join(lrows, rrows, lk, rk, out)) << "join " << what;
-  EXPECT_EQ(fetch(e, e.semi_join(l, r, lk, rk)), ref_semi(lrows, rrows, lk, rk, true)) << "semi " << what;
-  EXPECT_EQ(fetch(e, e.anti_join(l, r, lk, rk)), ref_semi(lrows, rrows, lk, rk, false)) << "anti " << what;
-}
-
 TEST_P(OpsTest, JoinsAllSizePairsOneTwoThreeKeys) {
-  std::mt19937 rng(5);
-  const std::vector<std::vector<int>> lkeys = {{0}, {1, 0}, {0, 2, 1}};
-  const std::vector<std::vector<int>> rkeys = {{1}, {0, 2}, {2, 0, 1}};
-  for (size_t nl : kSizes) {
-    for (size_t nr : kSizes) {
-      for (size_t k = 0; k < lkeys.size(); ++k) {
-        // Small domains so that multi-column keys still match often.
-        const int32_t dom = k == 0 ? static_cast<int32_t>(std::max(nl, nr) / 3 + 2) : 4;
-        HostTable lt = random_table(rng, nl, 3, dom, 0.15);
-        HostTable rt = random_table(rng, nr, 3, dom, 0.15);
-        check_joins(eng(), lt, rt, lkeys[k], rkeys[k],
-                    std::to_string(nl) + "x" + std::to_string(nr) + " keys=" + std::to_string(k + 1));
-      }
-    }
-  }
+  join_all_size_pairs(eng(), 5);
 }
 
 TEST_P(OpsTest, JoinHotKeysAndNegativeValues) {
