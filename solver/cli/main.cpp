@@ -21,6 +21,7 @@
 
 #include "cli/embedded.hpp"
 #include "cli/options.hpp"
+#include "cli/progress.hpp"
 #include "cli/output.hpp"
 #include "lang/program.hpp"
 #include "worker/pq.hpp"
@@ -95,7 +96,10 @@ long long load_evidence_file(mln::worker::Conn& c, const std::string& prog, cons
   std::string table = c.quote_ident(s.get(0, 0)) + "._staging";
   size_t pos = 0;
   int seq = 0, line = 1;
+  mln::cli::ProgressBar bar("loading");  // the COPY of a large evidence file
   c.copy_in("COPY " + table + " (seq, first_line, body) FROM STDIN", [&](std::string& out) {
+    bar.update(static_cast<int>(100.0 * static_cast<double>(pos) / static_cast<double>(std::max<size_t>(1, text.size()))),
+               "evidence");
     if (pos >= text.size()) return false;
     size_t end = std::min(text.size(), pos + (4u << 20));
     if (end < text.size()) {
@@ -115,6 +119,7 @@ long long load_evidence_file(mln::worker::Conn& c, const std::string& prog, cons
     pos = end;
     return true;
   });
+  bar.clear();
   mln::worker::Result r = c.exec("SELECT mln.ingest_evidence($1)", {prog});
   return r.num(0, 0);
 }
@@ -228,29 +233,19 @@ int run(const mln::cli::Options& o) {
   for (size_t i = 0; i < o.closed_world.size(); ++i) cw += (i ? "," : "") + std::string("\"") + o.closed_world[i] + "\"";
   cw += "}";
   // Progress: mln.ground sends "grounding: <phase> <n>%" NOTICEs at most once
-  // a second.  After two seconds a bar on a terminal; plain lines with
-  // -verbose otherwise.
-  const bool tty_out = isatty(STDOUT_FILENO);
-  const auto t_ground = Clock::now();
-  bool bar_shown = false;
+  // a second; a bar on a terminal, plain lines with -verbose otherwise.
+  mln::cli::ProgressBar bar("grounding");
   c.on_notice([&](const std::string& m) {
     const size_t at = m.find("grounding: ");
     if (at == std::string::npos) return;
-    const std::string what = m.substr(at + 11);  // "<phase> <n>%"
-    if (!tty_out) {
+    if (!bar.tty()) {
       if (o.verbose > 0) say("    " + m.substr(at));
       return;
     }
-    const double el = std::chrono::duration<double>(Clock::now() - t_ground).count();
-    if (el < 2) return;
+    const std::string what = m.substr(at + 11);  // "<phase> <n>%"
     const size_t sp = what.rfind(' ');
-    const int pct = sp == std::string::npos ? 0 : std::atoi(what.c_str() + sp + 1);
-    const std::string phase = sp == std::string::npos ? what : what.substr(0, sp);
-    const int fill = std::clamp(pct, 0, 100) / 5;
-    std::printf("\r    grounding %-10s [%s%s] %3d%%  %.0f s   ", phase.c_str(), std::string(fill, '#').c_str(),
-                std::string(20 - fill, '.').c_str(), pct, el);
-    std::fflush(stdout);
-    bar_shown = true;
+    bar.update(sp == std::string::npos ? 0 : std::atoi(what.c_str() + sp + 1),
+               sp == std::string::npos ? what : what.substr(0, sp));
   });
   mln::worker::Result g = [&] {
     struct Off {  // the handler refers to this frame: clear it on every exit
@@ -261,7 +256,7 @@ int run(const mln::cli::Options& o) {
         "SELECT (s->>'atoms')::bigint, (s->>'clauses')::bigint, s::text FROM mln.ground($1, $2, $3::boolean, $4::text[]) s",
         {prog, o.device, o.activate_all ? "true" : "false", cw});
   }();
-  if (bar_shown) std::printf("\r%70s\r", "");
+  bar.clear();
   say("### atoms = " + g.get(0, 0) + "; clauses = " + g.get(0, 1));
   if (o.verbose > 0) {
     say("    grounding statistics: " + g.get(0, 2));
