@@ -132,6 +132,26 @@ ground::GroundInput build_input(Spi& spi, const ProgramCtx& ctx, SymbolTable& sy
   return in;
 }
 
+// SQL that rebuilds an int4[] argument list from one parameter array per
+// argument position ($first, $first+1, ...), unnested in step with others:
+// `array` is the expression ('{}' for no arguments), `params` and `aliases`
+// continue an unnest(...) call and its AS t(...) list (each with a leading ", ").
+struct ArgColumnsSql {
+  std::string array, params, aliases;
+};
+
+ArgColumnsSql arg_columns_sql(int arity, int first) {
+  ArgColumnsSql a;
+  a.array = arity ? "ARRAY[" : "'{}'::int4[]";
+  for (int k = 0; k < arity; ++k) {
+    a.array += (k ? ", a" : "a") + std::to_string(k);
+    a.params += ", $" + std::to_string(first + k);
+    a.aliases += ", a" + std::to_string(k);
+  }
+  if (arity) a.array += "]";
+  return a;
+}
+
 // Replaces the program's ground network tables with `out`.
 void store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput& out) {
   const std::string s = qi(ctx.schema);
@@ -175,20 +195,14 @@ void store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput& 
       prior.push_back(a.prior);
       q.push_back(a.is_query ? 1 : 0);
     }
-    std::string sql = "INSERT INTO " + s + "._atoms SELECT i, $1, ARRAY[";
-    std::string from = " FROM unnest($2, $3, $4, $5";
     std::vector<Param> params{int4_param(pred), int4_array_param(ids), int4_array_param(ev),
                               float8_array_param(prior), bool_array_param(q)};
-    for (int k = 0; k < arity; ++k) {
-      sql += (k ? ", a" : "a") + std::to_string(k);
-      from += ", $" + std::to_string(6 + k);
-      params.push_back(int4_array_param(args[k]));
-    }
-    from += ") AS t(i, e, p, q";
-    for (int k = 0; k < arity; ++k) from += ", a" + std::to_string(k);
-    from += ")";
-    sql += "], CASE e WHEN 1 THEN true WHEN 0 THEN false END, CASE WHEN p = 'NaN' THEN NULL ELSE p END, q" + from;
-    spi.exec(sql, params);
+    for (int k = 0; k < arity; ++k) params.push_back(int4_array_param(args[k]));
+    const ArgColumnsSql ac = arg_columns_sql(arity, 6);
+    spi.exec("INSERT INTO " + s + "._atoms SELECT i, $1, " + ac.array +
+                 ", CASE e WHEN 1 THEN true WHEN 0 THEN false END, CASE WHEN p = 'NaN' THEN NULL ELSE p END, q"
+                 " FROM unnest($2, $3, $4, $5" + ac.params + ") AS t(i, e, p, q" + ac.aliases + ")",
+             params);
   }
 
   // Clauses in chunks of kClauseChunk.
@@ -218,16 +232,13 @@ void store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput& 
       spi.exec("INSERT INTO " + s + "._query_evidence VALUES ($1, '{}')", {int4_param(pred)});
       continue;
     }
-    std::string sql = "INSERT INTO " + s + "._query_evidence SELECT $1, ARRAY[", from = " FROM unnest(";
     std::vector<Param> params{int4_param(pred)};
-    for (size_t k = 0; k < cols.size(); ++k) {
-      sql += (k ? ", a" : "a") + std::to_string(k);
-      from += (k ? ", $" : "$") + std::to_string(2 + k);
-      params.push_back(int4_array_param(cols[k]));
-    }
-    from += ") AS t(";
-    for (size_t k = 0; k < cols.size(); ++k) from += (k ? ", a" : "a") + std::to_string(k);
-    spi.exec(sql + "]" + from + ")", params);
+    for (const auto& col : cols) params.push_back(int4_array_param(col));
+    const ArgColumnsSql ac = arg_columns_sql(static_cast<int>(cols.size()), 2);
+    // ac.params / ac.aliases start with ", ": drop it, the arguments are the only arrays here.
+    spi.exec("INSERT INTO " + s + "._query_evidence SELECT $1, " + ac.array + " FROM unnest(" + ac.params.substr(2) +
+                 ") AS t(" + ac.aliases.substr(2) + ")",
+             params);
   }
   spi.exec("ALTER TABLE " + s + "._atoms ADD PRIMARY KEY (id)");
   spi.exec("ALTER TABLE " + s + "._clauses ADD PRIMARY KEY (chunk)");

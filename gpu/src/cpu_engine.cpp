@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "engine_impl.hpp"
+#include "mln/peak_bytes.hpp"
 
 namespace mln::gpu {
 namespace {
@@ -29,17 +30,8 @@ inline std::pair<size_t, size_t> block(size_t n, int parts, int t) {
   return {b, std::min(n, b + per)};
 }
 
-// Host bytes held by CPU-engine arrays now, and their high-water mark.
-std::atomic<size_t> g_bytes{0};
-std::atomic<size_t> g_peak{0};
-
-// Records `delta` bytes allocated (> 0) or freed (< 0).
-void note_bytes(std::ptrdiff_t delta) {
-  const size_t now = g_bytes.fetch_add(static_cast<size_t>(delta)) + static_cast<size_t>(delta);
-  size_t peak = g_peak.load();
-  while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
-  }
-}
+// Host bytes held by CPU-engine arrays (all CPU engines of the process).
+PeakBytes g_host_bytes;
 
 struct CpuExec {
   static constexpr Backend kBackend = Backend::CPU;
@@ -76,8 +68,7 @@ struct CpuExec {
   // Peak of the engine's host arrays (all CPU engines of the process); reset
   // starts a new mark at the current use.
   size_t peak_bytes(bool reset) const {
-    if (reset) g_peak = g_bytes.load();
-    return g_peak.load();
+    return g_host_bytes.peak(reset);
   }
   auto policy() const { return thrust::omp::par; }
 
@@ -90,10 +81,10 @@ struct CpuExec {
     if (!p) throw EngineError(EngineError::Kind::OutOfMemory,
                               "cpu backend: cannot allocate " + std::to_string(n * sizeof(T)) + " bytes");
     const size_t bytes = n * sizeof(T);
-    note_bytes(static_cast<std::ptrdiff_t>(bytes));
+    g_host_bytes.add(static_cast<std::ptrdiff_t>(bytes));
     b.mem = std::shared_ptr<void>(p, [bytes](void* q) {
       std::free(q);
-      note_bytes(-static_cast<std::ptrdiff_t>(bytes));
+      g_host_bytes.add(-static_cast<std::ptrdiff_t>(bytes));
     });
     b.ptr = static_cast<T*>(p);
     b.n = n;

@@ -3,22 +3,16 @@
 
 #include "walksat_gpu_common.cuh"
 
-#include <atomic>
+#include "mln/peak_bytes.hpp"
 
 namespace mln::solver {
 
 namespace gpu_detail {
 namespace {
-std::atomic<size_t> g_device_bytes{0};  // held now by DeviceArrays
-std::atomic<size_t> g_device_peak{0};   // high-water mark since the last reset
+PeakBytes g_device_bytes;  // held by DeviceArrays
 }  // namespace
 
-void note_device_bytes(std::ptrdiff_t delta) {
-  const size_t now = g_device_bytes.fetch_add(static_cast<size_t>(delta)) + static_cast<size_t>(delta);
-  size_t peak = g_device_peak.load();
-  while (now > peak && !g_device_peak.compare_exchange_weak(peak, now)) {
-  }
-}
+void note_device_bytes(std::ptrdiff_t delta) { g_device_bytes.add(delta); }
 
 WalkOutcome walksat_gpu_portfolio(const WalkInstance&, const std::vector<uint8_t>&, const WalkParams&,
                                   const GpuWalkOptions&);
@@ -27,8 +21,7 @@ WalkOutcome walksat_gpu_parallel(const WalkInstance&, const std::vector<uint8_t>
 }  // namespace gpu_detail
 
 size_t gpu_walksat_peak_bytes(bool reset) {
-  if (reset) gpu_detail::g_device_peak = gpu_detail::g_device_bytes.load();
-  return gpu_detail::g_device_peak.load();
+  return gpu_detail::g_device_bytes.peak(reset);
 }
 
 bool gpu_walksat_available(std::string* why_not) {

@@ -110,7 +110,7 @@ Good(a) v !Likes(b, a).
 -0.3  Knows(x, y), [x = "Cid"] => !Good(x)
 1.2  Likes(a, b) v Likes(b, a) v [a = b]
 $p$);
-SELECT mln.load_evidence('feat_sql', $e$
+CREATE TEMP TABLE feat_evidence AS SELECT $e$
 Knows(Ann, Bob)
 Knows(Bob, Cid)
 Knows(Cid, Ann)
@@ -118,18 +118,11 @@ Knows(Cid, Cid)
 0.8 Good(Ann)
 0.3 !Good(Cid)
 !Likes(Bob, Cid)
-$e$);
+$e$::text AS t;
+SELECT mln.load_evidence('feat_sql', (SELECT t FROM feat_evidence));
 SELECT mln.set_query('feat_sql', 'Likes(x, y)');
 SELECT mln.create_program('feat_cpu', (SELECT source FROM mln.programs WHERE name = 'feat_sql'));
-SELECT mln.load_evidence('feat_cpu', $e$
-Knows(Ann, Bob)
-Knows(Bob, Cid)
-Knows(Cid, Ann)
-Knows(Cid, Cid)
-0.8 Good(Ann)
-0.3 !Good(Cid)
-!Likes(Bob, Cid)
-$e$);
+SELECT mln.load_evidence('feat_cpu', (SELECT t FROM feat_evidence));
 SELECT mln.set_query('feat_cpu', 'Likes(x, y)');
 SELECT set_eq($$SELECT * FROM pg_temp.ground_net('feat_sql', 'sql')$$, $$SELECT * FROM pg_temp.ground_net('feat_cpu', 'cpu')$$,
               'negative weights, hard clauses, soft evidence, conditions: sql = cpu');
