@@ -16,6 +16,7 @@
 #   MLN_BENCH_APPEND=1                      add to (replace matching rows of) the existing runs.csv
 #   MLN_BENCH_PATHS="gpu cpu"               engine paths (default: gpu and cpu with a GPU, else cpu)
 #   MLN_BENCH_REPEAT=5                      runs per Tuffy sample (the median total is reported, with min and max)
+#   MLN_BENCH_LOGS=DIR                      keep each run's command-line log (-verbose 1: grounding phases) in DIR
 #
 # Needs the extension installed and a database reachable through the PG*
 # variables (make bench starts the private cluster and sets them).
@@ -54,6 +55,7 @@ run_once() {  # workload size path dir
   MLN_TRACE_FILE=$trace /usr/bin/time -f "RSS %M" "$build/solver/pg_mln" -i "$d/prog.mln" -e "$d/evidence.db" \
     -queryFile "$d/query.db" -r "$work/out.txt" --device "$p" -timeout "${MLN_BENCH_TIMEOUT:-60}" -verbose 1 >"$log" 2>&1
   local rc=$?
+  [ -n "${MLN_BENCH_LOGS:-}" ] && mkdir -p "$MLN_BENCH_LOGS" && cp "$log" "$MLN_BENCH_LOGS/"
   ph() { awk -v k="$1" '$1 == k && NF == 2 && $2 ~ /^[0-9.]+$/ { print $2 }' "$log"; }  # the phase table
   local atoms clauses cost hard rss brss gmem smem
   atoms=$(sed -n 's/### atoms = \([0-9]*\); clauses = \([0-9]*\)/\1/p' "$log")

@@ -14,7 +14,8 @@
 #   quick: build and tests; bench: build and the benchmark suite (end to end,
 #   heap-to-heap operators; MLN_BENCH_* select sizes and workloads, and
 #   MLN_BENCH_APPEND=1 adds to the results of an earlier call on the same
-#   machine); micro: build and the micro-benchmarks; full: all.  Modes join
+#   machine); micro: build and the micro-benchmarks; big: 10^8 ground
+#   clauses in the database (bench/big_run.sh, MLN_BIG_PAPERS); full: all.  Modes join
 #   with '+'.  The builds (PostgreSQL in /tmp/pg, pg_mln in build/gpu-cuda)
 #   are reused by later calls while the machine stays warm.
 set -uo pipefail
@@ -117,7 +118,7 @@ fi
 
 # 5. Benchmarks: the suite's GPU half (bench/run.sh: end to end per path,
 # heap-to-heap operators vs PostgreSQL, micro-benchmarks), tarred into $OUT.
-if has micro || has bench; then
+if has micro || has bench || has big; then
   note ""
   note "## Benchmarks"
   gname=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr ' ' '-' | tr -cd 'A-Za-z0-9_-')
@@ -126,11 +127,20 @@ if has micro || has bench; then
   export MLN_BENCH_MAX_ROWS=${MLN_BENCH_MAX_ROWS:-100000000} MLN_BENCH_CPU_MAX_ROWS=${MLN_BENCH_CPU_MAX_ROWS:-10000000}
   export MLN_BENCH_MAX_CLAUSES=${MLN_BENCH_MAX_CLAUSES:-10000000} MLN_BENCH_TIMEOUT=${MLN_BENCH_TIMEOUT:-60}
   if has bench; then
-    PGDATABASE=postgres MLN_BENCH_MICRO=0 MLN_BENCH_LOAD=${MLN_BENCH_LOAD:-0} timeout ${MLN_BENCH_WALL:-480} \
-      bash bench/run.sh $B >"$OUT/bench.log" 2>&1
+    PGDATABASE=postgres MLN_BENCH_MICRO=0 MLN_BENCH_LOAD=${MLN_BENCH_LOAD:-0} MLN_BENCH_LOGS=$OUT/runlogs \
+      timeout ${MLN_BENCH_WALL:-480} bash bench/run.sh $B >"$OUT/bench.log" 2>&1
     note "bench/run.sh: exit $?"
     tail -25 "$OUT/bench.log" | tee -a "$summary"
     tar czf "$OUT/results.tar.gz" -C bench/results "$MLN_BENCH_MACHINE"
+    # Each run's command-line log (grounding phases, worker timings).
+    [ -d "$OUT/runlogs" ] && tar czf "$OUT/runlogs.tar.gz" -C "$OUT" runlogs && rm -rf "$OUT/runlogs"
+  fi
+  if has big; then
+    # 10^8 ground clauses in the database on the GPU path (bench/big_run.sh).
+    PGDATABASE=postgres MLN_BIG_DEVICE=gpu timeout ${MLN_BIG_WALL:-420} \
+      bash bench/big_run.sh "$OUT" "${MLN_BIG_PAPERS:-565000}" $B >/dev/null 2>&1
+    note "bench/big_run.sh: exit $?"
+    cat "$OUT/big_run.md" >>"$summary" 2>/dev/null
   fi
   if has micro; then
     # MLN_MICRO_BENCHES picks the programs, MLN_FILTER_<program> a --benchmark_filter,

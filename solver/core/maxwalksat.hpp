@@ -46,6 +46,12 @@ struct SolveOptions {
   // Gauss-Seidel style.  Tuffy splits at ~4 GB of estimated memory, i.e.
   // practically never; we split earlier so that partitions fit in cache.
   int64_t partition_max_atoms = 2000000;
+  // The same limit for components that go to the GPU walk, which holds a
+  // whole component in device memory: ~48 bytes per atom and ~40 per clause
+  // (RC at 5.5M atoms / 10^8 clauses: ~4.5 GB).  Splitting there would only
+  // add METIS (minutes at that size) and serial Gauss-Seidel rounds.  If the
+  // device runs out of memory, the component is solved on the CPU instead.
+  int64_t gpu_partition_max_atoms = 64000000;
   int gauss_seidel_rounds = 5;
   // GPU design: "parallel" (parallel conflict-free flips inside one walk;
   // fastest to a target cost, the default) or "portfolio" (many independent

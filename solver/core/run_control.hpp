@@ -18,11 +18,14 @@ class StopToken {
       : cancel_(cancel), has_deadline_(timeout_s > 0),
         deadline_(Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                      std::chrono::duration<double>(timeout_s > 0 ? timeout_s : 0))) {}
-  StopToken() : StopToken(nullptr, 0) {}
+  StopToken() : StopToken(nullptr, 0.0) {}
+  // A token that also stops when `parent` does (e.g. one walk of a race
+  // under the run-wide token).
+  StopToken(StopToken* parent, std::atomic<bool>* cancel) : StopToken(cancel, 0.0) { parent_ = parent; }
   // True once the caller cancelled or the deadline passed (sticky).
   bool should_stop() {
     if (tripped_.load(std::memory_order_relaxed)) return true;
-    if ((cancel_ && cancel_->load(std::memory_order_relaxed)) ||
+    if ((cancel_ && cancel_->load(std::memory_order_relaxed)) || (parent_ && parent_->should_stop()) ||
         (has_deadline_ && Clock::now() >= deadline_)) {
       tripped_.store(true, std::memory_order_relaxed);
       return true;
@@ -34,6 +37,7 @@ class StopToken {
 
  private:
   std::atomic<bool>* cancel_;
+  StopToken* parent_ = nullptr;
   bool has_deadline_;
   Clock::time_point deadline_;
   std::atomic<bool> tripped_{false};

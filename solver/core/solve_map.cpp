@@ -32,7 +32,8 @@ void validate(const mln::Network& net, const SolveOptions& o) {
   if (o.gauss_seidel_rounds < 1) throw std::invalid_argument("solve_map: gauss_seidel_rounds must be >= 1");
   if (o.exact_max_atoms < 0 || o.exact_max_atoms > kExactMaxAtoms)
     throw std::invalid_argument("solve_map: exact_max_atoms must be between 0 and " + std::to_string(kExactMaxAtoms));
-  if (o.partition_max_atoms < 1) throw std::invalid_argument("solve_map: partition_max_atoms must be >= 1");
+  if (o.partition_max_atoms < 1 || o.gpu_partition_max_atoms < 1)
+    throw std::invalid_argument("solve_map: partition_max_atoms and gpu_partition_max_atoms must be >= 1");
   if (net.num_atoms < 0 || net.clauses.offsets.size() != net.clauses.size() + 1)
     throw std::invalid_argument("solve_map: malformed network");
 }
@@ -88,16 +89,22 @@ struct Run {
     } else if (on_gpu && inst.n >= min_atoms) {
       // In "auto" mode a CPU walk races the GPU walk on the same piece and the
       // better state wins: on structured MLN networks (e.g. RC at 10^5 papers)
-      // the parallel-flip GPU walk can stall far above what one CPU walk
-      // reaches, so the GPU may only ever make an answer better, never worse.
-      // "gpu" mode runs the GPU walk alone.
+      // the parallel-flip GPU walk can stall above what one CPU walk reaches
+      // in the same time.  The race lasts as long as the GPU walk: once it
+      // has spent its flips the CPU walk is stopped and keeps its best state
+      // so far (a CPU walk of the same flip budget takes ~100x longer).  If
+      // the GPU walk fails, the CPU walk runs its whole budget.  "gpu" mode
+      // runs the GPU walk alone.
       WalkOutcome cpu_out;
       std::thread racer;
+      std::atomic<bool> gpu_finished{false};
+      StopToken racer_stop(&stop, &gpu_finished);
       const bool race = opts.device == "auto";
       if (race) {
         WalkParams pc = p;
         pc.seed = derive_seed(seed, 0x43505552ull);
-        racer = std::thread([&] { cpu_out = walksat_cpu(inst, init0, pc); });
+        pc.stop = &racer_stop;
+        racer = std::thread([&, pc] { cpu_out = walksat_cpu(inst, init0, pc); });
       }
       try {
         GpuWalkOptions g;
@@ -105,6 +112,7 @@ struct Run {
         out = walksat_gpu(inst, init0, p, g);
         done = true;
         gpu_used = true;
+        gpu_finished = true;
       } catch (const GpuError& e) {
         warn(std::string("GPU MaxWalkSAT failed, component solved on the CPU: ") + e.what());
       }
@@ -143,8 +151,9 @@ struct Run {
     const int64_t n = static_cast<int64_t>(atoms.size());
     const int64_t flips = std::max<int64_t>(4, static_cast<int64_t>(flips_per_atom * static_cast<double>(n)));
     std::vector<uint8_t> best;
-    if (n > opts.partition_max_atoms) {
-      int parts = static_cast<int>((n + opts.partition_max_atoms - 1) / opts.partition_max_atoms);
+    const int64_t part_max = on_gpu ? opts.gpu_partition_max_atoms : opts.partition_max_atoms;
+    if (n > part_max) {
+      int parts = static_cast<int>((n + part_max - 1) / part_max);
       GaussSeidelStats st;
       SubSolver piece = [&](const mln::Network& pn, const std::vector<uint8_t>& pi, int64_t pf, uint64_t ps) {
         return solve_piece(k, on_gpu, pn, pi, pf, ps);

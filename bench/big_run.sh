@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# About 10^8 ground clauses, grounded and solved inside the database (issue
+# #9): the generated RC workload at PAPERS papers (565,000 give about 10^8
+# ground clauses), run end to end by the command line against the running
+# database: evidence COPY, mln.ground in the server, the worker's MaxWalkSAT
+# with a search time limit, answers written back.  Writes big_run.md (the
+# phase table, the grounding statistics and the worker's own timings) to
+# OUT_DIR.
+#
+#   bash bench/big_run.sh OUT_DIR [PAPERS] [BUILD_DIR]
+#   MLN_BIG_DEVICE=gpu      engine path (gpu | cpu)
+#   MLN_BIG_TIMEOUT=20      search time limit in seconds (-timeout)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:?usage: big_run.sh OUT_DIR [PAPERS] [BUILD_DIR]}
+papers=${2:-565000}
+build=${3:-$root/build/cmake}
+dev=${MLN_BIG_DEVICE:-gpu}
+tmo=${MLN_BIG_TIMEOUT:-20}
+mkdir -p "$out"
+if [ -z "${PGHOST:-}" ]; then eval "$(bash "$root/scripts/cluster.sh" env)"; fi
+export PGDATABASE=${PGDATABASE:-postgres}
+work=$(mktemp -d /tmp/mln-big-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+t0=$(date +%s.%N)
+"$build/bench/gen/mln_gen" rc "$papers" "$work/rc" >/dev/null || { echo "generator failed" >&2; exit 1; }
+gen_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+tuples=$(grep -c . "$work/rc/evidence.db")
+log=$out/big_run.log
+/usr/bin/time -f "RSS %M" "$build/solver/pg_mln" -i "$work/rc/prog.mln" -e "$work/rc/evidence.db" \
+  -queryFile "$work/rc/query.db" -r "$work/out.txt" --device "$dev" -timeout "$tmo" -verbose 2 >"$log" 2>&1
+rc=$?
+ph() { awk -v k="$1" '$1 == k && NF == 2 && $2 ~ /^[0-9.]+$/ { print $2 }' "$log"; }
+atoms=$(sed -n 's/### atoms = \([0-9]*\); clauses = \([0-9]*\)/\1/p' "$log")
+clauses=$(sed -n 's/### atoms = \([0-9]*\); clauses = \([0-9]*\)/\2/p' "$log")
+cost=$(sed -n 's/### Best answer has cost //p' "$log")
+md=$out/big_run.md
+{
+  echo "# 10^8 ground clauses in the database"
+  echo
+  echo "- commit: \`${MLN_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null)}\`, date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "- machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo none)"
+  echo "- command: \`MLN_BIG_DEVICE=$dev MLN_BIG_TIMEOUT=$tmo bash bench/big_run.sh OUT $papers\`"
+  echo "- workload: generated RC, $papers papers, $tuples evidence tuples (generated in $gen_s s, not counted)"
+  echo "- the command line runs against a database that is already up; search = the worker reading the"
+  echo "  network, MaxWalkSAT with \`-timeout $tmo\`, and the answers written back; exit status $rc"
+  echo
+  echo "| atoms | clauses | load s | ground s | search s | output s | total s | cost | CLI RSS MB |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| ${atoms:-?} | ${clauses:-?} | $(ph load) | $(ph ground) | $(ph search) | $(ph output) | $(ph total) | ${cost:-?} | $(sed -n 's/^RSS //p' "$log" | awk '{ printf "%.0f", $1 / 1024 }') |"
+  echo
+  echo "Grounding statistics (\`mln.ground\`, seconds per phase; memory in bytes):"
+  echo
+  echo '```'
+  sed -n 's/^ *grounding statistics: //p; s/^ *grounding backend peak RSS: /backend peak RSS: /p' "$log"
+  echo '```'
+  echo
+  echo "The worker's own log (read, components, search, write back):"
+  echo
+  echo '```'
+  grep -E '^worker: ' "$log" | grep -v -E 'waiting|idle' | head -30
+  grep -E 'search GPU memory peak' "$log"
+  echo '```'
+  [ $rc -eq 0 ] || { echo; echo "The run failed; the end of its log:"; echo; echo '```'; tail -15 "$log"; echo '```'; }
+} >"$md"
+cat "$md"
+exit $rc
