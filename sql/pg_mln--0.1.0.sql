@@ -287,6 +287,11 @@ BEGIN
 END $$;
 COMMENT ON FUNCTION mln.ground_atoms(text) IS 'the ground atoms (MRF variables) with predicate names and constants';
 
+-- The elements of an int4[] / float8[] as raw little-endian bytes: how the
+-- worker reads the chunked clause rows (one memcpy per chunk on the server).
+CREATE FUNCTION mln._array_le(anyarray) RETURNS bytea
+  AS 'MODULE_PATHNAME', 'mln_array_le' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 -- One row per ground clause, decoded from the chunked rows.  The chunk's
 -- arrays are held in PL/pgSQL variables, so each is detoasted once per
 -- chunk rather than once per clause.

@@ -152,8 +152,19 @@ ArgColumnsSql arg_columns_sql(int arity, int first) {
   return a;
 }
 
+// Seconds of each part of the network store (the stats' "store_parts").
+struct StoreTimes {
+  double tables = 0, atoms = 0, clauses = 0, query_evidence = 0, keys = 0;
+};
+
 // Replaces the program's ground network tables with `out`.
-void store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput& out) {
+StoreTimes store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput& out) {
+  StoreTimes tm;
+  auto lap = [last = Clock::now()](double& into) mutable {
+    auto now = Clock::now();
+    into = std::chrono::duration<double>(now - last).count();
+    last = now;
+  };
   const std::string s = qi(ctx.schema);
   // Drop the previous network, if any (quietly: no NOTICE for absent tables).
   Rows old = spi.query(
@@ -176,6 +187,7 @@ void store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput& 
            "ALTER weights SET STORAGE EXTERNAL");
   spi.exec("CREATE TABLE " + s + "._query_evidence (pred int4 NOT NULL, args int4[] NOT NULL)");
   spi.exec("CREATE TABLE " + s + "._map (atom int4 PRIMARY KEY, truth boolean NOT NULL)");
+  lap(tm.tables);
 
   // Atoms, grouped by predicate so that each INSERT has a fixed arity.
   std::map<int32_t, std::vector<size_t>> by_pred;
@@ -205,6 +217,8 @@ void store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput& 
              params);
   }
 
+  lap(tm.atoms);
+
   // Clauses in chunks of kClauseChunk.
   const ClauseSet& cs = out.network.clauses;
   for (size_t c0 = 0, chunk = 0; c0 < cs.size(); c0 += kClauseChunk, ++chunk) {
@@ -218,6 +232,8 @@ void store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput& 
               int4_array_param(&cs.lits[cs.offsets[c0]], cs.offsets[c1] - cs.offsets[c0]),
               float8_array_param(w)});
   }
+
+  lap(tm.clauses);
 
   // True query evidence: one INSERT per predicate (arguments as column arrays).
   std::map<int32_t, std::vector<std::vector<int32_t>>> qe;  // pred -> argument columns
@@ -240,14 +256,17 @@ void store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput& 
                  ") AS t(" + ac.aliases.substr(2) + ")",
              params);
   }
+  lap(tm.query_evidence);
   spi.exec("ALTER TABLE " + s + "._atoms ADD PRIMARY KEY (id)");
   spi.exec("ALTER TABLE " + s + "._clauses ADD PRIMARY KEY (chunk)");
+  lap(tm.keys);
+  return tm;
 }
 
 // The statistics returned to the caller and kept in mln.programs.
 // engine_peak: the operator engine's working memory at its peak (none on the SQL path).
 std::string stats_json(const ground::GroundOutput& out, const std::string& device, double load_s, double store_s,
-                       double total_s, const size_t* engine_peak) {
+                       const StoreTimes& st, double total_s, const size_t* engine_peak) {
   std::string o = "{\"atoms\": " + std::to_string(out.atoms.size()) +
                   ", \"clauses\": " + std::to_string(out.network.clauses.size()) +
                   ", \"device\": " + json_quote(device) +
@@ -256,6 +275,9 @@ std::string stats_json(const ground::GroundOutput& out, const std::string& devic
                   json_num(load_s);
   for (const auto& ph : out.phases) o += ", " + json_quote(ph.phase) + ": " + json_num(ph.seconds);
   o += ", \"store\": " + json_num(store_s) + ", \"total\": " + json_num(total_s) + "}";
+  o += ", \"store_parts\": {\"tables\": " + json_num(st.tables) + ", \"atoms\": " + json_num(st.atoms) +
+       ", \"clauses\": " + json_num(st.clauses) + ", \"query_evidence\": " + json_num(st.query_evidence) +
+       ", \"keys\": " + json_num(st.keys) + "}";
   if (engine_peak) o += ", \"memory\": {\"engine_peak_bytes\": " + std::to_string(*engine_peak) + "}";
   o += "}";
   return o;
@@ -318,12 +340,12 @@ Datum mln_ground(PG_FUNCTION_ARGS) {
     };
     mln::ground::GroundOutput out = sql_path ? ground_sql(spi, ctx, in, opts) : mln::ground::ground(in, *eng, opts);
     auto t2 = Clock::now();
-    store_network(spi, ctx, out);
+    const StoreTimes st = store_network(spi, ctx, out);
     auto t3 = Clock::now();
     auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
     std::string dev = sql_path ? "sql" : eng->backend() == mln::gpu::Backend::CUDA ? "gpu" : "cpu";
     const size_t peak = eng ? eng->peak_memory_bytes() : 0;
-    std::string stats = stats_json(out, dev, secs(t0, t1), secs(t2, t3), secs(t0, t3), eng ? &peak : nullptr);
+    std::string stats = stats_json(out, dev, secs(t0, t1), secs(t2, t3), st, secs(t0, t3), eng ? &peak : nullptr);
     spi.exec("UPDATE mln.programs SET grounded_at = now(), ground_stats = $2 WHERE name = $1",
              {text_param(name), jsonb_param(stats)});
     // SPI_palloc: the result must outlive SPI_finish (pstrdup here would land in SPI's own context).

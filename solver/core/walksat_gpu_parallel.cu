@@ -3,7 +3,8 @@
 // negative-clause candidates / throttling) in parallel; an atom flips only if
 // it holds the highest random priority on every clause it occurs in, so the
 // flipped set shares no clause and each flip's delta stays exact.  Counts and
-// the violated list are then updated in parallel.
+// the violated list are then updated in parallel.  The flip budget counts
+// the flips made and the proposals skipped.
 #include <algorithm>
 #include <chrono>
 
@@ -24,8 +25,19 @@ struct State {
   int32_t* viol_out;
   uint32_t* cand;             // per violated entry: atom + 1, or 0 for no move
   unsigned long long* prio;   // per violated entry
-  long long* scalars;         // [0] cost, [1] best cost, [2] next nviol, [3] improved flag
+  long long* scalars;         // [0] cost, [1] best cost, [2] next nviol, [3] improved flag,
+                              // [4] moves this step (flips made + proposals skipped)
 };
+
+// Adds the number of this warp's threads with `yes` set to *counter (one
+// atomic per warp: a per-thread atomic on one address from ~10^6 proposals
+// a step would serialise on it).
+__device__ void warp_count(bool yes, long long* counter) {
+  const unsigned active = __activemask();
+  const unsigned m = __ballot_sync(active, yes);
+  if (m && (threadIdx.x & 31) == static_cast<unsigned>(__ffs(active) - 1))
+    atomicAdd(reinterpret_cast<unsigned long long*>(counter), static_cast<unsigned long long>(__popc(m)));
+}
 
 // Per-step priority of an atom: random high bits, atom id low bits (unique).
 __device__ unsigned long long atom_priority(uint64_t step_seed, uint32_t a) {
@@ -76,6 +88,7 @@ __global__ void pick_kernel(DevInstance I, State S, int32_t nviol, PickParams P)
   Rng rng(derive_seed(P.seed ^ (uint64_t(P.step) * 0xD1B54A32D192ED03ull), i) | 1);
   const StepPick pick = pick_step(I, c, S.truth, S.tc, S.crit, P.p, P.dont_break, rng,
                                   [&](uint32_t b, int64_t& d, int64_t& bk) { thread_delta(I, S, b, d, bk); });
+  warp_count(pick.skip, &S.scalars[4]);  // a skipped step still counts as a flip (Tuffy)
   if (pick.skip) { S.cand[i] = 0; return; }
   const uint32_t a = pick.atom;
   unsigned long long pr = atom_priority(P.seed + P.step, a);
@@ -84,15 +97,26 @@ __global__ void pick_kernel(DevInstance I, State S, int32_t nviol, PickParams P)
   for (int64_t k = I.occ_off[a]; k < I.occ_off[a + 1]; ++k) atomicMax(&S.claim[I.occ[k] >> 1], pr);
 }
 
-// Flips the proposals that won every clause they touch.
-__global__ void flip_kernel(DevInstance I, State S, int32_t nviol, int64_t step) {
-  int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= nviol || S.cand[i] == 0) return;
+// True if proposal i won every clause its atom touches (and is the first
+// proposal of that atom this step).
+__device__ bool wins(const DevInstance& I, const State& S, int32_t i, int64_t step) {
+  if (S.cand[i] == 0) return false;
   const uint32_t a = S.cand[i] - 1;
   const unsigned long long pr = S.prio[i];
   for (int64_t k = I.occ_off[a]; k < I.occ_off[a + 1]; ++k)
-    if (S.claim[I.occ[k] >> 1] != pr) return;
-  if (atomicExch(&S.stamp[a], static_cast<uint32_t>(step + 1)) == static_cast<uint32_t>(step + 1)) return;  // duplicate
+    if (S.claim[I.occ[k] >> 1] != pr) return false;
+  return atomicExch(&S.stamp[a], static_cast<uint32_t>(step + 1)) != static_cast<uint32_t>(step + 1);  // duplicate
+}
+
+// Flips the proposals that won every clause they touch.  Only these count
+// as flips: a proposal that lost a claim did not move.
+__global__ void flip_kernel(DevInstance I, State S, int32_t nviol, int64_t step) {
+  int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= nviol) return;
+  const bool won = wins(I, S, i, step);
+  warp_count(won, &S.scalars[4]);
+  if (!won) return;
+  const uint32_t a = S.cand[i] - 1;
   const uint8_t nv = S.truth[a] ^ 1;
   S.truth[a] = nv;
   int64_t dcost = 0;
@@ -160,20 +184,20 @@ WalkOutcome walksat_gpu_parallel(const WalkInstance& in, const std::vector<uint8
   DeviceArray<int32_t> tc(m), va(m), vb(m);
   DeviceArray<uint32_t> crit(m), stamp(n), cand(m);
   DeviceArray<unsigned long long> claim(m), prio(m);
-  DeviceArray<long long> scalars(4);
+  DeviceArray<long long> scalars(5);
   truth.upload(init);
   MLN_CUDA_TRY(cudaMemset(stamp.get(), 0, n * sizeof(uint32_t)));
   State S{truth.get(), best.get(), tc.get(), crit.get(), claim.get(), stamp.get(),
           va.get(), vb.get(), cand.get(), prio.get(), scalars.get()};
   long long* h = nullptr;
-  MLN_CUDA_TRY(cudaMallocHost(&h, 4 * sizeof(long long)));
+  MLN_CUDA_TRY(cudaMallocHost(&h, 5 * sizeof(long long)));
   struct PinnedFree { long long* p; ~PinnedFree() { cudaFreeHost(p); } } guard{h};
   // (Re)initialises counts and the violated list from `truth`.
   auto reload = [&](bool first) {
     MLN_CUDA_TRY(cudaMemset(scalars.get(), 0, 3 * sizeof(long long)));
     init_kernel<<<grid_for(in.m, 256), 256>>>(I, S);
     MLN_CUDA_LAUNCHED("init_kernel");
-    MLN_CUDA_TRY(cudaMemcpy(h, scalars.get(), 4 * sizeof(long long), cudaMemcpyDeviceToHost));
+    MLN_CUDA_TRY(cudaMemcpy(h, scalars.get(), 5 * sizeof(long long), cudaMemcpyDeviceToHost));
     if (first) {
       h[1] = h[0];
       MLN_CUDA_TRY(cudaMemcpy(scalars.get() + 1, h + 1, sizeof(long long), cudaMemcpyHostToDevice));
@@ -197,17 +221,24 @@ WalkOutcome walksat_gpu_parallel(const WalkInstance& in, const std::vector<uint8
       if (g.target_cost_fixed >= 0 && best_cost <= g.target_cost_fixed) { out.stopped = true; break; }
       ++step;
       const int blocks = grid_for(nviol, 256);
-      MLN_CUDA_TRY(cudaMemsetAsync(scalars.get() + 2, 0, sizeof(long long)));
+      MLN_CUDA_TRY(cudaMemsetAsync(scalars.get() + 2, 0, 3 * sizeof(long long)));  // nviol, improved, moves
       pick_kernel<<<blocks, 256>>>(I, S, nviol, PickParams{p.random_step, p.dont_break ? 1 : 0, p.seed, step});
       flip_kernel<<<blocks, 256>>>(I, S, nviol, step);
       settle_kernel<<<blocks, 256>>>(I, S, nviol);
       check_best_kernel<<<1, 1>>>(S);
       copy_best_kernel<<<grid_for(in.n, 256), 256>>>(S, in.n, 0);
       MLN_CUDA_LAUNCHED("parallel step");
-      MLN_CUDA_TRY(cudaMemcpy(h, scalars.get(), 4 * sizeof(long long), cudaMemcpyDeviceToHost));
+      MLN_CUDA_TRY(cudaMemcpy(h, scalars.get(), 5 * sizeof(long long), cudaMemcpyDeviceToHost));
       std::swap(S.viol_in, S.viol_out);
-      out.flips += nviol;  // every proposal (flipped or skipped) counts as a step
-      flips_in_try += nviol;
+      // Flips made plus proposals skipped count against the budget, as one
+      // step each does in Tuffy's walk (at least one per step, so a step
+      // where every proposal lost its claims still ends the try).  Counting
+      // every proposal instead ran out of budget within a few dozen steps
+      // on RC at 10^5 papers (10^6 violated clauses at the start), and the
+      // walk stopped at 11x the CPU walk's cost.
+      const int64_t moves = std::max<long long>(1, h[4]);
+      out.flips += moves;
+      flips_in_try += moves;
       nviol = static_cast<int32_t>(h[2]);
       best_cost = h[1];
       auto now = std::chrono::steady_clock::now();

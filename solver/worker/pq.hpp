@@ -118,6 +118,11 @@ bool parse_row(const char* data, size_t len, bool first,
 void int4_array(const char* p, int32_t len, std::vector<int32_t>& out);
 void float8_array(const char* p, int32_t len, std::vector<double>& out);
 int32_t int4(const char* p);
+// A bytea from mln._array_le(): raw little-endian int4 / float8 elements,
+// appended to `out`.  Throws DbError if the length is not a whole number
+// of elements.
+void le_int4s(const char* p, int32_t len, std::vector<int32_t>& out);
+void le_float8s(const char* p, int32_t len, std::vector<double>& out);
 }  // namespace binary
 
 }  // namespace mln::worker

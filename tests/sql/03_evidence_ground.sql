@@ -2,7 +2,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(27);
+SELECT plan(32);
 
 SELECT mln.create_program('smoke', $p$
 *Friends(person, person)
@@ -53,6 +53,17 @@ SELECT set_eq($$SELECT array_to_string(literals, ' v ') || ' : ' || round(weight
                     '!Smokes(Bob) v Cancer(Bob) : 0.50', '!Smokes(Frank) v Cancer(Frank) : 0.50'],
               'the consolidated clauses are those of Tuffy''s run');
 SELECT is((SELECT count(*)::int FROM mln.ground_atoms('smoke') WHERE is_query), 4, 'four active query atoms');
+-- The worker reads the chunk arrays as raw little-endian bytes (mln._array_le).
+SELECT is((SELECT (SELECT array_agg(get_byte(b, 4 * i) | (get_byte(b, 4 * i + 1) << 8) | (get_byte(b, 4 * i + 2) << 16)
+                                    | (get_byte(b, 4 * i + 3) << 24) ORDER BY i)
+                     FROM generate_series(0, length(b) / 4 - 1) i)
+             FROM (SELECT mln._array_le(lits) AS b FROM mln_smoke._clauses WHERE chunk = 0) c),
+          (SELECT lits FROM mln_smoke._clauses WHERE chunk = 0),
+          '_array_le: the literals of a clause chunk decode back to the array');
+SELECT is(mln._array_le(ARRAY[1, -2]), '\x01000000feffffff'::bytea, '_array_le: int4 little-endian bytes');
+SELECT is(mln._array_le(ARRAY[1.5::float8]), '\x000000000000f83f'::bytea, '_array_le: float8 little-endian bytes');
+SELECT throws_ok($$SELECT mln._array_le(ARRAY[1, NULL])$$, '22004', NULL, '_array_le refuses NULL elements');
+SELECT throws_ok($$SELECT mln._array_le(ARRAY['a'])$$, '42804', NULL, '_array_le takes only int4[] and float8[]');
 SELECT ok((SELECT grounded_at IS NOT NULL FROM mln.programs WHERE name = 'smoke'), 'grounded_at is set');
 
 -- New evidence makes the network stale.
