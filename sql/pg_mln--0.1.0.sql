@@ -5,6 +5,11 @@ CREATE FUNCTION mln.version() RETURNS text
   AS 'MODULE_PATHNAME', 'mln_version' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION mln.version() IS 'version of the pg_mln library';
 
+CREATE FUNCTION mln.device_warmup(device text DEFAULT NULL) RETURNS boolean
+  AS 'MODULE_PATHNAME', 'mln_device_warmup' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION mln.device_warmup(text) IS
+  'starts initialising the GPU in the background and returns at once, so that a later operator or mln.ground of this session does not wait for CUDA''s context creation; false when nothing was started (device cpu, or no usable GPU known)';
+
 CREATE FUNCTION mln.device_info() RETURNS jsonb
   AS 'MODULE_PATHNAME', 'mln_device_info' LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION mln.device_info() IS

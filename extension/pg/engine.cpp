@@ -2,9 +2,14 @@
 #include "pg/guard.hpp"
 #include "pg/engine.hpp"
 
+#include <csignal>
 #include <memory>
+#include <thread>
+
+#include <pthread.h>
 
 extern "C" {
+#include "storage/ipc.h"
 #include "utils/errcodes.h"
 }
 
@@ -39,7 +44,68 @@ void probe_cuda() {
   cuda_reason = cuda_usable ? "" : (d.error.empty() ? "no CUDA device" : d.error);
 }
 
+// The background warm-up (mln.device_warmup): probes the GPU and creates the
+// CUDA engine on a helper thread, so that CUDA's context creation (~0.4 s on
+// an H100 host) overlaps whatever the session does next (the command line:
+// the evidence COPY).  The thread calls no PostgreSQL function and runs with
+// every signal blocked, so PostgreSQL's handlers stay on the main thread.
+// engine_for() joins it before it looks at the engine; so does backend exit.
+std::thread warmup;
+std::unique_ptr<gpu::Engine> warm_engine;
+std::string warm_error;
+
+void join_warmup() {
+  if (!warmup.joinable()) return;
+  warmup.join();
+  if (warm_engine && !cuda_engine) cuda_engine = std::move(warm_engine);
+  // A failed warm-up leaves nothing behind: engine_for() tries again in the
+  // foreground and reports the error there.
+  if (!warm_error.empty()) cuda_probed = false;
+  warm_engine.reset();
+  warm_error.clear();
+}
+
+void join_warmup_at_exit(int, Datum) { join_warmup(); }
+
 }  // namespace
+
+bool start_device_warmup(const std::string& device_arg) {
+  std::string device = device_arg;
+  if (device.empty()) device = guc_device == 1 ? "gpu" : guc_device == 2 ? "cpu" : "auto";
+  if (device == "cpu" || cuda_engine || warmup.joinable()) return device != "cpu";
+  if (!gpu::cuda_compiled()) probe_cuda();  // the stub's probe is free
+  if (cuda_probed && !cuda_usable) return false;
+  static bool exit_hook = false;
+  if (!exit_hook) {
+    pg_call([] { before_shmem_exit(join_warmup_at_exit, 0); });
+    exit_hook = true;
+  }
+  cuda_probed = true;  // set by the thread's probe; engine_for() waits for it
+  const gpu::EngineOptions opts = options();
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  try {
+    warmup = std::thread([opts] {
+      try {
+        gpu::DeviceInfo d = gpu::query_device();
+        cuda_usable = d.cuda_compiled && d.device_count > 0;
+        cuda_reason = cuda_usable ? "" : (d.error.empty() ? "no CUDA device" : d.error);
+        if (cuda_usable) warm_engine = gpu::make_cuda_engine(opts);
+      } catch (const std::exception& e) {
+        warm_error = e.what();
+      } catch (...) {
+        warm_error = "unknown error";
+      }
+    });
+  } catch (...) {
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    cuda_probed = false;
+    return false;  // no thread: the engine is created in the foreground when needed
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return true;
+}
 
 gpu::Engine& engine_for(const std::string& device_arg) {
   std::string device = device_arg;
@@ -47,6 +113,7 @@ gpu::Engine& engine_for(const std::string& device_arg) {
   if (device != "auto" && device != "gpu" && device != "cpu")
     throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "invalid device \"" + device + "\"",
                     "", "valid devices are 'auto', 'gpu' and 'cpu'"};
+  join_warmup();
   if (device != "cpu") {
     probe_cuda();
     if (cuda_usable) {

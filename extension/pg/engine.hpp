@@ -19,4 +19,10 @@ extern bool guc_regress;
 // is asked for without a usable GPU.
 gpu::Engine& engine_for(const std::string& device);
 
+// Starts creating the CUDA engine on a helper thread (see engine.cpp) unless
+// the device is 'cpu', the engine exists, or no GPU is known to be usable.
+// Returns false when nothing was started and no GPU engine exists.  Never
+// throws for a missing GPU (engine_for reports that).
+bool start_device_warmup(const std::string& device);
+
 }  // namespace mln::pg

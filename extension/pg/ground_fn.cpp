@@ -2,6 +2,7 @@
 // buffers, runs the grounder on the chosen engine, and stores the ground
 // network in the program's schema (_atoms, _clauses, _query_evidence).
 #include "pg/guard.hpp"
+#include "pg/heap_io.hpp"
 #include "pg/args.hpp"
 #include "pg/engine.hpp"
 #include "pg/json.hpp"
@@ -189,34 +190,12 @@ StoreTimes store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOu
   spi.exec("CREATE TABLE " + s + "._map (atom int4 PRIMARY KEY, truth boolean NOT NULL)");
   lap(tm.tables);
 
-  // Atoms, grouped by predicate so that each INSERT has a fixed arity.
-  std::map<int32_t, std::vector<size_t>> by_pred;
-  for (size_t i = 0; i < out.atoms.size(); ++i) by_pred[out.atoms[i].pred].push_back(i);
-  for (auto& [pred, idx] : by_pred) {
-    check_interrupts();
-    int arity = ctx.prog.preds[pred].arity();
-    std::vector<int32_t> ids, ev;
-    std::vector<std::vector<int32_t>> args(arity);
-    std::vector<double> prior;
-    std::vector<uint8_t> q;
-    for (size_t i : idx) {
-      const auto& a = out.atoms[i];
-      ids.push_back(static_cast<int32_t>(i + 1));
-      for (int k = 0; k < arity; ++k) args[k].push_back(a.args[k]);
-      ev.push_back(a.evidence);
-      prior.push_back(a.prior);
-      q.push_back(a.is_query ? 1 : 0);
-    }
-    std::vector<Param> params{int4_param(pred), int4_array_param(ids), int4_array_param(ev),
-                              float8_array_param(prior), bool_array_param(q)};
-    for (int k = 0; k < arity; ++k) params.push_back(int4_array_param(args[k]));
-    const ArgColumnsSql ac = arg_columns_sql(arity, 6);
-    spi.exec("INSERT INTO " + s + "._atoms SELECT i, $1, " + ac.array +
-                 ", CASE e WHEN 1 THEN true WHEN 0 THEN false END, CASE WHEN p = 'NaN' THEN NULL ELSE p END, q"
-                 " FROM unnest($2, $3, $4, $5" + ac.params + ") AS t(i, e, p, q" + ac.aliases + ")",
-             params);
-  }
-
+  // Atoms, with table_multi_insert straight from the grounder's output.
+  append_atoms(s + "._atoms", out.atoms.size(), [&out](size_t i) {
+    const auto& a = out.atoms[i];
+    return AtomRow{static_cast<int32_t>(i + 1), a.pred, a.args.data(), static_cast<int>(a.args.size()),
+                   a.evidence, a.prior, a.is_query};
+  });
   lap(tm.atoms);
 
   // Clauses in chunks of kClauseChunk.

@@ -3,6 +3,7 @@
 #include "pg/heap_io.hpp"
 #include "pg/spi.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 extern "C" {
@@ -15,8 +16,10 @@ extern "C" {
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/regproc.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -61,8 +64,9 @@ std::vector<std::pair<AttrNumber, Oid>> resolve(Oid relid, const std::vector<std
 }
 
 // Appends `rows` rows to a table with table_multi_insert, 1,000 slots at a
-// time; fill(slot, row) sets the slot's values.  Runs under pg_call: fill
-// must only touch the slot and plain C++ data.
+// time; fill(slot, row) sets the slot's values.  What fill allocates (e.g.
+// array values) lives in a context reset after each batch.  Runs under
+// pg_call: fill must only touch the slot and plain C++ data.
 template <typename Fill>
 void multi_insert(Oid relid, size_t rows, Fill&& fill) {
   pg_call([&] {
@@ -72,21 +76,34 @@ void multi_insert(Oid relid, size_t rows, Fill&& fill) {
     const int batch = 1000;
     TupleTableSlot** slots = static_cast<TupleTableSlot**>(palloc(sizeof(TupleTableSlot*) * batch));
     for (int i = 0; i < batch; ++i) slots[i] = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
+    MemoryContext values = AllocSetContextCreate(CurrentMemoryContext, "mln multi_insert values", ALLOCSET_DEFAULT_SIZES);
     size_t r = 0;
     while (r < rows) {
       int m = 0;
+      MemoryContext old = MemoryContextSwitchTo(values);
       for (; m < batch && r < rows; ++m, ++r) {
         ExecClearTuple(slots[m]);
         fill(slots[m], r);
         ExecStoreVirtualTuple(slots[m]);
       }
-      table_multi_insert(rel, slots, m, cid, 0, bis);
+      MemoryContextSwitchTo(old);
+      table_multi_insert(rel, slots, m, cid, 0, bis);  // copies the values into the tuples
+      MemoryContextReset(values);
       CHECK_FOR_INTERRUPTS();
     }
+    MemoryContextDelete(values);
     for (int i = 0; i < batch; ++i) ExecDropSingleTupleTableSlot(slots[i]);
     FreeBulkInsertState(bis);
     table_close(rel, RowExclusiveLock);
     CommandCounterIncrement();
+  });
+}
+
+// The relation named by a (possibly schema-qualified, quoted) name.
+Oid relation_by_name(const std::string& qualified_table, LOCKMODE lock) {
+  return pg_call([&] {
+    List* names_list = stringToQualifiedNameList(qualified_table.c_str());
+    return RangeVarGetRelid(makeRangeVarFromNameList(names_list), lock, false);
   });
 }
 
@@ -180,10 +197,7 @@ uint64_t append_evidence(const std::string& qualified_table, const std::vector<s
                          const std::vector<uint8_t>& truth, const std::vector<double>& prior) {
   const size_t rows = truth.size();
   const int nargs = static_cast<int>(args.size());
-  Oid relid = pg_call([&] {
-    List* names_list = stringToQualifiedNameList(qualified_table.c_str());
-    return RangeVarGetRelid(makeRangeVarFromNameList(names_list), RowExclusiveLock, false);
-  });
+  Oid relid = relation_by_name(qualified_table, RowExclusiveLock);
   multi_insert(relid, rows, [&](TupleTableSlot* sl, size_t r) {
     if (sl->tts_tupleDescriptor->natts != nargs + 2) elog(ERROR, "evidence table %s has an unexpected shape", qualified_table.c_str());
     for (int k = 0; k < nargs; ++k) {
@@ -194,6 +208,30 @@ uint64_t append_evidence(const std::string& qualified_table, const std::vector<s
     sl->tts_isnull[nargs] = false;
     sl->tts_isnull[nargs + 1] = std::isnan(prior[r]);
     sl->tts_values[nargs + 1] = sl->tts_isnull[nargs + 1] ? (Datum)0 : Float8GetDatum(prior[r]);
+  });
+  return rows;
+}
+
+uint64_t append_atoms(const std::string& qualified_table, size_t rows, const std::function<AtomRow(size_t)>& row) {
+  Oid relid = relation_by_name(qualified_table, RowExclusiveLock);
+  multi_insert(relid, rows, [&](TupleTableSlot* sl, size_t r) {
+    if (sl->tts_tupleDescriptor->natts != 6) elog(ERROR, "%s has an unexpected shape", qualified_table.c_str());
+    const AtomRow a = row(r);
+    // palloc (in the batch context), not a std::vector: a C++ allocation
+    // failure must not unwind through pg_call's PG_TRY.
+    Datum* elems = static_cast<Datum*>(palloc(sizeof(Datum) * std::max(1, a.nargs)));
+    for (int k = 0; k < a.nargs; ++k) elems[k] = Int32GetDatum(a.args[k]);
+    Datum* v = sl->tts_values;
+    bool* null = sl->tts_isnull;
+    v[0] = Int32GetDatum(a.id);
+    v[1] = Int32GetDatum(a.pred);
+    v[2] = PointerGetDatum(construct_array(elems, a.nargs, INT4OID, 4, true, TYPALIGN_INT));
+    v[3] = BoolGetDatum(a.evidence == 1);
+    v[4] = std::isnan(a.prior) ? (Datum)0 : Float8GetDatum(a.prior);
+    v[5] = BoolGetDatum(a.is_query);
+    null[0] = null[1] = null[2] = null[5] = false;
+    null[3] = a.evidence < 0;
+    null[4] = std::isnan(a.prior);
   });
   return rows;
 }

@@ -3,6 +3,7 @@
 // table_multi_insert into a result table.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,5 +30,22 @@ uint64_t write_table(const std::string& target, const std::vector<std::string>& 
 // prior[i] is not NaN) to an existing predicate table with table_multi_insert.
 uint64_t append_evidence(const std::string& qualified_table, const std::vector<std::vector<int32_t>>& args,
                          const std::vector<uint8_t>& truth, const std::vector<double>& prior);
+
+// One row of a program's `_atoms` table.
+struct AtomRow {
+  int32_t id, pred;
+  const int32_t* args;
+  int nargs;
+  int8_t evidence;  // -1: NULL (unknown), 0: false, 1: true
+  double prior;     // NaN: NULL
+  bool is_query;
+};
+
+// Appends `rows` ground atoms, row(i) giving the i-th, to an existing
+// `_atoms` table (id int4, pred int4, args int4[], evidence boolean,
+// prior float8, is_query boolean) with table_multi_insert.  row() must not
+// throw.  (An INSERT ... SELECT FROM unnest() of the same arrays took 14 s
+// for the 5.6M atoms of RC at 565,000 papers.)
+uint64_t append_atoms(const std::string& qualified_table, size_t rows, const std::function<AtomRow(size_t)>& row);
 
 }  // namespace mln::pg

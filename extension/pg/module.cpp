@@ -18,6 +18,7 @@ PG_MODULE_MAGIC;
 PGDLLEXPORT void _PG_init(void);
 PG_FUNCTION_INFO_V1(mln_version);
 PG_FUNCTION_INFO_V1(mln_device_info);
+PG_FUNCTION_INFO_V1(mln_device_warmup);
 }
 
 namespace mln::pg {
@@ -81,4 +82,19 @@ Datum mln_device_info(PG_FUNCTION_ARGS) {
   });
   Datum d = DirectFunctionCall1(jsonb_in, CStringGetDatum(json));
   PG_RETURN_DATUM(d);
+}
+
+// mln.device_warmup(device text DEFAULT NULL): starts the GPU's
+// initialisation in the background and returns at once (true when a GPU
+// engine is being made or exists).
+Datum mln_device_warmup(PG_FUNCTION_ARGS) {
+  bool started = false;
+  MLN_GUARDED({
+    std::string device = PG_ARGISNULL(0) ? std::string() : mln::pg::pg_call([&] { return std::string(text_to_cstring(PG_GETARG_TEXT_PP(0))); });
+    if (!device.empty() && device != "auto" && device != "gpu" && device != "cpu")
+      throw mln::pg::UserError{ERRCODE_INVALID_PARAMETER_VALUE, "invalid device \"" + device + "\"", "",
+                               "valid devices are 'auto', 'gpu' and 'cpu'"};
+    started = mln::pg::start_device_warmup(device);
+  });
+  PG_RETURN_BOOL(started);
 }

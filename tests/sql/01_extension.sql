@@ -2,7 +2,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(9);
+SELECT plan(13);
 
 SELECT is(mln.version(), '0.1.0', 'mln.version() reports the library version');
 SELECT ok(mln.device_info() ? 'backend', 'device_info names the backend');
@@ -23,6 +23,12 @@ SELECT CASE WHEN (mln.device_info()->>'device_count')::int > 0
                    'device gpu without a GPU is a clear error') END;
 RESET mln.device;
 SELECT has_function('mln', 'ground', ARRAY['text', 'text', 'boolean', 'text[]'], 'mln.ground exists');
+
+-- Background GPU initialisation (the command line calls it before its evidence COPY).
+SELECT is(mln.device_warmup('cpu'), false, 'device_warmup(cpu) starts nothing');
+SELECT throws_ok($$SELECT mln.device_warmup('tpu')$$, '22023', NULL, 'device_warmup rejects an unknown device');
+SELECT lives_ok($$SELECT mln.device_warmup()$$, 'device_warmup() returns without a usable GPU too');
+SELECT ok(mln.device_info()->>'backend' IN ('cpu', 'cuda'), 'the engine is usable after a warm-up');
 
 SELECT * FROM finish();
 ROLLBACK;
