@@ -11,6 +11,7 @@
 #include "pg/sql_ground.hpp"
 
 #include <chrono>
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -38,16 +39,8 @@ void read_evidence(Spi& spi, const ProgramCtx& ctx, int p, SymbolTable& syms, gr
   const auto& d = ctx.prog.preds[p];
   const Binding& b = ctx.bindings[p];
   ev.args.assign(d.arity(), {});
-  if (!b.bound) {
-    std::string sql = "SELECT ";
-    for (int k = 0; k < d.arity(); ++k) sql += qi(d.arg_names[k]) + ", ";
-    sql += "truth, prior FROM " + qualified(ctx.schema, d.name);
-    Rows r = spi.query(sql);
-    for (size_t i = 0; i < r.size(); ++i) {
-      for (int k = 0; k < d.arity(); ++k) ev.args[k].push_back(r.int4(i, k));
-      ev.truth.push_back(r.boolean(i, d.arity()) ? 1 : 0);
-      ev.prior.push_back(r.isnull(i, d.arity() + 1) ? std::nan("") : r.float8(i, d.arity() + 1));
-    }
+  if (!b.bound) {  // the program's own table: (arguments..., truth, prior), scanned directly
+    scan_evidence(qualified(ctx.schema, d.name), d.arg_names, ev.args, ev.truth, ev.prior);
     return;
   }
   // A bound relation: its columns are read as text and mapped to symbols.
@@ -81,12 +74,14 @@ ground::GroundInput build_input(Spi& spi, const ProgramCtx& ctx, SymbolTable& sy
   ground::GroundInput in;
   in.program = &ctx.prog;
   const auto& prog = ctx.prog;
-  std::map<std::string, std::set<int32_t>> domains;
+  // Constants per type; sorted and made unique at the end (a std::set per
+  // type cost ~0.1 s for the 660,000 evidence arguments of smokers at 10^5).
+  std::map<std::string, std::vector<int32_t>> domains;
   auto note_lit = [&](const lang::Literal& l) {
     const auto& d = prog.preds[l.pred];
     for (size_t k = 0; k < l.args.size(); ++k)
       if (!l.args[k].is_var() && d.arg_kinds[k] == lang::TypeKind::Symbol)
-        domains[d.arg_types[k]].insert(syms.intern(l.args[k].text));
+        domains[d.arg_types[k]].push_back(syms.intern(l.args[k].text));
   };
   for (const auto& c : prog.clauses)
     for (const auto& l : c.lits) note_lit(l);
@@ -112,7 +107,7 @@ ground::GroundInput build_input(Spi& spi, const ProgramCtx& ctx, SymbolTable& sy
         qp.args.push_back(id);
       } else {
         int32_t id = const_id(d, k, q.args[k], syms);
-        if (d.arg_kinds[k] == lang::TypeKind::Symbol) domains[d.arg_types[k]].insert(id);
+        if (d.arg_kinds[k] == lang::TypeKind::Symbol) domains[d.arg_types[k]].push_back(id);
         qp.args.push_back(id);
       }
     }
@@ -126,10 +121,15 @@ ground::GroundInput build_input(Spi& spi, const ProgramCtx& ctx, SymbolTable& sy
     const auto& d = prog.preds[p];
     for (int k = 0; k < d.arity(); ++k)
       if (d.arg_kinds[k] == lang::TypeKind::Symbol)
-        domains[d.arg_types[k]].insert(in.evidence[p].args[k].begin(), in.evidence[p].args[k].end());
+        domains[d.arg_types[k]].insert(domains[d.arg_types[k]].end(), in.evidence[p].args[k].begin(),
+                                       in.evidence[p].args[k].end());
   }
   in.symbols.names = syms.names();
-  for (auto& [type, ids] : domains) in.type_domains.emplace_back(type, std::vector<int32_t>(ids.begin(), ids.end()));
+  for (auto& [type, ids] : domains) {
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    in.type_domains.emplace_back(type, std::move(ids));
+  }
   return in;
 }
 

@@ -161,6 +161,50 @@ gpu::HostTable scan_columns(Oid relid, const std::vector<std::string>& columns) 
   return t;
 }
 
+void scan_evidence(const std::string& qualified_table, const std::vector<std::string>& arg_columns,
+                   std::vector<std::vector<int32_t>>& args, std::vector<uint8_t>& truth, std::vector<double>& prior) {
+  Oid relid = relation_by_name(qualified_table, AccessShareLock);
+  const int arity = static_cast<int>(arg_columns.size());
+  std::vector<std::string> names = arg_columns;
+  names.push_back("truth");
+  names.push_back("prior");
+  std::vector<AttrNumber> att;
+  for (const auto& c : names) {
+    AttrNumber a = pg_call([&] { return get_attnum(relid, c.c_str()); });
+    if (a <= 0)
+      throw UserError{ERRCODE_UNDEFINED_COLUMN, "evidence table " + qualified_table + " has no column \"" + c + "\"", "", ""};
+    att.push_back(a - 1);
+  }
+  const AttrNumber last = *std::max_element(att.begin(), att.end()) + 1;
+  Relation rel = pg_call([&] { return table_open(relid, NoLock); });
+  TableScanDesc scan = pg_call([&] { return table_beginscan(rel, GetActiveSnapshot(), 0, nullptr); });
+  TupleTableSlot* slot = pg_call([&] { return table_slot_create(rel, nullptr); });
+  args.assign(static_cast<size_t>(arity), {});
+  bool null_arg = false;
+  size_t n = 0;
+  while (pg_call([&] { return table_scan_getnextslot(scan, ForwardScanDirection, slot); })) {
+    slot_getsomeattrs(slot, last);
+    const Datum* v = slot->tts_values;
+    const bool* isnull = slot->tts_isnull;
+    for (int k = 0; k < arity; ++k) {
+      null_arg |= isnull[att[k]];
+      args[k].push_back(DatumGetInt32(v[att[k]]));
+    }
+    const AttrNumber t = att[arity], p = att[arity + 1];
+    truth.push_back(!isnull[t] && DatumGetBool(v[t]) ? 1 : 0);
+    prior.push_back(isnull[p] ? std::nan("") : DatumGetFloat8(v[p]));
+    if (null_arg) break;
+    if (++n % 65536 == 0) check_interrupts();
+  }
+  pg_call([&] {
+    ExecDropSingleTupleTableSlot(slot);
+    table_endscan(scan);
+    table_close(rel, AccessShareLock);
+  });
+  if (null_arg)
+    throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "evidence table " + qualified_table + " has a NULL argument", "", ""};
+}
+
 uint64_t write_table(const std::string& target, const std::vector<std::string>& names, const gpu::HostTable& t) {
   // Parse and check the target name, then create the table.
   std::string sql = "CREATE TABLE " + target + " (";
