@@ -11,6 +11,7 @@
 #                                           heap-to-heap operators / evidence loading
 #   MLN_BENCH_SQL_MAX=10000                 largest generated size run on the plain-SQL path
 #   MLN_BENCH_SQL_WORKLOADS="smokers rc"    generated workloads run on the plain-SQL path
+#   MLN_BENCH_SQL_MAX_<workload>=N          MLN_BENCH_SQL_MAX for one workload
 #   MLN_BENCH_WORKLOADS="smokers rc"        generated workloads to run
 #   MLN_BENCH_SAMPLES=0                     skip the Tuffy samples
 #   MLN_BENCH_APPEND=1                      add to (replace matching rows of) the existing runs.csv
@@ -100,8 +101,9 @@ if [ -x "$build/bench/gen/mln_gen" ]; then
     for w in ${MLN_BENCH_WORKLOADS:-smokers rc}; do
       "$build/bench/gen/mln_gen" "$w" "$n" "$work/$w-$n" >/dev/null || continue
       for p in $paths; do run_one "$w" "$n" "$p" "$work/$w-$n"; done
+      lim=MLN_BENCH_SQL_MAX_$w   # e.g. MLN_BENCH_SQL_MAX_smokers=100000: a larger limit for one workload
       case " ${MLN_BENCH_SQL_WORKLOADS:-smokers rc} " in
-        *" $w "*) [ "$n" -le "$sql_max" ] && run_one "$w" "$n" sql "$work/$w-$n" ;;
+        *" $w "*) [ "$n" -le "${!lim:-$sql_max}" ] && run_one "$w" "$n" sql "$work/$w-$n" ;;
       esac
     done
   done
