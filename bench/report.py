@@ -49,40 +49,38 @@ TUFFY_SEED = {"smokers": (100000, 3 * 3600, "310,000 tuples: grounding unfinishe
               "rc": (100000, 5 * 3600, "441,074 tuples: unfinished after 5 h")}
 
 
-def heap_ratios(out):
-    """{(operator, rows): {path: ratio}} from heap_ops.md."""
-    path = os.path.join(out, "heap_ops.md")
-    res = {}
+def md_rows(path, first_header_cell):
+    """The header and data rows (lists of cells) of the Markdown table in `path`
+    whose header starts with `first_header_cell`."""
+    header, rows = None, []
     if not os.path.exists(path):
-        return res
-    header = None
+        return header, rows
     for line in open(path):
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if line.startswith("| operator"):
+        if line.startswith("| " + first_header_cell):
             header = cells
+        elif header and len(cells) == len(header) and not cells[0].startswith("---"):
+            rows.append(cells)
+    return header, rows
+
+
+def heap_ratios(out):
+    """{(operator, rows): {path: ratio}} from heap_ops.md."""
+    header, rows = md_rows(os.path.join(out, "heap_ops.md"), "operator")
+    res = {}
+    for cells in rows:
+        if not cells[1].isdigit():
             continue
-        if header and len(cells) == len(header) and cells[1].isdigit():
-            d = {}
-            for i, h in enumerate(header):
-                if h == "ratio" and header[i - 1].startswith("pg_mln "):
-                    d[header[i - 1].split()[1]] = cells[i]
-            res[(cells[0], int(cells[1]))] = d
+        res[(cells[0], int(cells[1]))] = {header[i - 1].split()[1]: cells[i] for i, h in enumerate(header)
+                                          if h == "ratio" and header[i - 1].startswith("pg_mln ")}
     return res
 
 
 def big_run(out):
     """The phase row of big_run.md as a dict, or None."""
-    path = os.path.join(out, "big_run.md")
-    if not os.path.exists(path):
-        return None
-    header = None
-    for line in open(path):
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if line.startswith("| atoms"):
-            header = cells
-        elif header and len(cells) == len(header) and cells[0].isdigit():
-            return dict(zip(header, cells))
-    return None
+    header, rows = md_rows(os.path.join(out, "big_run.md"), "atoms")
+    rows = [r for r in rows if r[0].isdigit()]
+    return dict(zip(header, rows[0])) if rows else None
 
 
 def headline(out, runs):

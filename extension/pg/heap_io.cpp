@@ -99,6 +99,29 @@ void multi_insert(Oid relid, size_t rows, Fill&& fill) {
   });
 }
 
+// Scans a table with `lock`, deforming the first `natts` attributes of each
+// row, and calls row(values, isnull) until it returns false.  The loop body
+// must only use PostgreSQL calls that do not throw for valid slots;
+// interrupts are checked through pg_call every 64K rows.  The lock is kept
+// to the end of the transaction.
+template <typename Row>
+void scan_rows(Oid relid, LOCKMODE lock, AttrNumber natts, Row&& row) {
+  Relation rel = pg_call([&] { return table_open(relid, lock); });
+  TableScanDesc scan = pg_call([&] { return table_beginscan(rel, GetActiveSnapshot(), 0, nullptr); });
+  TupleTableSlot* slot = pg_call([&] { return table_slot_create(rel, nullptr); });
+  size_t n = 0;
+  while (pg_call([&] { return table_scan_getnextslot(scan, ForwardScanDirection, slot); })) {
+    slot_getsomeattrs(slot, natts);
+    if (!row(slot->tts_values, slot->tts_isnull)) break;
+    if (++n % 65536 == 0) check_interrupts();
+  }
+  pg_call([&] {
+    ExecDropSingleTupleTableSlot(slot);
+    table_endscan(scan);
+    table_close(rel, NoLock);
+  });
+}
+
 // The relation named by a (possibly schema-qualified, quoted) name.
 Oid relation_by_name(const std::string& qualified_table, LOCKMODE lock) {
   return pg_call([&] {
@@ -127,33 +150,19 @@ gpu::HostTable scan_columns(Oid relid, const std::vector<std::string>& columns) 
   auto atts = resolve(relid, columns);
   gpu::HostTable t;
   t.cols.resize(columns.size());
-  Relation rel = pg_call([&] { return table_open(relid, AccessShareLock); });
-  TableScanDesc scan = pg_call([&] { return table_beginscan(rel, GetActiveSnapshot(), 0, nullptr); });
-  TupleTableSlot* slot = pg_call([&] { return table_slot_create(rel, nullptr); });
   AttrNumber maxatt = 0;
   for (auto& a : atts) maxatt = std::max(maxatt, a.first);
-  size_t n = 0;
   bool has_null = false;
-  // The loop body uses only PostgreSQL calls that do not throw for valid
-  // slots; interrupts are checked through pg_call every 64K rows.
-  while (pg_call([&] { return table_scan_getnextslot(scan, ForwardScanDirection, slot); })) {
-    slot_getsomeattrs(slot, maxatt);
+  scan_rows(relid, AccessShareLock, maxatt, [&](const Datum* v, const bool* isnull) {
     for (size_t k = 0; k < atts.size(); ++k) {
-      int idx = atts[k].first - 1;
-      if (slot->tts_isnull[idx]) {
+      const int idx = atts[k].first - 1;
+      if (isnull[idx]) {
         has_null = true;
-        break;
+        return false;
       }
-      Datum d = slot->tts_values[idx];
-      t.cols[k].push_back(atts[k].second == INT4OID ? DatumGetInt32(d) : DatumGetInt16(d));
+      t.cols[k].push_back(atts[k].second == INT4OID ? DatumGetInt32(v[idx]) : DatumGetInt16(v[idx]));
     }
-    if (has_null) break;
-    if (++n % 65536 == 0) check_interrupts();
-  }
-  pg_call([&] {
-    ExecDropSingleTupleTableSlot(slot);
-    table_endscan(scan);
-    table_close(rel, AccessShareLock);
+    return true;
   });
   if (has_null)
     throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "GPU operators do not accept NULL values", "",
@@ -176,16 +185,9 @@ void scan_evidence(const std::string& qualified_table, const std::vector<std::st
     att.push_back(a - 1);
   }
   const AttrNumber last = *std::max_element(att.begin(), att.end()) + 1;
-  Relation rel = pg_call([&] { return table_open(relid, NoLock); });
-  TableScanDesc scan = pg_call([&] { return table_beginscan(rel, GetActiveSnapshot(), 0, nullptr); });
-  TupleTableSlot* slot = pg_call([&] { return table_slot_create(rel, nullptr); });
   args.assign(static_cast<size_t>(arity), {});
   bool null_arg = false;
-  size_t n = 0;
-  while (pg_call([&] { return table_scan_getnextslot(scan, ForwardScanDirection, slot); })) {
-    slot_getsomeattrs(slot, last);
-    const Datum* v = slot->tts_values;
-    const bool* isnull = slot->tts_isnull;
+  scan_rows(relid, AccessShareLock, last, [&](const Datum* v, const bool* isnull) {
     for (int k = 0; k < arity; ++k) {
       null_arg |= isnull[att[k]];
       args[k].push_back(DatumGetInt32(v[att[k]]));
@@ -193,13 +195,7 @@ void scan_evidence(const std::string& qualified_table, const std::vector<std::st
     const AttrNumber t = att[arity], p = att[arity + 1];
     truth.push_back(!isnull[t] && DatumGetBool(v[t]) ? 1 : 0);
     prior.push_back(isnull[p] ? std::nan("") : DatumGetFloat8(v[p]));
-    if (null_arg) break;
-    if (++n % 65536 == 0) check_interrupts();
-  }
-  pg_call([&] {
-    ExecDropSingleTupleTableSlot(slot);
-    table_endscan(scan);
-    table_close(rel, AccessShareLock);
+    return !null_arg;
   });
   if (null_arg)
     throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "evidence table " + qualified_table + " has a NULL argument", "", ""};
