@@ -13,7 +13,6 @@
 #include <chrono>
 #include <algorithm>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 

@@ -99,12 +99,31 @@ struct Run {
       std::thread racer;
       std::atomic<bool> gpu_finished{false};
       StopToken racer_stop(&stop, &gpu_finished);
+      std::exception_ptr racer_error;
+      // Stops and joins the racer on every way out of this block, an
+      // exception from the GPU walk other than GpuError included.
+      struct RacerJoin {
+        std::thread& t;
+        std::atomic<bool>& stop_it;
+        ~RacerJoin() {
+          if (t.joinable()) {
+            stop_it = true;
+            t.join();
+          }
+        }
+      } racer_join{racer, gpu_finished};
       const bool race = opts.device == "auto";
       if (race) {
         WalkParams pc = p;
         pc.seed = derive_seed(seed, 0x43505552ull);
         pc.stop = &racer_stop;
-        racer = std::thread([&, pc] { cpu_out = walksat_cpu(inst, init0, pc); });
+        racer = std::thread([&, pc] {
+          try {
+            cpu_out = walksat_cpu(inst, init0, pc);
+          } catch (...) {
+            racer_error = std::current_exception();
+          }
+        });
       }
       try {
         GpuWalkOptions g;
@@ -118,6 +137,7 @@ struct Run {
       }
       if (race) {
         racer.join();
+        if (racer_error) std::rethrow_exception(racer_error);
         cpu_used = true;
         // Compare the two states by their exact costs on this piece.
         auto exact = [&sub](const std::vector<uint8_t>& b) {
