@@ -65,7 +65,13 @@ void join_warmup() {
   warm_error.clear();
 }
 
-void join_warmup_at_exit(int, Datum) { join_warmup(); }
+// Backend exit: a C callback, so nothing may be thrown out of it.
+void join_warmup_at_exit(int, Datum) {
+  try {
+    join_warmup();
+  } catch (...) {
+  }
+}
 
 }  // namespace
 

@@ -85,12 +85,13 @@ Datum mln_device_info(PG_FUNCTION_ARGS) {
 }
 
 // mln.device_warmup(device text DEFAULT NULL): starts the GPU's
-// initialisation in the background and returns at once (true when a GPU
-// engine is being made or exists).
+// initialisation in the background and returns at once; false when nothing
+// was started and no GPU engine exists (device 'cpu', or no usable GPU known).
 Datum mln_device_warmup(PG_FUNCTION_ARGS) {
   bool started = false;
   MLN_GUARDED({
-    std::string device = PG_ARGISNULL(0) ? std::string() : mln::pg::pg_call([&] { return std::string(text_to_cstring(PG_GETARG_TEXT_PP(0))); });
+    std::string device = PG_ARGISNULL(0) ? std::string()
+                                         : mln::pg::pg_call([&] { return std::string(text_to_cstring(PG_GETARG_TEXT_PP(0))); });
     if (!device.empty() && device != "auto" && device != "gpu" && device != "cpu")
       throw mln::pg::UserError{ERRCODE_INVALID_PARAMETER_VALUE, "invalid device \"" + device + "\"", "",
                                "valid devices are 'auto', 'gpu' and 'cpu'"};
