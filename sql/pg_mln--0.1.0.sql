@@ -156,7 +156,7 @@ BEGIN
             ARRAY(SELECT jsonb_array_elements_text(cl->'exist_vars')), (cl->>'line')::int);
     i := i + 1;
   END LOOP;
-  FOR cl IN SELECT * FROM jsonb_array_elements_text(parsed->'warnings') LOOP
+  FOR cl IN SELECT * FROM jsonb_array_elements(parsed->'warnings') LOOP
     RAISE WARNING '%', cl #>> '{}';
   END LOOP;
 END $$;

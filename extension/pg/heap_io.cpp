@@ -13,6 +13,7 @@ extern "C" {
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
@@ -65,14 +66,25 @@ std::vector<std::pair<AttrNumber, Oid>> resolve(Oid relid, const std::vector<std
 
 // Appends `rows` rows to a table with table_multi_insert, 1,000 slots at a
 // time; fill(slot, row) sets the slot's values.  What fill allocates (e.g.
-// array values) lives in a context reset after each batch.  Runs under
-// pg_call: fill must only touch the slot and plain C++ data.
+// array values) lives in a context reset after each batch.  table_multi_insert
+// writes the heap only: where the table has indexes (a user may index a
+// predicate table), their entries are inserted here, as COPY does (a unique
+// index raises its usual error).  Runs under pg_call: fill must only touch
+// the slot and plain C++ data.
 template <typename Fill>
 void multi_insert(Oid relid, size_t rows, Fill&& fill) {
   pg_call([&] {
     Relation rel = table_open(relid, RowExclusiveLock);
     CommandId cid = GetCurrentCommandId(true);
     BulkInsertState bis = GetBulkInsertState();
+    EState* estate = nullptr;
+    ResultRelInfo* rri = nullptr;
+    if (rel->rd_rel->relhasindex) {
+      estate = CreateExecutorState();
+      rri = makeNode(ResultRelInfo);
+      InitResultRelInfo(rri, rel, 1, nullptr, 0);
+      ExecOpenIndices(rri, false);
+    }
     const int batch = 1000;
     TupleTableSlot** slots = static_cast<TupleTableSlot**>(palloc(sizeof(TupleTableSlot*) * batch));
     for (int i = 0; i < batch; ++i) slots[i] = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
@@ -87,12 +99,22 @@ void multi_insert(Oid relid, size_t rows, Fill&& fill) {
         ExecStoreVirtualTuple(slots[m]);
       }
       MemoryContextSwitchTo(old);
-      table_multi_insert(rel, slots, m, cid, 0, bis);  // copies the values into the tuples
+      table_multi_insert(rel, slots, m, cid, 0, bis);  // copies the values into the tuples, sets their TIDs
+      if (rri && rri->ri_NumIndices > 0) {
+        for (int i = 0; i < m; ++i) {
+          list_free(ExecInsertIndexTuples(rri, slots[i], estate, false, false, nullptr, NIL));
+          ResetPerTupleExprContext(estate);
+        }
+      }
       MemoryContextReset(values);
       CHECK_FOR_INTERRUPTS();
     }
     MemoryContextDelete(values);
     for (int i = 0; i < batch; ++i) ExecDropSingleTupleTableSlot(slots[i]);
+    if (rri) {
+      ExecCloseIndices(rri);
+      FreeExecutorState(estate);
+    }
     FreeBulkInsertState(bis);
     table_close(rel, RowExclusiveLock);
     CommandCounterIncrement();

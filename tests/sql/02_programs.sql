@@ -2,7 +2,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(24);
+SELECT plan(26);
 
 SELECT lives_ok($$SELECT mln.create_program('smoke', $p$
 *Friends(person, person)
@@ -51,6 +51,11 @@ SELECT has_table('mln_mine', 'keep', 'the user''s schema is untouched');
 SELECT lives_ok($$SELECT mln.create_program('Quoted_1', E'Robert_Tables(t)\n1 Robert_Tables(x)')$$,
                 'predicate names are quoted identifiers');
 SELECT has_table('mln_quoted_1', 'Robert_Tables', 'mixed-case table name kept');
+
+-- A program the parser warns about (here: declarations only) is created; the warning is raised.
+SELECT lives_ok($$SELECT mln.create_program('decls', E'*Friends(person, person)\nSmokes(person)\n')$$,
+                'a program with parser warnings is created');
+SELECT has_table('mln_decls', 'Smokes', 'its predicate tables exist');
 
 SELECT lives_ok($$SELECT mln.drop_program('smoke')$$, 'drop_program');
 SELECT hasnt_schema('mln_smoke', 'dropping removes the schema');
