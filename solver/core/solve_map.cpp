@@ -158,11 +158,31 @@ struct Run {
     return best;
   }
 
+  // True if component k is the whole network with its ids unchanged: every
+  // atom and every clause (atoms and clauses are listed in ascending order
+  // within a component), each clause's literals sorted as extraction would
+  // leave them.
+  bool whole_network(int32_t k) const {
+    const auto& cs = net.clauses;
+    if (comps.atom_off[k + 1] - comps.atom_off[k] != net.num_atoms) return false;
+    if (comps.num_clauses(k) != static_cast<int64_t>(cs.size())) return false;
+    for (size_t c = 0; c < cs.size(); ++c)
+      if (!std::is_sorted(cs.lits.begin() + cs.offsets[c], cs.lits.begin() + cs.offsets[c + 1])) return false;
+    return true;
+  }
+
   // Solves component k and writes its best state into `truth`.
   void solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth) {
     std::vector<int32_t> atoms(comps.atoms.begin() + comps.atom_off[k], comps.atoms.begin() + comps.atom_off[k + 1]);
-    SubNetwork sub = extract_subnetwork(net, atoms, comps.clauses.data() + comps.clause_off[k],
-                                        comps.num_clauses(k), comps.index_in_comp, nullptr);
+    // A component that is the whole network (RC: one component holds every
+    // atom and clause) is solved in place: extracting it would copy every
+    // clause (~0.5 GB at 17.8M clauses) only to get the same network back.
+    SubNetwork sub;
+    const bool whole = whole_network(k);
+    if (!whole)
+      sub = extract_subnetwork(net, atoms, comps.clauses.data() + comps.clause_off[k], comps.num_clauses(k),
+                               comps.index_in_comp, nullptr);
+    const mln::Network& piece_net = whole ? net : sub.net;
     const uint64_t seed = derive_seed(opts.seed, static_cast<uint64_t>(k));
     Rng rng(seed);
     std::vector<uint8_t> init(atoms.size() + 1, 0);
@@ -178,14 +198,14 @@ struct Run {
       SubSolver piece = [&](const mln::Network& pn, const std::vector<uint8_t>& pi, int64_t pf, uint64_t ps) {
         return solve_piece(k, on_gpu, pn, pi, pf, ps);
       };
-      best = solve_gauss_seidel(sub.net, init, parts, opts.gauss_seidel_rounds, flips, seed, piece,
+      best = solve_gauss_seidel(piece_net, init, parts, opts.gauss_seidel_rounds, flips, seed, piece,
                                 [this] { return stop.should_stop(); }, &st);
       partitions += st.partitions;
     } else {
-      best = solve_piece(k, on_gpu, sub.net, init, flips, seed);
+      best = solve_piece(k, on_gpu, piece_net, init, flips, seed);
     }
     for (size_t i = 0; i < atoms.size(); ++i) truth[atoms[i]] = best[i + 1];
-    comp_cost[k] = total_cost(sub.net.clauses, best) + sub.constant_cost;
+    comp_cost[k] = total_cost(piece_net.clauses, best) + sub.constant_cost;
     comp_done[k] = 1;
     sink.report(k, comp_cost[k], 0);
   }
