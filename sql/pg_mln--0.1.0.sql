@@ -321,29 +321,10 @@ COMMENT ON FUNCTION mln.ground_atoms(text) IS 'the ground atoms (MRF variables) 
 CREATE FUNCTION mln._array_le(anyarray) RETURNS bytea
   AS 'MODULE_PATHNAME', 'mln_array_le' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
--- One row per ground clause, decoded from the chunked rows.  The chunk's
--- arrays are held in PL/pgSQL variables, so each is detoasted once per
--- chunk rather than once per clause.
+-- One row per ground clause, decoded from the chunked rows (in C: each
+-- chunk is detoasted once).
 CREATE FUNCTION mln._clause_rows(sch name) RETURNS TABLE (clause bigint, weight float8, lits int4[])
-LANGUAGE plpgsql STABLE STRICT AS $$
-DECLARE
-  r record;
-  offs int4[];
-  ls int4[];
-  ws float8[];
-BEGIN
-  FOR r IN EXECUTE format('SELECT chunk, offsets, lits, weights FROM %I._clauses ORDER BY chunk', sch) LOOP
-    offs := r.offsets;
-    ls := r.lits;
-    ws := r.weights;
-    FOR i IN 1 .. coalesce(array_length(ws, 1), 0) LOOP
-      clause := r.chunk::bigint * 65536 + i;
-      weight := ws[i];
-      lits := ls[offs[i] + 1 : offs[i + 1]];
-      RETURN NEXT;
-    END LOOP;
-  END LOOP;
-END $$;
+  AS 'MODULE_PATHNAME', 'mln_clause_rows' LANGUAGE C STABLE STRICT;
 
 CREATE FUNCTION mln.ground_clauses(name text)
   RETURNS TABLE (clause bigint, weight float8, hard boolean, literals text[])
