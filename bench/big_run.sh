@@ -12,6 +12,7 @@
 #   MLN_BIG_TIMEOUT=20      search time limit in seconds (-timeout)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/cli_log.sh"
 out=${1:?usage: big_run.sh OUT_DIR [PAPERS] [BUILD_DIR]}
 papers=${2:-565000}
 build=${3:-$root/build/cmake}
@@ -31,10 +32,10 @@ log=$out/big_run.log
 /usr/bin/time -f "RSS %M" "$build/solver/pg_mln" -i "$work/rc/prog.mln" -e "$work/rc/evidence.db" \
   -queryFile "$work/rc/query.db" -r "$work/out.txt" --device "$dev" -timeout "$tmo" -verbose 2 >"$log" 2>&1
 rc=$?
-ph() { awk -v k="$1" '$1 == k && NF == 2 && $2 ~ /^[0-9.]+$/ { print $2 }' "$log"; }
-atoms=$(sed -n 's/### atoms = \([0-9]*\); clauses = \([0-9]*\)/\1/p' "$log")
-clauses=$(sed -n 's/### atoms = \([0-9]*\); clauses = \([0-9]*\)/\2/p' "$log")
-cost=$(sed -n 's/### Best answer has cost //p' "$log")
+ph() { cli_phase "$log" "$1"; }
+atoms=$(cli_atoms "$log")
+clauses=$(cli_clauses "$log")
+cost=$(cli_cost "$log")
 md=$out/big_run.md
 {
   echo "# 10^8 ground clauses in the database"
@@ -48,7 +49,7 @@ md=$out/big_run.md
   echo
   echo "| atoms | clauses | load s | ground s | search s | output s | total s | cost | CLI RSS MB |"
   echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-  echo "| ${atoms:-?} | ${clauses:-?} | $(ph load) | $(ph ground) | $(ph search) | $(ph output) | $(ph total) | ${cost:-?} | $(sed -n 's/^RSS //p' "$log" | awk '{ printf "%.0f", $1 / 1024 }') |"
+  echo "| ${atoms:-?} | ${clauses:-?} | $(ph load) | $(ph ground) | $(ph search) | $(ph output) | $(ph total) | ${cost:-?} | $(cli_rss_kb "$log" | awk '{ printf "%.0f", $1 / 1024 }') |"
   echo
   echo "Grounding statistics (\`mln.ground\`, seconds per phase; memory in bytes):"
   echo

@@ -23,6 +23,7 @@
 # variables (make bench starts the private cluster and sets them).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/cli_log.sh"
 build=${1:-$root/build/cmake}
 case $build in /*) ;; *) build=$root/$build ;; esac
 if [ -z "${PGHOST:-}" ]; then eval "$(bash "$root/scripts/cluster.sh" env)"; fi
@@ -57,13 +58,13 @@ run_once() {  # workload size path dir
     -queryFile "$d/query.db" -r "$work/out.txt" --device "$p" -timeout "${MLN_BENCH_TIMEOUT:-60}" -verbose 1 >"$log" 2>&1
   local rc=$?
   [ -n "${MLN_BENCH_LOGS:-}" ] && mkdir -p "$MLN_BENCH_LOGS" && cp "$log" "$MLN_BENCH_LOGS/"
-  ph() { awk -v k="$1" '$1 == k && NF == 2 && $2 ~ /^[0-9.]+$/ { print $2 }' "$log"; }  # the phase table
+  ph() { cli_phase "$log" "$1"; }  # the phase table
   local atoms clauses cost hard rss brss gmem smem
-  atoms=$(sed -n 's/### atoms = \([0-9]*\); clauses = \([0-9]*\)/\1/p' "$log")
-  clauses=$(sed -n 's/### atoms = \([0-9]*\); clauses = \([0-9]*\)/\2/p' "$log")
-  cost=$(sed -n 's/### Best answer has cost //p' "$log")
+  atoms=$(cli_atoms "$log")
+  clauses=$(cli_clauses "$log")
+  cost=$(cli_cost "$log")
   hard=$(sed -n 's/### \([0-9]*\) hard clause(s) violated/\1/p' "$log"); hard=${hard:-0}
-  rss=$(sed -n 's/^RSS //p' "$log")
+  rss=$(cli_rss_kb "$log")
   brss=$(sed -n 's/.*grounding backend peak RSS: \([0-9]*\) kB/\1/p' "$log")
   # Working memory of the operator engine at its peak (device memory on the GPU path).
   gmem=$(sed -n 's/.*"engine_peak_bytes": \([0-9]*\).*/\1/p' "$log" | awk '{ printf "%.1f", $1 / 1048576 }')

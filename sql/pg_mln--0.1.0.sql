@@ -264,15 +264,12 @@ CREATE FUNCTION mln.ground(name text, device text DEFAULT 'auto', activate_all b
 COMMENT ON FUNCTION mln.ground(text, text, boolean, text[]) IS
   'grounds the program (KBMC, active-atom closure, active clauses) on the operator engine; device auto|gpu|cpu; returns counts and per-phase seconds';
 
--- SQL text that decodes an int4[] of argument ids (`args`, for a predicate
--- row aliased p) into constant strings: raw numbers for int-typed arguments,
--- symbols from the program's dictionary otherwise.  Set-based, so it runs
--- inside the caller's query instead of once per row.
 -- SQL pieces that decode one predicate's argument ids (x.args) into text:
--- `elems`, an ARRAY[...]::text[] expression, and `joins`, one LEFT JOIN to
--- _symbols per symbol argument.  Queries built from them run one hash-joined
--- branch per predicate (mln.ground_atoms, mln.map); a subquery per row was
--- ~100x slower at 10^6 atoms.
+-- `elems`, an ARRAY[...]::text[] expression (raw numbers for int-typed
+-- arguments, symbols from the program's dictionary otherwise), and `joins`,
+-- one LEFT JOIN to _symbols per symbol argument.  Queries built from them run
+-- one hash-joined branch per predicate (mln.ground_atoms, mln.map) instead of
+-- a subquery per row.
 CREATE FUNCTION mln._args_sql(sch name, arg_kinds text[], OUT elems text, OUT joins text)
 LANGUAGE plpgsql IMMUTABLE STRICT AS $$
 BEGIN
@@ -483,19 +480,18 @@ CREATE FUNCTION mln._map_sql(prog text, sch name) RETURNS text
 LANGUAGE plpgsql STABLE STRICT AS $$
 DECLARE
   p record;
+  a record;
   parts text[] := '{}';
-  elems text;
-  joins text;
 BEGIN
   FOR p IN SELECT idx, name, arg_kinds FROM mln.predicates WHERE program = prog ORDER BY idx LOOP
-    SELECT d.elems, d.joins INTO elems, joins FROM mln._args_sql(sch, p.arg_kinds) d;
+    a := mln._args_sql(sch, p.arg_kinds);
     parts := parts || format(
       'SELECT %L::text AS predicate, %s AS arguments, coalesce(m.truth, false) AS truth
          FROM %I._atoms x LEFT JOIN %I._map m ON m.atom = x.id%s WHERE x.is_query AND x.pred = %s',
-      p.name, elems, sch, sch, joins, p.idx);
+      p.name, a.elems, sch, sch, a.joins, p.idx);
     parts := parts || format(
       'SELECT %L::text, %s, true FROM %I._query_evidence x%s WHERE x.pred = %s',
-      p.name, elems, sch, joins, p.idx);
+      p.name, a.elems, sch, a.joins, p.idx);
   END LOOP;
   IF cardinality(parts) = 0 THEN
     RETURN 'SELECT NULL::text AS predicate, NULL::text[] AS arguments, NULL::boolean AS truth WHERE false';

@@ -73,11 +73,20 @@ void join_warmup_at_exit(int, Datum) {
   }
 }
 
+// The device asked for: the argument, or the mln.device GUC when it is
+// empty.  Throws UserError for a name other than auto, gpu or cpu.
+std::string requested_device(const std::string& device_arg) {
+  const std::string device = !device_arg.empty() ? device_arg : guc_device == 1 ? "gpu" : guc_device == 2 ? "cpu" : "auto";
+  if (device != "auto" && device != "gpu" && device != "cpu")
+    throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "invalid device \"" + device + "\"",
+                    "", "valid devices are 'auto', 'gpu' and 'cpu'"};
+  return device;
+}
+
 }  // namespace
 
 bool start_device_warmup(const std::string& device_arg) {
-  std::string device = device_arg;
-  if (device.empty()) device = guc_device == 1 ? "gpu" : guc_device == 2 ? "cpu" : "auto";
+  const std::string device = requested_device(device_arg);
   if (device == "cpu" || cuda_engine || warmup.joinable()) return device != "cpu";
   if (!gpu::cuda_compiled()) probe_cuda();  // the stub's probe is free
   if (cuda_probed && !cuda_usable) return false;
@@ -114,11 +123,7 @@ bool start_device_warmup(const std::string& device_arg) {
 }
 
 gpu::Engine& engine_for(const std::string& device_arg) {
-  std::string device = device_arg;
-  if (device.empty()) device = guc_device == 1 ? "gpu" : guc_device == 2 ? "cpu" : "auto";
-  if (device != "auto" && device != "gpu" && device != "cpu")
-    throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "invalid device \"" + device + "\"",
-                    "", "valid devices are 'auto', 'gpu' and 'cpu'"};
+  const std::string device = requested_device(device_arg);
   join_warmup();
   if (device != "cpu") {
     probe_cuda();

@@ -21,8 +21,9 @@ gpu::Engine& engine_for(const std::string& device);
 
 // Starts creating the CUDA engine on a helper thread (see engine.cpp) unless
 // the device is 'cpu', the engine exists, or no GPU is known to be usable.
-// Returns false when nothing was started and no GPU engine exists.  Never
-// throws for a missing GPU (engine_for reports that).
+// Returns false when nothing was started and no GPU engine exists.  Throws
+// UserError for a bad device name, never for a missing GPU (engine_for
+// reports that).
 bool start_device_warmup(const std::string& device);
 
 }  // namespace mln::pg

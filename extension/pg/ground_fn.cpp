@@ -132,23 +132,22 @@ ground::GroundInput build_input(Spi& spi, const ProgramCtx& ctx, SymbolTable& sy
   return in;
 }
 
-// SQL that rebuilds an int4[] argument list from one parameter array per
-// argument position ($first, $first+1, ...), unnested in step with others:
-// `array` is the expression ('{}' for no arguments), `params` and `aliases`
-// continue an unnest(...) call and its AS t(...) list (each with a leading ", ").
+// SQL that rebuilds int4[] argument lists from one parameter array per
+// argument position ($first, $first+1, ...), unnested in step: `array` is
+// the ARRAY[a0, ...] expression, `params` the "$first, ..." list for
+// unnest(...) and `aliases` the "a0, ..." list for its AS t(...).  arity >= 1.
 struct ArgColumnsSql {
   std::string array, params, aliases;
 };
 
 ArgColumnsSql arg_columns_sql(int arity, int first) {
   ArgColumnsSql a;
-  a.array = arity ? "ARRAY[" : "'{}'::int4[]";
   for (int k = 0; k < arity; ++k) {
-    a.array += (k ? ", a" : "a") + std::to_string(k);
-    a.params += ", $" + std::to_string(first + k);
-    a.aliases += ", a" + std::to_string(k);
+    const std::string sep = k ? ", " : "";
+    a.aliases += sep + "a" + std::to_string(k);
+    a.params += sep + "$" + std::to_string(first + k);
   }
-  if (arity) a.array += "]";
+  a.array = "ARRAY[" + a.aliases + "]";
   return a;
 }
 
@@ -229,9 +228,8 @@ StoreTimes store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOu
     std::vector<Param> params{int4_param(pred)};
     for (const auto& col : cols) params.push_back(int4_array_param(col));
     const ArgColumnsSql ac = arg_columns_sql(static_cast<int>(cols.size()), 2);
-    // ac.params / ac.aliases start with ", ": drop it, the arguments are the only arrays here.
-    spi.exec("INSERT INTO " + s + "._query_evidence SELECT $1, " + ac.array + " FROM unnest(" + ac.params.substr(2) +
-                 ") AS t(" + ac.aliases.substr(2) + ")",
+    spi.exec("INSERT INTO " + s + "._query_evidence SELECT $1, " + ac.array + " FROM unnest(" + ac.params +
+                 ") AS t(" + ac.aliases + ")",
              params);
   }
   lap(tm.query_evidence);

@@ -209,7 +209,7 @@ void scan_evidence(const std::string& qualified_table, const std::vector<std::st
   const AttrNumber last = *std::max_element(att.begin(), att.end()) + 1;
   args.assign(static_cast<size_t>(arity), {});
   bool null_arg = false;
-  scan_rows(relid, AccessShareLock, last, [&](const Datum* v, const bool* isnull) {
+  scan_rows(relid, NoLock, last, [&](const Datum* v, const bool* isnull) {  // locked by relation_by_name
     for (int k = 0; k < arity; ++k) {
       null_arg |= isnull[att[k]];
       args[k].push_back(DatumGetInt32(v[att[k]]));

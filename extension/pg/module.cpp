@@ -92,9 +92,6 @@ Datum mln_device_warmup(PG_FUNCTION_ARGS) {
   MLN_GUARDED({
     std::string device = PG_ARGISNULL(0) ? std::string()
                                          : mln::pg::pg_call([&] { return std::string(text_to_cstring(PG_GETARG_TEXT_PP(0))); });
-    if (!device.empty() && device != "auto" && device != "gpu" && device != "cpu")
-      throw mln::pg::UserError{ERRCODE_INVALID_PARAMETER_VALUE, "invalid device \"" + device + "\"", "",
-                               "valid devices are 'auto', 'gpu' and 'cpu'"};
     started = mln::pg::start_device_warmup(device);
   });
   PG_RETURN_BOOL(started);

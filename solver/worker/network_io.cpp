@@ -1,6 +1,5 @@
-// Reading the ground network (binary COPY of the chunked clause rows, their
-// arrays as raw bytes) and
-// writing the MAP state back (COPY text into _map).
+// Reading the ground network: binary COPY of the atoms and of the chunked
+// clause rows, their arrays as raw little-endian bytes (mln._array_le).
 #include "worker/pq.hpp"
 #include "worker/worker.hpp"
 

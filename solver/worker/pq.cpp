@@ -101,7 +101,6 @@ uint32_t be32(const char* p) {
   std::memcpy(&v, p, 4);
   return ntohl(v);
 }
-uint64_t be64(const char* p) { return (static_cast<uint64_t>(be32(p)) << 32) | be32(p + 4); }
 }  // namespace
 
 int32_t int4(const char* p) { return static_cast<int32_t>(be32(p)); }
@@ -130,50 +129,13 @@ bool parse_row(const char* data, size_t len, bool first, std::vector<std::pair<c
   return true;
 }
 
-namespace {
-// Returns the element count of a one-dimensional array and positions p at
-// its first element.
-size_t array_header(const char*& p, int32_t len) {
-  if (len < 12) throw DbError("bad binary array");
-  int32_t ndim = static_cast<int32_t>(be32(p));
-  p += 12;  // ndim, hasnull, elemtype
-  if (ndim == 0) return 0;
-  size_t n = be32(p);
-  p += 8;  // dim, lbound
-  return n;
-}
-}  // namespace
-
-// Room for `n` more elements, growing geometrically: the arrays are read a
-// chunk at a time into one vector, and an exact reserve per chunk made every
-// chunk copy everything read before it (quadratic: 25 s for the 17.8M
-// clauses of RC at 10^5 papers, minutes at 10^8).
+// Room for `n` more elements, growing geometrically: the chunk arrays are
+// read a chunk at a time into one vector, and an exact reserve per chunk
+// made every chunk copy everything read before it (quadratic: 25 s for the
+// 17.8M clauses of RC at 10^5 papers, minutes at 10^8).
 template <typename T>
 void grow(std::vector<T>& v, size_t n) {
   if (v.size() + n > v.capacity()) v.reserve(std::max(v.size() + n, 2 * v.capacity()));
-}
-
-void int4_array(const char* p, int32_t len, std::vector<int32_t>& out) {
-  size_t n = array_header(p, len);
-  grow(out, n);
-  for (size_t i = 0; i < n; ++i) {
-    p += 4;  // element length (4)
-    out.push_back(static_cast<int32_t>(be32(p)));
-    p += 4;
-  }
-}
-
-void float8_array(const char* p, int32_t len, std::vector<double>& out) {
-  size_t n = array_header(p, len);
-  grow(out, n);
-  for (size_t i = 0; i < n; ++i) {
-    p += 4;
-    uint64_t bits = be64(p);
-    double d;
-    std::memcpy(&d, &bits, 8);
-    out.push_back(d);
-    p += 8;
-  }
 }
 
 // The host must be little-endian to take mln._array_le()'s bytes as they are

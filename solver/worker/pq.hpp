@@ -114,9 +114,6 @@ namespace binary {
 // returns false at the trailer.  fields[i] = {pointer, length or -1}.
 bool parse_row(const char* data, size_t len, bool first,
                std::vector<std::pair<const char*, int32_t>>& fields);
-// A one-dimensional int4[] / float8[] / bool value.
-void int4_array(const char* p, int32_t len, std::vector<int32_t>& out);
-void float8_array(const char* p, int32_t len, std::vector<double>& out);
 int32_t int4(const char* p);
 // A bytea from mln._array_le(): raw little-endian int4 / float8 elements,
 // appended to `out`.  Throws DbError if the length is not a whole number
