@@ -1,10 +1,13 @@
 // Heap <-> columnar transfer (see heap_io.hpp).
 #include "pg/guard.hpp"
 #include "pg/heap_io.hpp"
+#include "pg/heap_pages.hpp"
 #include "pg/spi.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <optional>
 
 extern "C" {
 #include "access/heapam.h"
@@ -12,6 +15,7 @@ extern "C" {
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
@@ -64,17 +68,41 @@ std::vector<std::pair<AttrNumber, Oid>> resolve(Oid relid, const std::vector<std
   return out;
 }
 
-// Appends `rows` rows to a table with table_multi_insert, 1,000 slots at a
-// time; fill(slot, row) sets the slot's values.  What fill allocates (e.g.
-// array values) lives in a context reset after each batch.  table_multi_insert
-// writes the heap only: where the table has indexes (a user may index a
-// predicate table), their entries are inserted here, as COPY does (a unique
-// index raises its usual error).  Runs under pg_call: fill must only touch
-// the slot and plain C++ data.
+// Appends `rows` rows to a table; fill(slot, row) sets the slot's values.
+// A table this subtransaction created and has not written yet (an
+// operator's result, a program's new `_atoms`) gets its pages built here
+// and appended raw (RawHeapWriter: no shared buffers, one WAL record per 32
+// pages).  Any other table goes through table_multi_insert, 1,000 slots at
+// a time; where it has indexes (a user may index a predicate table), their
+// entries are inserted here, as COPY does (a unique index raises its usual
+// error).  What fill allocates (e.g. array values) lives in a context reset
+// after each batch.  Runs under pg_call: fill must only touch the slot and
+// plain C++ data.
 template <typename Fill>
 void multi_insert(Oid relid, size_t rows, Fill&& fill) {
   pg_call([&] {
     Relation rel = table_open(relid, RowExclusiveLock);
+    const int batch = 1000;
+    MemoryContext values = AllocSetContextCreate(CurrentMemoryContext, "mln multi_insert values", ALLOCSET_DEFAULT_SIZES);
+    if (RawHeapWriter::usable(rel)) {
+      RawHeapWriter w(rel);
+      TupleTableSlot* slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
+      for (size_t r = 0; r < rows; ++r) {
+        MemoryContext old = MemoryContextSwitchTo(values);
+        ExecClearTuple(slot);
+        fill(slot, r);
+        ExecStoreVirtualTuple(slot);
+        w.add(slot->tts_values, slot->tts_isnull);
+        MemoryContextSwitchTo(old);
+        if (r % batch == batch - 1) MemoryContextReset(values);
+      }
+      w.finish();
+      ExecDropSingleTupleTableSlot(slot);
+      MemoryContextDelete(values);
+      table_close(rel, RowExclusiveLock);
+      CommandCounterIncrement();
+      return;
+    }
     CommandId cid = GetCurrentCommandId(true);
     BulkInsertState bis = GetBulkInsertState();
     EState* estate = nullptr;
@@ -85,10 +113,8 @@ void multi_insert(Oid relid, size_t rows, Fill&& fill) {
       InitResultRelInfo(rri, rel, 1, nullptr, 0);
       ExecOpenIndices(rri, false);
     }
-    const int batch = 1000;
     TupleTableSlot** slots = static_cast<TupleTableSlot**>(palloc(sizeof(TupleTableSlot*) * batch));
     for (int i = 0; i < batch; ++i) slots[i] = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
-    MemoryContext values = AllocSetContextCreate(CurrentMemoryContext, "mln multi_insert values", ALLOCSET_DEFAULT_SIZES);
     size_t r = 0;
     while (r < rows) {
       int m = 0;
@@ -121,27 +147,56 @@ void multi_insert(Oid relid, size_t rows, Fill&& fill) {
   });
 }
 
-// Scans a table with `lock`, deforming the first `natts` attributes of each
-// row, and calls row(values, isnull) until it returns false.  The loop body
-// must only use PostgreSQL calls that do not throw for valid slots;
-// interrupts are checked through pg_call every 64K rows.  The lock is kept
-// to the end of the transaction.
-template <typename Row>
-void scan_rows(Oid relid, LOCKMODE lock, AttrNumber natts, Row&& row) {
+// Scans a table with `lock`, reading attributes `atts` (1-based) of each
+// visible row, and calls row(values, isnull) (one entry per attribute in
+// `atts`) until it returns false; reserve(rows) is called once with an
+// estimate of the table's rows.  Heap tables are read a page at a time
+// (PageReader: one pg_call per page, not per row); other table access
+// methods through the table AM's scan.  The lock is kept to the end of the
+// transaction.  row and reserve run outside PostgreSQL's error handling and
+// may throw.
+template <typename Row, typename Reserve>
+void scan_rows(Oid relid, LOCKMODE lock, const std::vector<AttrNumber>& atts, Row&& row, Reserve&& reserve) {
+  const int n = static_cast<int>(atts.size());
   Relation rel = pg_call([&] { return table_open(relid, lock); });
-  TableScanDesc scan = pg_call([&] { return table_beginscan(rel, GetActiveSnapshot(), 0, nullptr); });
-  TupleTableSlot* slot = pg_call([&] { return table_slot_create(rel, nullptr); });
-  size_t n = 0;
-  while (pg_call([&] { return table_scan_getnextslot(scan, ForwardScanDirection, slot); })) {
-    slot_getsomeattrs(slot, natts);
-    if (!row(slot->tts_values, slot->tts_isnull)) break;
-    if (++n % 65536 == 0) check_interrupts();
+  if (rel->rd_rel->relam == HEAP_TABLE_AM_OID) {
+    std::optional<PageReader> rd;
+    pg_call([&] { rd.emplace(rel, GetActiveSnapshot(), atts.data(), n); });
+    bool first = true;
+    while (pg_call([&] { return rd->next(); })) {
+      // The first page's rows times the pages, capped (a table of mostly
+      // dead pages would otherwise reserve far too much).
+      if (first) reserve(std::min<size_t>(static_cast<size_t>(rd->rows()) * rd->pages(), size_t{1} << 26));
+      first = false;
+      for (int r = 0; r < rd->rows(); ++r)
+        if (!row(rd->values(r), rd->nulls(r))) {
+          pg_call([&] { table_close(rel, NoLock); });
+          return;
+        }
+    }
+  } else {
+    AttrNumber natts = 0;
+    for (AttrNumber a : atts) natts = std::max(natts, a);
+    TableScanDesc scan = pg_call([&] { return table_beginscan(rel, GetActiveSnapshot(), 0, nullptr); });
+    TupleTableSlot* slot = pg_call([&] { return table_slot_create(rel, nullptr); });
+    std::vector<Datum> v(n);
+    std::unique_ptr<bool[]> nl(new bool[n > 0 ? n : 1]);
+    size_t seen = 0;
+    while (pg_call([&] { return table_scan_getnextslot(scan, ForwardScanDirection, slot); })) {
+      pg_call([&] { slot_getsomeattrs(slot, natts); });
+      for (int k = 0; k < n; ++k) {
+        v[k] = slot->tts_values[atts[k] - 1];
+        nl[k] = slot->tts_isnull[atts[k] - 1];
+      }
+      if (!row(v.data(), nl.get())) break;
+      if (++seen % 65536 == 0) check_interrupts();
+    }
+    pg_call([&] {
+      ExecDropSingleTupleTableSlot(slot);
+      table_endscan(scan);
+    });
   }
-  pg_call([&] {
-    ExecDropSingleTupleTableSlot(slot);
-    table_endscan(scan);
-    table_close(rel, NoLock);
-  });
+  pg_call([&] { table_close(rel, NoLock); });
 }
 
 // The relation named by a (possibly schema-qualified, quoted) name.
@@ -172,20 +227,24 @@ gpu::HostTable scan_columns(Oid relid, const std::vector<std::string>& columns) 
   auto atts = resolve(relid, columns);
   gpu::HostTable t;
   t.cols.resize(columns.size());
-  AttrNumber maxatt = 0;
-  for (auto& a : atts) maxatt = std::max(maxatt, a.first);
+  std::vector<AttrNumber> nums;
+  for (auto& a : atts) nums.push_back(a.first);
   bool has_null = false;
-  scan_rows(relid, AccessShareLock, maxatt, [&](const Datum* v, const bool* isnull) {
-    for (size_t k = 0; k < atts.size(); ++k) {
-      const int idx = atts[k].first - 1;
-      if (isnull[idx]) {
-        has_null = true;
-        return false;
-      }
-      t.cols[k].push_back(atts[k].second == INT4OID ? DatumGetInt32(v[idx]) : DatumGetInt16(v[idx]));
-    }
-    return true;
-  });
+  scan_rows(
+      relid, AccessShareLock, nums,
+      [&](const Datum* v, const bool* isnull) {
+        for (size_t k = 0; k < atts.size(); ++k) {
+          if (isnull[k]) {
+            has_null = true;
+            return false;
+          }
+          t.cols[k].push_back(atts[k].second == INT4OID ? DatumGetInt32(v[k]) : DatumGetInt16(v[k]));
+        }
+        return true;
+      },
+      [&](size_t est) {
+        for (auto& c : t.cols) c.reserve(est);
+      });
   if (has_null)
     throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "GPU operators do not accept NULL values", "",
                     "filter the NULLs out first (e.g. into a table with NOT NULL columns)"};
@@ -204,21 +263,26 @@ void scan_evidence(const std::string& qualified_table, const std::vector<std::st
     AttrNumber a = pg_call([&] { return get_attnum(relid, c.c_str()); });
     if (a <= 0)
       throw UserError{ERRCODE_UNDEFINED_COLUMN, "evidence table " + qualified_table + " has no column \"" + c + "\"", "", ""};
-    att.push_back(a - 1);
+    att.push_back(a);
   }
-  const AttrNumber last = *std::max_element(att.begin(), att.end()) + 1;
   args.assign(static_cast<size_t>(arity), {});
   bool null_arg = false;
-  scan_rows(relid, NoLock, last, [&](const Datum* v, const bool* isnull) {  // locked by relation_by_name
-    for (int k = 0; k < arity; ++k) {
-      null_arg |= isnull[att[k]];
-      args[k].push_back(DatumGetInt32(v[att[k]]));
-    }
-    const AttrNumber t = att[arity], p = att[arity + 1];
-    truth.push_back(!isnull[t] && DatumGetBool(v[t]) ? 1 : 0);
-    prior.push_back(isnull[p] ? std::nan("") : DatumGetFloat8(v[p]));
-    return !null_arg;
-  });
+  scan_rows(
+      relid, NoLock, att,  // locked by relation_by_name
+      [&](const Datum* v, const bool* isnull) {
+        for (int k = 0; k < arity; ++k) {
+          null_arg |= isnull[k];
+          args[k].push_back(DatumGetInt32(v[k]));
+        }
+        truth.push_back(!isnull[arity] && DatumGetBool(v[arity]) ? 1 : 0);
+        prior.push_back(isnull[arity + 1] ? std::nan("") : DatumGetFloat8(v[arity + 1]));
+        return !null_arg;
+      },
+      [&](size_t est) {
+        for (auto& c : args) c.reserve(est);
+        truth.reserve(est);
+        prior.reserve(est);
+      });
   if (null_arg)
     throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "evidence table " + qualified_table + " has a NULL argument", "", ""};
 }

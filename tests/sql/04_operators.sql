@@ -3,7 +3,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(20);
+SELECT plan(24);
 SELECT setseed(0.42);
 CREATE TABLE l AS SELECT (random() * 50)::int4 AS k, (random() * 5)::int4 AS k2, g::int4 AS v
                     FROM generate_series(1, 3000) g;
@@ -46,6 +46,24 @@ SELECT bag_eq('SELECT * FROM p1',
 SELECT mln.gpu_plan('l', ARRAY['antijoin r on k = k', 'project k'], 'p2');
 SELECT bag_eq('SELECT * FROM p2', 'SELECT k FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.k = l.k)',
               'plan with an anti-join');
+
+-- The page reader sees what the query's snapshot sees: rows updated and
+-- deleted earlier in this transaction, and not the dead versions.
+CREATE TABLE churn AS SELECT g % 40 AS k, g AS v FROM generate_series(1, 5000) g;
+UPDATE churn SET v = -v WHERE k = 3;
+DELETE FROM churn WHERE k = 4;
+SELECT mln.gpu_select('churn', 'k < 10', 'churn_sel');
+SELECT bag_eq('SELECT * FROM churn_sel', 'SELECT * FROM churn WHERE k < 10', 'scan after update and delete: same rows');
+SELECT mln.gpu_join('churn', 'r', ARRAY['k'], ARRAY['k'], 'churn_j', anti => true);
+SELECT bag_eq('SELECT * FROM churn_j', 'SELECT * FROM churn WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.k = churn.k)',
+              'anti-join after update and delete: same rows');
+-- A result table written as raw pages goes away with its subtransaction.
+SAVEPOINT before_raw;
+SELECT mln.gpu_join('l', 'r', ARRAY['k'], ARRAY['k'], 'j_sp');
+ROLLBACK TO SAVEPOINT before_raw;
+SELECT ok(to_regclass('j_sp') IS NULL, 'a result table rolled back with its savepoint');
+SELECT is((SELECT count(*) FROM j1), (SELECT count(*) FROM l JOIN r ON l.k = r.k),
+          'earlier result tables are untouched by the rollback');
 
 -- Errors: clear, never a crash.
 SELECT throws_ok($$SELECT mln.gpu_select('nosuch', 'k = 1', 'x1')$$, '42P01', NULL, 'unknown table');

@@ -1,0 +1,198 @@
+// Page-at-a-time heap reader and raw page writer (see heap_pages.hpp).
+// Plain PostgreSQL C code in C++ syntax: every function here is called
+// inside pg_call, and none of them throws a C++ exception.
+#include "pg/heap_pages.hpp"
+
+extern "C" {
+#include "access/heapam.h"
+#include "access/heaptoast.h"
+#include "access/xact.h"
+#include "access/xloginsert.h"
+#include "catalog/pg_am.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "storage/predicate.h"
+#include "storage/smgr.h"
+#include "utils/snapmgr.h"
+}
+
+namespace mln::pg {
+
+PageReader::PageReader(Relation rel, Snapshot snap, const AttrNumber* atts, int n)
+    : rel_(rel), snap_(snap), atts_(atts), natts_(n) {
+  TupleDesc desc = RelationGetDescr(rel);
+  for (int k = 0; k < n; ++k)
+    if (atts[k] < 1 || atts[k] > desc->natts || !TupleDescAttr(desc, atts[k] - 1)->attbyval)
+      elog(ERROR, "pg_mln: the page reader takes by-value attributes only (attribute %d)", atts[k]);
+  nblocks_ = RelationGetNumberOfBlocks(rel);
+  // As heap_beginscan does: a ring buffer for tables over a quarter of shared_buffers.
+  strategy_ = nblocks_ > static_cast<BlockNumber>(NBuffers / 4) ? GetAccessStrategy(BAS_BULKREAD) : nullptr;
+  serializable_ = IsMVCCSnapshot(snap) && IsolationIsSerializable();
+  if (serializable_) PredicateLockRelation(rel, snap);
+  const size_t cells = static_cast<size_t>(MaxHeapTuplesPerPage) * (n > 0 ? n : 1);
+  values_ = static_cast<Datum*>(palloc(sizeof(Datum) * cells));
+  nulls_ = static_cast<bool*>(palloc(sizeof(bool) * cells));
+}
+
+// Nothing to release: the arrays and the strategy live in the caller's
+// memory context, and no buffer stays pinned between calls.
+PageReader::~PageReader() = default;
+
+bool PageReader::next() {
+  rows_ = 0;
+  TupleDesc desc = RelationGetDescr(rel_);
+  while (blk_ < nblocks_) {
+    const BlockNumber b = blk_++;
+    if ((b & 255) == 0) CHECK_FOR_INTERRUPTS();
+    Buffer buf = ReadBufferExtended(rel_, MAIN_FORKNUM, b, RBM_NORMAL, strategy_);
+    LockBuffer(buf, BUFFER_LOCK_SHARE);
+    Page page = BufferGetPage(buf);
+    TestForOldSnapshot(snap_, rel_, page);
+    // heapgetpage(): an all-visible page needs no per-tuple test.
+    const bool all_visible = PageIsAllVisible(page) && !snap_->takenDuringRecovery;
+    const OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+    for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off)) {
+      ItemId lp = PageGetItemId(page, off);
+      if (!ItemIdIsNormal(lp)) continue;
+      HeapTupleData tup;
+      tup.t_data = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, lp));
+      tup.t_len = ItemIdGetLength(lp);
+      tup.t_tableOid = RelationGetRelid(rel_);
+      ItemPointerSet(&tup.t_self, b, off);
+      const bool visible = all_visible || HeapTupleSatisfiesVisibility(&tup, snap_, buf);
+      if (serializable_) HeapCheckForSerializableConflictOut(visible, rel_, &tup, buf, snap_);
+      if (!visible) continue;
+      Datum* v = values_ + static_cast<size_t>(rows_) * natts_;
+      bool* nl = nulls_ + static_cast<size_t>(rows_) * natts_;
+      // heap_getattr: cached offsets when the tuple has no NULLs, and
+      // attributes added later (missing in old tuples) handled.
+      for (int k = 0; k < natts_; ++k) v[k] = heap_getattr(&tup, atts_[k], desc, &nl[k]);
+      ++rows_;
+    }
+    UnlockReleaseBuffer(buf);
+    if (rows_ > 0) return true;
+  }
+  return false;
+}
+
+bool RawHeapWriter::usable(Relation rel) {
+  return rel->rd_rel->relkind == RELKIND_RELATION && rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
+         rel->rd_createSubid != InvalidSubTransactionId && rel->rd_createSubid == GetCurrentSubTransactionId() &&
+         !rel->rd_rel->relhasindex && !rel->rd_rel->relhastriggers && rel->trigdesc == nullptr &&
+         RelationGetNumberOfBlocks(rel) == 0;
+}
+
+RawHeapWriter::RawHeapWriter(Relation rel)
+    : rel_(rel),
+      desc_(RelationGetDescr(rel)),
+      xid_(GetCurrentTransactionId()),
+      cid_(GetCurrentCommandId(true)),
+      save_free_(RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR)) {
+  pages_ = static_cast<char*>(palloc(static_cast<Size>(BLCKSZ) * kBatch));
+  scratch_ = static_cast<char*>(palloc(BLCKSZ));
+}
+
+// heap_prepare_insert(): the inserting transaction and command, no xmax.
+static void stamp(HeapTupleHeader td, TransactionId xid, CommandId cid) {
+  td->t_infomask &= ~HEAP_XACT_MASK;
+  td->t_infomask2 &= ~HEAP2_XACT_MASK;
+  td->t_infomask |= HEAP_XMAX_INVALID;
+  HeapTupleHeaderSetXmin(td, xid);
+  HeapTupleHeaderSetCmin(td, cid);
+  HeapTupleHeaderSetXmax(td, 0);
+}
+
+void RawHeapWriter::add(Datum* values, bool* isnull) {
+  const int natts = desc_->natts;
+  bool hasnull = false;
+  for (int i = 0; i < natts && !hasnull; ++i) hasnull = isnull[i];
+  // heap_form_tuple(), formed in scratch space instead of a palloc'd tuple.
+  Size hoff = offsetof(HeapTupleHeaderData, t_bits) + (hasnull ? BITMAPLEN(natts) : 0);
+  hoff = MAXALIGN(hoff);
+  const Size data_len = heap_compute_data_size(desc_, values, isnull);
+  const Size len = hoff + data_len;
+  if (len <= TOAST_TUPLE_THRESHOLD) {
+    memset(scratch_, 0, hoff);
+    HeapTupleHeader td = reinterpret_cast<HeapTupleHeader>(scratch_);
+    HeapTupleHeaderSetDatumLength(td, len);
+    HeapTupleHeaderSetTypeId(td, desc_->tdtypeid);
+    HeapTupleHeaderSetTypMod(td, desc_->tdtypmod);
+    ItemPointerSetInvalid(&td->t_ctid);
+    HeapTupleHeaderSetNatts(td, natts);
+    td->t_hoff = static_cast<uint8>(hoff);
+    heap_fill_tuple(desc_, values, isnull, scratch_ + hoff, data_len, &td->t_infomask, hasnull ? td->t_bits : nullptr);
+    if (!(td->t_infomask & HEAP_HASEXTERNAL)) {
+      stamp(td, xid_, cid_);
+      place(td, len);
+      return;
+    }
+  }
+  // Too big, or holding values toasted elsewhere: the toaster, as heap_insert.
+  HeapTuple tup = heap_form_tuple(desc_, values, isnull);
+  stamp(tup->t_data, xid_, cid_);
+  tup->t_tableOid = RelationGetRelid(rel_);
+  HeapTuple toasted = heap_toast_insert_or_update(rel_, tup, nullptr, 0);
+  stamp(toasted->t_data, xid_, cid_);
+  if (MAXALIGN(toasted->t_len) > MaxHeapTupleSize)
+    ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                    errmsg("row is too big: size %zu, maximum size %zu", static_cast<size_t>(toasted->t_len),
+                           static_cast<size_t>(MaxHeapTupleSize))));
+  place(toasted->t_data, toasted->t_len);
+  if (toasted != tup) heap_freetuple(toasted);
+  heap_freetuple(tup);
+}
+
+void RawHeapWriter::place(HeapTupleHeader td, Size len) {
+  if (open_ && MAXALIGN(len) + save_free_ > PageGetHeapFreeSpace(pages_ + static_cast<Size>(filled_) * BLCKSZ)) {
+    open_ = false;
+    if (++filled_ == kBatch) flush_pages();
+  }
+  Page page = pages_ + static_cast<Size>(filled_) * BLCKSZ;
+  if (!open_) {
+    PageInit(page, BLCKSZ, 0);
+    open_ = true;
+  }
+  const OffsetNumber off = PageAddItem(page, reinterpret_cast<Item>(td), len, InvalidOffsetNumber, false, true);
+  if (off == InvalidOffsetNumber) elog(ERROR, "pg_mln: failed to add a tuple to a new heap page");
+  // RelationPutHeapTuple(): the stored tuple's ctid is its own TID.
+  HeapTupleHeader stored = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, PageGetItemId(page, off)));
+  ItemPointerSet(&stored->t_ctid, next_blk_ + filled_, off);
+  ++rows_;
+}
+
+// Writes the complete pages held: WAL first (full-page images, 32 per
+// record), then the pages themselves, past the end of the relation.
+void RawHeapWriter::flush_pages() {
+  if (filled_ == 0) return;
+  BlockNumber blknos[kBatch];
+  Page pages[kBatch];
+  for (int i = 0; i < filled_; ++i) {
+    blknos[i] = next_blk_ + i;
+    pages[i] = pages_ + static_cast<Size>(i) * BLCKSZ;
+  }
+  if (RelationNeedsWAL(rel_)) log_newpages(&rel_->rd_node, MAIN_FORKNUM, filled_, blknos, pages, true);
+  for (int i = 0; i < filled_; ++i) {
+    PageSetChecksumInplace(pages[i], blknos[i]);
+    // skipFsync: finish() syncs the relation once (rewriteheap.c does the same).
+    smgrextend(RelationGetSmgr(rel_), MAIN_FORKNUM, blknos[i], pages[i], true);
+  }
+  next_blk_ += filled_;
+  filled_ = 0;
+  CHECK_FOR_INTERRUPTS();
+}
+
+void RawHeapWriter::finish() {
+  if (open_) {
+    open_ = false;
+    ++filled_;
+  }
+  flush_pages();
+  // The pages bypassed shared buffers, so a checkpoint since their WAL
+  // records would not have flushed them: sync now (end_heap_rewrite()).
+  // Without WAL (wal_level = minimal, a relation new in this transaction)
+  // the commit syncs it (smgrDoPendingSyncs).
+  if (RelationNeedsWAL(rel_) && next_blk_ > 0) smgrimmedsync(RelationGetSmgr(rel_), MAIN_FORKNUM);
+  pgstat_count_heap_insert(rel_, static_cast<PgStat_Counter>(rows_));
+}
+
+}  // namespace mln::pg
