@@ -273,9 +273,9 @@ Simple simple_condition(const Ctx& c, const Expr& e0, const Bindings& b, const V
     if (!eq_only) return Simple::No;
     if (r->kind != Expr::Kind::Num && r->kind != Expr::Kind::Str) return Simple::No;
     Value v = r->kind == Expr::Kind::Num ? num(r->num) : str(r->text);
-    auto it = c.sym_ids.find(to_str(v));
-    if (it == c.sym_ids.end()) return p.op == gpu::CmpOp::EQ ? Simple::Empty : Simple::All;
-    p.rhs_const = it->second;
+    const int32_t id = c.in.symbols.id_of(to_str(v));
+    if (id == 0) return p.op == gpu::CmpOp::EQ ? Simple::Empty : Simple::All;
+    p.rhs_const = id;
   }
   preds.push_back(p);
   return Simple::Preds;

@@ -27,7 +27,6 @@ Ctx::Ctx(const GroundInput& i, gpu::Engine& e, const GroundOptions& o)
       throw lang::LangError(lang::LangError::Kind::UnknownPredicate, 0, 0, "", "unknown predicate in -cw");
     preds[p].closed_world = true;
   }
-  for (size_t id = 1; id < in.symbols.names.size(); ++id) sym_ids.emplace(in.symbols.names[id], static_cast<int32_t>(id));
   for (const auto& td : in.type_domains) {
     auto& d = domains[td.first];
     d.insert(d.end(), td.second.begin(), td.second.end());
@@ -109,13 +108,13 @@ const gpu::Relation& Ctx::domain(const std::string& type) {
 }
 
 int32_t Ctx::constant_id(const lang::Term& t, lang::TypeKind kind) const {
-  return rule_constant_id(t, kind, sym_ids);
+  return rule_constant_id(t, kind, in.symbols);
 }
 
 std::string Ctx::symbol_text(int32_t v, lang::TypeKind kind) const {
   if (kind == lang::TypeKind::Int) return std::to_string(v);
-  if (v <= 0 || static_cast<size_t>(v) >= in.symbols.names.size()) return std::string();
-  return in.symbols.names[v];
+  const std::string* s = in.symbols.name_of(v);
+  return s ? *s : std::string();
 }
 
 void RawClauses::add(std::vector<int32_t>& l, double w) {
@@ -258,7 +257,7 @@ GroundOutput ground(const GroundInput& in, gpu::Engine& eng, const GroundOptions
 namespace mln::ground {
 
 int32_t rule_constant_id(const lang::Term& t, lang::TypeKind kind,
-                         const std::unordered_map<std::string, int32_t>& sym_ids) {
+                         const Symbols& symbols) {
   if (kind == lang::TypeKind::Int) {
     try {
       size_t pos = 0;
@@ -269,11 +268,35 @@ int32_t rule_constant_id(const lang::Term& t, lang::TypeKind kind,
     throw lang::LangError(lang::LangError::Kind::TypeClash, 0, 0, t.text,
                           "non-integer constant '" + t.text + "' in an integer argument");
   }
-  auto it = sym_ids.find(t.text);
-  if (it == sym_ids.end())
+  const int32_t id = symbols.id_of(t.text);
+  if (id == 0)
     throw lang::LangError(lang::LangError::Kind::BadValue, 0, 0, t.text,
                           "constant '" + t.text + "' is missing from the symbol table");
-  return it->second;
+  return id;
+}
+
+int32_t Symbols::id_of(const std::string& s) const {
+  if (lookup) {
+    auto it = ids_.find(s);
+    if (it != ids_.end()) return it->second;
+    const int32_t id = lookup(s);
+    ids_.emplace(s, id);
+    return id;
+  }
+  for (; indexed_ < names.size(); ++indexed_) ids_.emplace(names[indexed_], static_cast<int32_t>(indexed_));
+  auto it = ids_.find(s);
+  return it == ids_.end() ? 0 : it->second;
+}
+
+const std::string* Symbols::name_of(int32_t id) const {
+  const std::vector<std::string>* v = &names;
+  if (load_names) {
+    if (!have_loaded_) loaded_ = load_names();
+    have_loaded_ = true;
+    v = &loaded_;
+  }
+  if (id <= 0 || static_cast<size_t>(id) >= v->size()) return nullptr;
+  return &(*v)[id];
 }
 
 }  // namespace mln::ground

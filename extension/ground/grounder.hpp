@@ -20,8 +20,27 @@
 namespace mln::ground {
 
 // The symbol dictionary: id -> string, ids start at 1 (index 0 unused).
-struct Symbols {
+// Either every name is in `names` (make_input, tests), or, inside
+// PostgreSQL, `lookup` and `load_names` reach the program's _symbols table
+// on demand: grounding needs the ids of a few constants, and the text of
+// symbols only for conditions and weights computed on the host, so the
+// table (10^5 to 10^7 constants) is not read for every mln.ground().
+class Symbols {
+ public:
   std::vector<std::string> names{std::string()};
+  std::function<int32_t(const std::string&)> lookup;  // id of a name, 0 when absent
+  std::function<std::vector<std::string>()> load_names;  // every name, index = id
+
+  // Id of a symbol; 0 when absent.
+  int32_t id_of(const std::string& s) const;
+  // Text of symbol `id`; nullptr when there is none.
+  const std::string* name_of(int32_t id) const;
+
+ private:
+  mutable std::unordered_map<std::string, int32_t> ids_;  // names (eager) or lookups (lazy)
+  mutable size_t indexed_ = 1;                            // names[1, indexed_) are in ids_
+  mutable std::vector<std::string> loaded_;               // load_names(), once
+  mutable bool have_loaded_ = false;
 };
 
 // Evidence of one predicate, columnar.  args[k][i] is the symbol id (or the
@@ -92,7 +111,7 @@ GroundOutput ground(const GroundInput& in, gpu::Engine& eng, const GroundOptions
 // arguments, else its symbol id in `sym_ids`.  Throws lang::LangError
 // (TypeClash for a non-integer in an Int argument, BadValue when missing).
 int32_t rule_constant_id(const lang::Term& t, lang::TypeKind kind,
-                         const std::unordered_map<std::string, int32_t>& sym_ids);
+                         const Symbols& symbols);
 
 // Builds a GroundInput from text-level data, interning constants the way
 // Tuffy does (ids from 1 in first-seen order: program, queries, evidence)

@@ -89,7 +89,6 @@ struct Ctx {
   gpu::Engine& eng;
   const GroundOptions& opts;
   std::vector<PredState> preds;
-  std::unordered_map<std::string, int32_t> sym_ids;            // symbol text -> id
   std::unordered_map<std::string, std::vector<int32_t>> domains;
   std::unordered_map<std::string, gpu::Relation> domain_rels;  // [zero, v]
   gpu::Relation unit;                                          // one row: [0]

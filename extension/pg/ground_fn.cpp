@@ -123,7 +123,9 @@ ground::GroundInput build_input(Spi& spi, const ProgramCtx& ctx, SymbolTable& sy
         domains[d.arg_types[k]].insert(domains[d.arg_types[k]].end(), in.evidence[p].args[k].begin(),
                                        in.evidence[p].args[k].end());
   }
-  in.symbols.names = syms.names();
+  // Symbols on demand (SymbolTable::open): the grounder asks for a few.
+  in.symbols.lookup = [&syms](const std::string& s) { return syms.find(s); };
+  in.symbols.load_names = [&syms] { return syms.all_names(); };
   for (auto& [type, ids] : domains) {
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -290,7 +292,12 @@ Datum mln_ground(PG_FUNCTION_ARGS) {
     Spi spi;
     ProgramCtx ctx = load_program(spi, name);
     SymbolTable syms;
-    syms.load(spi, ctx.schema);
+    // Evidence bound to a user's table is read as text and interned row by
+    // row: that needs the whole dictionary.  Otherwise symbols are looked
+    // up on demand.
+    const bool bound = std::any_of(ctx.bindings.begin(), ctx.bindings.end(), [](const Binding& b) { return b.bound; });
+    if (bound) syms.load(spi, ctx.schema);
+    else syms.open(spi, ctx.schema);
     mln::ground::GroundInput in = build_input(spi, ctx, syms);
     syms.flush(spi, ctx.schema);
     auto t1 = Clock::now();

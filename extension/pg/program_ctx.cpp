@@ -35,46 +35,81 @@ ProgramCtx load_program(Spi& spi, const std::string& name) {
   return ctx;
 }
 
+void SymbolTable::lock(Spi& spi, const std::string& schema) {
+  table_ = qualified(schema, "_symbols");
+  spi.exec("LOCK TABLE " + table_ + " IN SHARE ROW EXCLUSIVE MODE");
+}
+
 void SymbolTable::load(Spi& spi, const std::string& schema) {
-  spi.exec("LOCK TABLE " + qualified(schema, "_symbols") + " IN SHARE ROW EXCLUSIVE MODE");
-  Rows r = spi.query("SELECT id, name FROM " + qualified(schema, "_symbols") + " ORDER BY id");
+  lock(spi, schema);
+  spi_ = nullptr;
+  Rows r = spi.query("SELECT id, name FROM " + table_);
   names_.assign(r.size() + 1, std::string());
   ids_.clear();
   ids_.reserve(r.size() * 2 + 16);
   for (size_t i = 0; i < r.size(); ++i) {
     int32_t id = r.int4(i, 0);
+    if (id <= 0) continue;
     if (static_cast<size_t>(id) >= names_.size()) names_.resize(id + 1);
     names_[id] = r.text(i, 1);
     ids_.emplace(names_[id], id);
   }
-  flushed_ = names_.size();
+  next_ = static_cast<int32_t>(names_.size());
+  pending_.clear();
 }
 
-int32_t SymbolTable::intern(const std::string& s) {
+void SymbolTable::open(Spi& spi, const std::string& schema) {
+  lock(spi, schema);
+  spi_ = &spi;
+  ids_.clear();
+  names_.assign(1, std::string());
+  next_ = spi.query("SELECT coalesce(max(id), 0) + 1 FROM " + table_).int4(0, 0);
+  pending_.clear();
+}
+
+int32_t SymbolTable::find(const std::string& s) {
   auto it = ids_.find(s);
   if (it != ids_.end()) return it->second;
-  int32_t id = static_cast<int32_t>(names_.size());
-  names_.push_back(s);
+  if (!spi_) return 0;
+  Rows r = spi_->query("SELECT id FROM " + table_ + " WHERE name = $1", {text_param(s)});
+  const int32_t id = r.size() ? r.int4(0, 0) : 0;
   ids_.emplace(s, id);
   return id;
 }
 
-int32_t SymbolTable::find(const std::string& s) const {
-  auto it = ids_.find(s);
-  return it == ids_.end() ? 0 : it->second;
+int32_t SymbolTable::intern(const std::string& s) {
+  int32_t id = find(s);
+  if (id != 0) return id;
+  id = next_++;
+  ids_[s] = id;
+  if (!spi_) names_.push_back(s);
+  pending_.emplace_back(id, s);
+  return id;
+}
+
+std::vector<std::string> SymbolTable::all_names() {
+  if (!spi_) return names_;
+  std::vector<std::string> names(static_cast<size_t>(next_));
+  Rows r = spi_->query("SELECT id, name FROM " + table_);
+  for (size_t i = 0; i < r.size(); ++i) {
+    const int32_t id = r.int4(i, 0);
+    if (id > 0 && id < next_) names[id] = r.text(i, 1);
+  }
+  for (const auto& [id, name] : pending_) names[id] = name;
+  return names;
 }
 
 void SymbolTable::flush(Spi& spi, const std::string& schema) {
-  if (flushed_ >= names_.size()) return;
+  if (pending_.empty()) return;
   std::vector<int32_t> ids;
   std::vector<std::string> names;
-  for (size_t i = flushed_; i < names_.size(); ++i) {
-    ids.push_back(static_cast<int32_t>(i));
-    names.push_back(names_[i]);
+  for (const auto& [id, name] : pending_) {
+    ids.push_back(id);
+    names.push_back(name);
   }
   spi.exec("INSERT INTO " + qualified(schema, "_symbols") + " SELECT * FROM unnest($1, $2)",
            {int4_array_param(ids), text_array_param(names)});
-  flushed_ = names_.size();
+  pending_.clear();
 }
 
 int32_t parse_int_arg(const std::string& s, const std::string& pred, int line) {

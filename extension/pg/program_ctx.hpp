@@ -29,20 +29,29 @@ struct ProgramCtx {
 // Loads the program visible to the caller; UserError if it does not exist.
 ProgramCtx load_program(Spi& spi, const std::string& name);
 
-// The program's symbol dictionary, loaded in full, with new symbols
-// appended in first-seen order and written back by flush().
+// The program's symbol dictionary, with new symbols given the next ids in
+// first-seen order and written back by flush().  load() reads every symbol
+// (evidence loading interns many names); open() reads none and looks names
+// up one at a time through its index (grounding needs a few constants, and
+// every name only when the host computes on symbol text: all_names()).
 class SymbolTable {
  public:
   void load(Spi& spi, const std::string& schema);
+  void open(Spi& spi, const std::string& schema);
   int32_t intern(const std::string& s);
-  int32_t find(const std::string& s) const;  // 0 if absent
-  const std::vector<std::string>& names() const { return names_; }  // index = id
+  int32_t find(const std::string& s);  // 0 if absent
+  std::vector<std::string> all_names();  // index = id
   void flush(Spi& spi, const std::string& schema);
 
  private:
-  std::unordered_map<std::string, int32_t> ids_;
-  std::vector<std::string> names_{std::string()};
-  size_t flushed_ = 1;
+  void lock(Spi& spi, const std::string& schema);
+
+  Spi* spi_ = nullptr;  // open(): lookups on demand
+  std::string table_;
+  std::unordered_map<std::string, int32_t> ids_;   // load(): all; open(): looked up (0: absent) and new
+  std::vector<std::string> names_{std::string()};  // load(): every name by id
+  int32_t next_ = 1;                               // the next new symbol's id
+  std::vector<std::pair<int32_t, std::string>> pending_;  // new, not yet flushed
 };
 
 // Parses an argument of an Int-typed predicate position; UserError if not an integer.

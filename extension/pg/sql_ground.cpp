@@ -98,7 +98,6 @@ class SqlGrounder {
       if (s.arity == 0) throw unsupported("predicates without arguments (" + s.decl->name + ")");
     }
     for (int p : opts.extra_closed_world) preds_.at(p).closed_world = true;
-    for (size_t id = 1; id < in.symbols.names.size(); ++id) sym_ids_.emplace(in.symbols.names[id], static_cast<int32_t>(id));
     for (const auto& q : in.queries) {
       ground::QueryPattern qp = q;
       if (qp.args.empty())
@@ -181,7 +180,7 @@ class SqlGrounder {
 
   // Symbol id (or raw integer) of a constant term.
   int32_t constant_id(const lang::Term& t, TypeKind kind) const {
-    return ground::rule_constant_id(t, kind, sym_ids_);
+    return ground::rule_constant_id(t, kind, in_.symbols);
   }
 
   // Features outside this path: refused up front, before any work.
@@ -497,9 +496,9 @@ class SqlGrounder {
       if (std::floor(r->num) == r->num && std::fabs(r->num) < 1e15) text = std::to_string(static_cast<long long>(r->num));
       else { char b[64]; snprintf(b, sizeof b, "%.15g", r->num); text = b; }
     }
-    auto it = sym_ids_.find(text);
-    if (it == sym_ids_.end()) out = op == "=" ? "false" : "true";
-    else out = "(" + lc + " " + op + " " + std::to_string(it->second) + ")";
+    const int32_t id = in_.symbols.id_of(text);
+    if (id == 0) out = op == "=" ? "false" : "true";
+    else out = "(" + lc + " " + op + " " + std::to_string(id) + ")";
     return true;
   }
 
@@ -933,7 +932,6 @@ class SqlGrounder {
   const ground::GroundInput& in_;
   const ground::GroundOptions& opts_;
   std::vector<PredInfo> preds_;
-  std::unordered_map<std::string, int32_t> sym_ids_;
   std::map<std::string, int> type_index_;
   std::vector<uint8_t> relevant_;
   std::string symbols_;

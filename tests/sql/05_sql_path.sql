@@ -7,7 +7,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(33);
+SELECT plan(34);
 
 -- The network of a grounded program as (readable clause, weight) rows.  Reads
 -- the stored chunks directly (one unnest per chunk, hash joins), so that
@@ -103,12 +103,15 @@ SELECT mln.create_program('feat_sql', $p$
 *Knows(person, person)
 Good(person)
 Likes(person, person)
+*Level(person, lvl)
+High(person)
 -1.5  Likes(a, b) v !Knows(a, b)
 2  !Good(a) v Likes(a, b) v !Knows(a, b)
 Good(a) v !Likes(b, a).
 0.7  Knows(a, b), [a != b] => Likes(a, b)
 -0.3  Knows(x, y), [x = "Cid"] => !Good(x)
 1.2  Likes(a, b) v Likes(b, a) v [a = b]
+0.4  Level(a, l), [l > 2] => High(a)
 $p$);
 CREATE TEMP TABLE feat_evidence AS SELECT $e$
 Knows(Ann, Bob)
@@ -118,17 +121,24 @@ Knows(Cid, Cid)
 0.8 Good(Ann)
 0.3 !Good(Cid)
 !Likes(Bob, Cid)
+Level(Ann, 3)
+Level(Bob, 1)
+Level(Cid, 2.5)
 $e$::text AS t;
 SELECT mln.load_evidence('feat_sql', (SELECT t FROM feat_evidence));
-SELECT mln.set_query('feat_sql', 'Likes(x, y)');
+SELECT mln.set_query('feat_sql', 'Likes(x, y), High(x)');
 SELECT mln.create_program('feat_cpu', (SELECT source FROM mln.programs WHERE name = 'feat_sql'));
 SELECT mln.load_evidence('feat_cpu', (SELECT t FROM feat_evidence));
-SELECT mln.set_query('feat_cpu', 'Likes(x, y)');
+SELECT mln.set_query('feat_cpu', 'Likes(x, y), High(x)');
 SELECT set_eq($$SELECT * FROM pg_temp.ground_net('feat_sql', 'sql')$$, $$SELECT * FROM pg_temp.ground_net('feat_cpu', 'cpu')$$,
               'negative weights, hard clauses, soft evidence, conditions: sql = cpu');
 SELECT ok((SELECT count(*) > 0 FROM pg_temp.net('feat_sql') WHERE weight >= 52000000), 'the feature program has hard clauses');
 SELECT ok((SELECT count(*) > 0 FROM pg_temp.net('feat_sql') WHERE weight < 0), 'and negative weights');
 SELECT ok((SELECT count(*) > 0 FROM mln.ground_atoms('feat_sql') WHERE prior IS NOT NULL), 'and soft-evidence atoms');
+-- [l > 2] compares symbols (lvl is not int_) as numbers, computed on the
+-- host from their text: 3 and 2.5 pass, 1 does not.
+SELECT set_eq($$SELECT clause FROM pg_temp.net('feat_cpu') WHERE weight = 0.4$$, ARRAY['High(Ann)', 'High(Cid)'],
+              'a condition on symbol text reads the names (cpu)');
 
 -- Closed world through the closed_world argument, and activate_all.
 SELECT is((SELECT mln.ground('feat_sql', 'sql', false, ARRAY['Good'])->'clauses'),
