@@ -14,7 +14,8 @@
 #   quick: build and tests; bench: build and the benchmark suite (end to end,
 #   heap-to-heap operators; MLN_BENCH_* select sizes and workloads, and
 #   MLN_BENCH_APPEND=1 adds to the results of an earlier call on the same
-#   machine); micro: build and the micro-benchmarks; big: 10^8 ground
+#   machine); micro: build and the micro-benchmarks; trace: grounding
+#   profiled by operator (bench/engine_trace.sh); big: 10^8 ground
 #   clauses in the database (bench/big_run.sh, MLN_BIG_PAPERS); full: all.  Modes join
 #   with '+'.  The builds (PostgreSQL in /tmp/pg, pg_mln in build/gpu-cuda)
 #   are reused by later calls while the machine stays warm.
@@ -118,6 +119,18 @@ fi
 
 # 5. Benchmarks: the suite's GPU half (bench/run.sh: end to end per path,
 # heap-to-heap operators vs PostgreSQL, micro-benchmarks), tarred into $OUT.
+if has trace; then
+  # Grounding profiled by operator (MLN_ENGINE_TRACE): smokers at
+  # MLN_TRACE_SIZE people (default 10^5) on the GPU, library level.
+  n=${MLN_TRACE_SIZE:-100000}
+  MLN_ENGINE_TRACE=1 MLN_BENCH_GROUND_SIZES=$n MLN_DATASETS="$root/.devcache/datasets" timeout 300 \
+    $B/bench/bench_ground --benchmark_filter="ground/smokers/$n/cuda" >"$OUT/trace_bench.txt" 2>"$OUT/trace_raw.txt"
+  bash bench/engine_trace.sh "$OUT/trace_raw.txt" "smokers $n, $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" \
+    >"$OUT/trace.md"
+  note "- engine trace: $(wc -l <"$OUT/trace_raw.txt") operator calls"
+  gzip -f "$OUT/trace_raw.txt"
+fi
+
 if has micro || has bench || has big; then
   note ""
   note "## Benchmarks"

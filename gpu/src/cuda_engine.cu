@@ -93,6 +93,9 @@ struct CudaExec {
   std::string device_name;
   mutable TempAlloc temp;
 
+  // Waits for the device work queued so far (tracing only).
+  void sync() const { MLN_CUDA_TRY(cudaDeviceSynchronize()); }
+
   // Makes this engine's device current for the duration of one operator.
   struct Scope {};
   Scope scope() const {

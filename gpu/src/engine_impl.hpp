@@ -4,6 +4,9 @@
 
 #include <thrust/system_error.h>
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <new>
 #include <string>
 #include <utility>
@@ -24,7 +27,7 @@ class EngineImpl final : public Engine {
 
   // Copies a host table into backend memory.
   Relation upload(const HostTable& t) override {
-    return guarded([&] {
+    return guarded("upload", [&] {
       const size_t rows = t.rows();
       std::vector<Column> cols;
       for (const auto& c : t.cols) {
@@ -39,7 +42,7 @@ class EngineImpl final : public Engine {
 
   // Copies a relation back into a host table.
   HostTable download(const Relation& r) override {
-    return guarded([&] {
+    return guarded("download", [&] {
       const auto& in = check(r, "download");
       HostTable t;
       t.cols.resize(in.cols.size());
@@ -58,7 +61,7 @@ class EngineImpl final : public Engine {
   }
 
   Relation select(const Relation& in, const std::vector<Predicate>& preds) override {
-    return guarded([&] {
+    return guarded("select", [&] {
       const auto& r = check(in, "select");
       for (const auto& p : preds) {
         check_col(r, p.col, "select");
@@ -70,7 +73,7 @@ class EngineImpl final : public Engine {
   }
 
   Relation project(const Relation& in, const std::vector<int>& cols) override {
-    return guarded([&] {
+    return guarded("project", [&] {
       const auto& r = check(in, "project");
       std::vector<Column> out;
       for (int c : cols) {
@@ -83,7 +86,7 @@ class EngineImpl final : public Engine {
 
   Relation join(const Relation& l, const Relation& r, const std::vector<int>& lkeys,
                 const std::vector<int>& rkeys, const std::vector<OutCol>& out) override {
-    return guarded([&] {
+    return guarded("join", [&] {
       const auto& a = check(l, "join");
       const auto& b = check(r, "join");
       check_keys(a, b, lkeys, rkeys, "join");
@@ -106,7 +109,7 @@ class EngineImpl final : public Engine {
   }
 
   Relation union_all(const Relation& a, const Relation& b) override {
-    return guarded([&] {
+    return guarded("union_all", [&] {
       const auto& x = check(a, "union_all");
       const auto& y = check(b, "union_all");
       MLN_EXPECTS(x.cols.size() == y.cols.size(), "union_all: arity mismatch");
@@ -116,11 +119,11 @@ class EngineImpl final : public Engine {
   }
 
   Relation distinct(const Relation& in) override {
-    return guarded([&] { return wrap(ops::distinct(ex_, check(in, "distinct"), true)); });
+    return guarded("distinct", [&] { return wrap(ops::distinct(ex_, check(in, "distinct"), true)); });
   }
 
   Relation difference(const Relation& a, const Relation& b) override {
-    return guarded([&] {
+    return guarded("difference", [&] {
       const auto& x = check(a, "difference");
       const auto& y = check(b, "difference");
       MLN_EXPECTS(x.cols.size() == y.cols.size(), "difference: arity mismatch");
@@ -129,11 +132,23 @@ class EngineImpl final : public Engine {
   }
 
  private:
-  // Runs `f` with the backend's thread/device settings; maps every failure to EngineError.
+  // Runs `f` with the backend's thread/device settings; maps every failure to
+  // EngineError.  With MLN_ENGINE_TRACE set, each operator waits for its
+  // device work and prints its name, output rows and milliseconds to stderr
+  // (a profile of grounding by operator; off by default: the wait costs).
   template <class F>
-  auto guarded(F&& f) -> decltype(f()) {
+  auto guarded(const char* op, F&& f) -> decltype(f()) {
     auto scope = ex_.scope();
     try {
+      if (trace_) {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto r = f();
+        ex_.sync();
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        std::fprintf(stderr, "mln-engine-trace %s %s rows=%zu ms=%.4f\n", Exec::kBackend == Backend::CUDA ? "cuda" : "cpu",
+                     op, trace_rows(r), ms);
+        return r;
+      }
       return f();
     } catch (const EngineError&) {
       throw;
@@ -149,7 +164,7 @@ class EngineImpl final : public Engine {
   // Shared body of semi_join and anti_join.
   Relation semi_or_anti(const Relation& l, const Relation& r, const std::vector<int>& lkeys,
                         const std::vector<int>& rkeys, int want, const char* what) {
-    return guarded([&] {
+    return guarded(what, [&] {
       const auto& a = check(l, what);
       const auto& b = check(r, what);
       check_keys(a, b, lkeys, rkeys, what);
@@ -181,10 +196,14 @@ class EngineImpl final : public Engine {
     for (int c : rk) check_col(b, c, what);
   }
 
+  static size_t trace_rows(const Relation& r) { return r.impl() ? r.impl()->rows : 0; }
+  static size_t trace_rows(const HostTable& t) { return t.rows(); }
+
   // Wraps an implementation pointer as a public Relation.
   static Relation wrap(RelPtr p) { return Relation(std::move(p)); }
 
   Exec ex_;
+  const bool trace_ = std::getenv("MLN_ENGINE_TRACE") != nullptr;
 };
 
 }  // namespace mln::gpu
