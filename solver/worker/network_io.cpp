@@ -1,5 +1,8 @@
 // Reading the ground network: binary COPY of the atoms and of the chunked
 // clause rows, their arrays as raw little-endian bytes (mln._array_le).
+#include <algorithm>
+#include <string>
+
 #include "worker/pq.hpp"
 #include "worker/worker.hpp"
 
@@ -8,19 +11,24 @@ namespace mln::worker {
 Network read_network(Conn& c, const std::string& schema) {
   Network net;
   const std::string s = c.quote_ident(schema);
-  Result n = c.exec("SELECT coalesce(max(id), 0) FROM " + s + "._atoms");
-  net.num_atoms = static_cast<int32_t>(n.num(0, 0));
-  net.is_query.assign(net.num_atoms + 1, 0);
+  // _atoms has no index (it is read whole): the atom count is the largest id seen.
   std::vector<std::pair<const char*, int32_t>> f;
   bool first = true;
+  net.num_atoms = 0;
+  net.is_query.assign(1, 0);
   c.copy_out("COPY (SELECT id, is_query FROM " + s + "._atoms) TO STDOUT (FORMAT binary)",
              [&](const char* data, size_t len) {
                if (binary::parse_row(data, len, first, f)) {
-                 int32_t id = binary::int4(f[0].first);
-                 if (id > 0 && id <= net.num_atoms) net.is_query[id] = f[1].first[0] != 0;
+                 const int32_t id = binary::int4(f[0].first);
+                 if (id <= 0) throw DbError("corrupt ground network: atom id " + std::to_string(id));
+                 if (static_cast<size_t>(id) >= net.is_query.size())
+                   net.is_query.resize(std::max<size_t>(static_cast<size_t>(id) + 1, net.is_query.size() * 2), 0);
+                 net.num_atoms = std::max(net.num_atoms, id);
+                 net.is_query[id] = f[1].first[0] != 0;
                }
                first = false;
              });
+  net.is_query.resize(static_cast<size_t>(net.num_atoms) + 1);
   first = true;
   std::vector<int32_t> offs;
   ClauseSet& cs = net.clauses;
