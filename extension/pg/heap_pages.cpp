@@ -75,6 +75,16 @@ bool PageReader::next() {
   return false;
 }
 
+// heap_prepare_insert(): the inserting transaction and command, no xmax.
+static void stamp(HeapTupleHeader td, TransactionId xid, CommandId cid) {
+  td->t_infomask &= ~HEAP_XACT_MASK;
+  td->t_infomask2 &= ~HEAP2_XACT_MASK;
+  td->t_infomask |= HEAP_XMAX_INVALID;
+  HeapTupleHeaderSetXmin(td, xid);
+  HeapTupleHeaderSetCmin(td, cid);
+  HeapTupleHeaderSetXmax(td, 0);
+}
+
 bool RawHeapWriter::usable(Relation rel) {
   return rel->rd_rel->relkind == RELKIND_RELATION && rel->rd_rel->relam == HEAP_TABLE_AM_OID &&
          rel->rd_createSubid != InvalidSubTransactionId && rel->rd_createSubid == GetCurrentSubTransactionId() &&
@@ -90,22 +100,36 @@ RawHeapWriter::RawHeapWriter(Relation rel)
       save_free_(RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR)) {
   pages_ = static_cast<char*>(palloc(static_cast<Size>(BLCKSZ) * kBatch));
   scratch_ = static_cast<char*>(palloc(BLCKSZ));
-}
-
-// heap_prepare_insert(): the inserting transaction and command, no xmax.
-static void stamp(HeapTupleHeader td, TransactionId xid, CommandId cid) {
-  td->t_infomask &= ~HEAP_XACT_MASK;
-  td->t_infomask2 &= ~HEAP2_XACT_MASK;
-  td->t_infomask |= HEAP_XMAX_INVALID;
-  HeapTupleHeaderSetXmin(td, xid);
-  HeapTupleHeaderSetCmin(td, cid);
-  HeapTupleHeaderSetXmax(td, 0);
+  const int natts = desc_->natts;
+  fixed_ = natts > 0;
+  fixed_off_ = static_cast<int*>(palloc(sizeof(int) * (natts > 0 ? natts : 1)));
+  Size off = 0;
+  for (int i = 0; i < natts && fixed_; ++i) {
+    Form_pg_attribute a = TupleDescAttr(desc_, i);
+    fixed_ = a->attbyval && a->attlen > 0 && !a->attisdropped;
+    off = att_align_nominal(off, a->attalign);
+    fixed_off_[i] = static_cast<int>(off);
+    off += a->attlen;
+  }
+  if (fixed_) {
+    // heap_form_tuple's header for such a row, already stamped: no NULL
+    // bitmap, no variable-width or external values.
+    memset(&fixed_hdr_, 0, sizeof(fixed_hdr_));
+    HeapTupleHeaderSetNatts(&fixed_hdr_, natts);
+    fixed_hdr_.t_hoff = static_cast<uint8>(MAXALIGN(offsetof(HeapTupleHeaderData, t_bits)));
+    stamp(&fixed_hdr_, xid_, cid_);
+    fixed_len_ = fixed_hdr_.t_hoff + off;
+  }
 }
 
 void RawHeapWriter::add(Datum* values, bool* isnull) {
   const int natts = desc_->natts;
   bool hasnull = false;
   for (int i = 0; i < natts && !hasnull; ++i) hasnull = isnull[i];
+  if (fixed_ && !hasnull) {
+    add_fixed(values);
+    return;
+  }
   // heap_form_tuple(), formed in scratch space instead of a palloc'd tuple.
   Size hoff = offsetof(HeapTupleHeaderData, t_bits) + (hasnull ? BITMAPLEN(natts) : 0);
   hoff = MAXALIGN(hoff);
@@ -142,7 +166,9 @@ void RawHeapWriter::add(Datum* values, bool* isnull) {
   heap_freetuple(tup);
 }
 
-void RawHeapWriter::place(HeapTupleHeader td, Size len) {
+// The page that takes a tuple of `len` bytes: the open one if it has room
+// (rewriteheap.c's test), else a new one.
+Page RawHeapWriter::page_for(Size len) {
   if (open_ && MAXALIGN(len) + save_free_ > PageGetHeapFreeSpace(pages_ + static_cast<Size>(filled_) * BLCKSZ)) {
     open_ = false;
     if (++filled_ == kBatch) flush_pages();
@@ -152,6 +178,30 @@ void RawHeapWriter::place(HeapTupleHeader td, Size len) {
     PageInit(page, BLCKSZ, 0);
     open_ = true;
   }
+  return page;
+}
+
+// PageAddItem() for a fixed-layout row on a page known to have room: the
+// header template, the values at their offsets, one line pointer.  The
+// page was zeroed by PageInit, so alignment padding is zero.
+void RawHeapWriter::add_fixed(const Datum* values) {
+  Page page = page_for(fixed_len_);
+  PageHeader ph = reinterpret_cast<PageHeader>(page);
+  const OffsetNumber off = OffsetNumberNext(PageGetMaxOffsetNumber(page));
+  ph->pd_upper = static_cast<LocationIndex>(ph->pd_upper - MAXALIGN(fixed_len_));
+  char* tup = page + ph->pd_upper;
+  memcpy(tup, &fixed_hdr_, fixed_hdr_.t_hoff);
+  char* data = tup + fixed_hdr_.t_hoff;
+  for (int i = 0; i < desc_->natts; ++i)
+    store_att_byval(data + fixed_off_[i], values[i], TupleDescAttr(desc_, i)->attlen);
+  ItemIdSetNormal(PageGetItemId(page, off), ph->pd_upper, fixed_len_);
+  ph->pd_lower = static_cast<LocationIndex>(ph->pd_lower + sizeof(ItemIdData));
+  ItemPointerSet(&reinterpret_cast<HeapTupleHeader>(tup)->t_ctid, next_blk_ + filled_, off);
+  ++rows_;
+}
+
+void RawHeapWriter::place(HeapTupleHeader td, Size len) {
+  Page page = page_for(len);
   const OffsetNumber off = PageAddItem(page, reinterpret_cast<Item>(td), len, InvalidOffsetNumber, false, true);
   if (off == InvalidOffsetNumber) elog(ERROR, "pg_mln: failed to add a tuple to a new heap page");
   // RelationPutHeapTuple(): the stored tuple's ctid is its own TID.

@@ -67,6 +67,8 @@ class RawHeapWriter {
 
  private:
   void place(HeapTupleHeader tup, Size len);
+  Page page_for(Size len);
+  void add_fixed(const Datum* values);
   void flush_pages();
 
   static constexpr int kBatch = 32;  // pages per log_newpages record (XLR_MAX_BLOCK_ID)
@@ -81,6 +83,13 @@ class RawHeapWriter {
   bool open_ = false;   // pages_[filled_] holds rows
   BlockNumber next_blk_ = 0;  // block number of pages_[0]
   uint64 rows_ = 0;
+  // Rows of fixed-width by-value attributes without NULLs (an operator's
+  // int4 result) skip heap_form_tuple's generic path: their layout is
+  // computed once and the values are stored straight into the page.
+  bool fixed_ = false;
+  Size fixed_len_ = 0;          // header + data, unaligned
+  int* fixed_off_ = nullptr;    // data offset of each attribute
+  HeapTupleHeaderData fixed_hdr_;
 };
 
 }  // namespace mln::pg

@@ -34,6 +34,13 @@ expect_join=$(q "SELECT md5(string_agg(t::text, ';' ORDER BY t::text)) FROM (SEL
 before=$(digest)
 check "join result equals SQL's before the crash" test "$(echo "$before" | head -1)" = "$expect_join"
 check "rows were written (join: $(q "SELECT count(*) FROM j"))" test "$(q "SELECT count(*) > 10000 FROM j")" = t
+# amcheck's heap verifier: page layout, line pointers, tuple headers, xmin.
+q "CREATE EXTENSION IF NOT EXISTS amcheck" >/dev/null
+atoms_tab="$(q "SELECT schema_name FROM mln.programs WHERE name = 'smoke'")._atoms"
+for t in j s "$atoms_tab"; do
+  check "verify_heapam finds nothing wrong in $t" \
+    test "$(q "SELECT count(*) FROM verify_heapam('$t'::regclass, check_toast => true)")" = 0
+done
 
 restart() {  # mode (immediate: a crash) [nofiles: delete $files while down]
   if [ "$(id -u)" -eq 0 ]; then
