@@ -17,6 +17,7 @@
 #   MLN_BENCH_APPEND=1                      add to (replace matching rows of) the existing runs.csv
 #   MLN_BENCH_PATHS="gpu cpu"               engine paths (default: gpu and cpu with a GPU, else cpu)
 #   MLN_BENCH_REPEAT=5                      runs per Tuffy sample (the median total is reported, with min and max)
+#   MLN_BENCH_GEN_REPEAT=1                  runs per generated workload, path and size (median, as above)
 #   MLN_BENCH_LOGS=DIR                      keep each run's command-line log (-verbose 1: grounding phases) in DIR
 #
 # Needs the extension installed and a database reachable through the PG*
@@ -101,10 +102,10 @@ if [ -x "$build/bench/gen/mln_gen" ]; then
   for n in $sizes; do
     for w in ${MLN_BENCH_WORKLOADS:-smokers rc}; do
       "$build/bench/gen/mln_gen" "$w" "$n" "$work/$w-$n" >/dev/null || continue
-      for p in $paths; do run_one "$w" "$n" "$p" "$work/$w-$n"; done
+      for p in $paths; do run_one "$w" "$n" "$p" "$work/$w-$n" "${MLN_BENCH_GEN_REPEAT:-1}"; done
       lim=MLN_BENCH_SQL_MAX_$w   # e.g. MLN_BENCH_SQL_MAX_smokers=100000: a larger limit for one workload
       case " ${MLN_BENCH_SQL_WORKLOADS:-smokers rc} " in
-        *" $w "*) [ "$n" -le "${!lim:-$sql_max}" ] && run_one "$w" "$n" sql "$work/$w-$n" ;;
+        *" $w "*) [ "$n" -le "${!lim:-$sql_max}" ] && run_one "$w" "$n" sql "$work/$w-$n" "${MLN_BENCH_GEN_REPEAT:-1}" ;;
       esac
     done
   done
