@@ -108,7 +108,7 @@ struct GroundOutput {
 GroundOutput ground(const GroundInput& in, gpu::Engine& eng, const GroundOptions& opts = {});
 
 // Id of a constant written in a rule or query: its raw value for Int-typed
-// arguments, else its symbol id in `sym_ids`.  Throws lang::LangError
+// arguments, else its symbol id in `symbols`.  Throws lang::LangError
 // (TypeClash for a non-integer in an Int argument, BadValue when missing).
 int32_t rule_constant_id(const lang::Term& t, lang::TypeKind kind,
                          const Symbols& symbols);

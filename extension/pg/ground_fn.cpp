@@ -322,7 +322,7 @@ Datum mln_ground(PG_FUNCTION_ARGS) {
     if (bound) syms.load(spi, ctx.schema);
     else syms.open(spi, ctx.schema);
     mln::ground::GroundInput in = build_input(spi, ctx, syms);
-    syms.flush(spi, ctx.schema);
+    syms.flush(spi);
     auto t1 = Clock::now();
     mln::ground::GroundOptions opts;
     opts.activate_all = activate_all;

@@ -162,17 +162,13 @@ void scan_rows(Oid relid, LOCKMODE lock, const std::vector<AttrNumber>& atts, Ro
   if (rel->rd_rel->relam == HEAP_TABLE_AM_OID) {
     std::optional<PageReader> rd;
     pg_call([&] { rd.emplace(rel, GetActiveSnapshot(), atts.data(), n); });
-    bool first = true;
-    while (pg_call([&] { return rd->next(); })) {
+    bool first = true, more = true;
+    while (more && pg_call([&] { return rd->next(); })) {
       // The first page's rows times the pages, capped (a table of mostly
       // dead pages would otherwise reserve far too much).
       if (first) reserve(std::min<size_t>(static_cast<size_t>(rd->rows()) * rd->pages(), size_t{1} << 26));
       first = false;
-      for (int r = 0; r < rd->rows(); ++r)
-        if (!row(rd->values(r), rd->nulls(r))) {
-          pg_call([&] { table_close(rel, NoLock); });
-          return;
-        }
+      for (int r = 0; r < rd->rows() && more; ++r) more = row(rd->values(r), rd->nulls(r));
     }
   } else {
     AttrNumber natts = 0;

@@ -163,14 +163,20 @@ std::string rel_name(Oid relid) {
 
 // Where an operator call spends its time: reading the heap (and the copy
 // to the engine), writing the result (the copy back and the new table), and
-// the rest, the operators.  Reported at DEBUG1 (SET client_min_messages =
+// the rest, the operators.  One per SQL-callable operator function, current
+// (g_timer) for its duration; reported at DEBUG1 (SET client_min_messages =
 // debug1 to see it).
-struct CallClock {
+struct CallTimer;
+CallTimer* g_timer = nullptr;
+struct CallTimer {
   using Clock = std::chrono::steady_clock;
+  const char* fn;
   Clock::time_point start = Clock::now();
   double read = 0, write = 0;
+  explicit CallTimer(const char* f) : fn(f) { g_timer = this; }
+  ~CallTimer() { g_timer = nullptr; }
   static double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-  void report(const char* fn) const {
+  void done() const {
     const double total = since(start);
     pg_call([&] {
       ereport(DEBUG1, (errmsg_internal("pg_mln: %s: %.3f s (read %.3f s, operators %.3f s, write %.3f s)", fn, total,
@@ -178,16 +184,15 @@ struct CallClock {
     });
   }
 };
-CallClock* g_clock = nullptr;  // the current call's, while it runs
 
 // Scans `columns` (all columns when empty) of a table onto the engine.
 Named load(gpu::Engine& eng, Oid relid, std::vector<std::string> columns) {
-  const auto t0 = CallClock::Clock::now();
+  const auto t0 = CallTimer::Clock::now();
   if (columns.empty()) columns = relation_columns(relid);
   Named n;
   n.names = columns;
   n.rel = eng.upload(scan_columns(relid, columns));
-  if (g_clock) g_clock->read += CallClock::since(t0);
+  if (g_timer) g_timer->read += CallTimer::since(t0);
   return n;
 }
 
@@ -198,20 +203,11 @@ uint64_t store(gpu::Engine& eng, const Named& n, const std::string& target) {
   for (size_t i = 0; i < names.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (names[j] == names[i]) names[i] += "_" + std::to_string(i + 1);
-  const auto t0 = CallClock::Clock::now();
+  const auto t0 = CallTimer::Clock::now();
   const uint64_t rows = write_table(target, names, eng.download(n.rel));
-  if (g_clock) g_clock->write += CallClock::since(t0);
+  if (g_timer) g_timer->write += CallTimer::since(t0);
   return rows;
 }
-
-// Times one SQL-callable operator function: sets g_clock for its duration.
-struct TimedCall {
-  CallClock clock;
-  const char* fn;
-  explicit TimedCall(const char* f) : fn(f) { g_clock = &clock; }
-  void done() const { clock.report(fn); }
-  ~TimedCall() { g_clock = nullptr; }
-};
 
 // Join of `l` with `r` on named keys; all columns of both sides are kept.
 Named join(gpu::Engine& eng, const Named& l, const Named& r, const std::vector<std::string>& lk,
@@ -259,7 +255,7 @@ using namespace mln::pg;
 Datum mln_gpu_select(PG_FUNCTION_ARGS) {
   uint64_t n = 0;
   MLN_GUARDED({
-    TimedCall timed("mln.gpu_select");
+    CallTimer timed("mln.gpu_select");
     if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
       throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "source, filter and target must not be null", "", ""};
     Oid src = PG_GETARG_OID(0);
@@ -280,7 +276,7 @@ Datum mln_gpu_select(PG_FUNCTION_ARGS) {
 Datum mln_gpu_join(PG_FUNCTION_ARGS) {
   uint64_t n = 0;
   MLN_GUARDED({
-    TimedCall timed("mln.gpu_join");
+    CallTimer timed("mln.gpu_join");
     for (int i = 0; i < 6; ++i)
       if (PG_ARGISNULL(i))
         throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "mln.gpu_join: only device may be null", "", ""};
@@ -301,7 +297,7 @@ Datum mln_gpu_join(PG_FUNCTION_ARGS) {
 Datum mln_gpu_distinct(PG_FUNCTION_ARGS) {
   uint64_t n = 0;
   MLN_GUARDED({
-    TimedCall timed("mln.gpu_distinct");
+    CallTimer timed("mln.gpu_distinct");
     if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
       throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "source and target must not be null", "", ""};
     Oid src = PG_GETARG_OID(0);
@@ -325,7 +321,7 @@ Datum mln_gpu_distinct(PG_FUNCTION_ARGS) {
 Datum mln_gpu_plan(PG_FUNCTION_ARGS) {
   uint64_t n = 0;
   MLN_GUARDED({
-    TimedCall timed("mln.gpu_plan");
+    CallTimer timed("mln.gpu_plan");
     if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
       throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "source, steps and target must not be null", "", ""};
     Oid src = PG_GETARG_OID(0);

@@ -99,7 +99,7 @@ std::vector<std::string> SymbolTable::all_names() {
   return names;
 }
 
-void SymbolTable::flush(Spi& spi, const std::string& schema) {
+void SymbolTable::flush(Spi& spi) {
   if (pending_.empty()) return;
   std::vector<int32_t> ids;
   std::vector<std::string> names;
@@ -107,7 +107,7 @@ void SymbolTable::flush(Spi& spi, const std::string& schema) {
     ids.push_back(id);
     names.push_back(name);
   }
-  spi.exec("INSERT INTO " + qualified(schema, "_symbols") + " SELECT * FROM unnest($1, $2)",
+  spi.exec("INSERT INTO " + table_ + " SELECT * FROM unnest($1, $2)",
            {int4_array_param(ids), text_array_param(names)});
   pending_.clear();
 }

@@ -41,7 +41,7 @@ class SymbolTable {
   int32_t intern(const std::string& s);
   int32_t find(const std::string& s);  // 0 if absent
   std::vector<std::string> all_names();  // index = id
-  void flush(Spi& spi, const std::string& schema);
+  void flush(Spi& spi);
 
  private:
   void lock(Spi& spi, const std::string& schema);
