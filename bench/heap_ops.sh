@@ -7,6 +7,10 @@
 # folder.
 #
 #   bash bench/heap_ops.sh OUT_DIR [SIZES]     default SIZES="1000000 10000000"
+#   MLN_HEAP_OPS="join distinct"                only these operators (default: all four)
+#
+# Under the table, heap_ops.md lists where each pg_mln call spent its time
+# (the DEBUG1 line of mln.gpu_*: scan, upload, operators, download, write).
 set -uo pipefail
 out=${1:?usage: heap_ops.sh OUT_DIR [SIZES]}
 sizes=${2:-1000000 10000000}
@@ -21,13 +25,22 @@ paths=cpu
 timed() {
   psql -qXAt -v ON_ERROR_STOP=1 <<SQL
 SET work_mem = '1GB';
+SET client_min_messages = debug1;
 DO \$\$ DECLARE t0 timestamptz := clock_timestamp(); BEGIN
   EXECUTE \$q\$ $1 \$q\$;
   RAISE NOTICE 'secs=%', extract(epoch FROM clock_timestamp() - t0);
 END \$\$;
 SQL
 }
-secs() { timed "$1" 2>&1 | sed -n 's/.*secs=//p'; }
+breakdown=$(mktemp)
+secs() {
+  local o
+  o=$(timed "$1" 2>&1)
+  grep -o 'pg_mln: mln\.gpu_[a-z]*: .*' <<<"$o" | sed "s/^/$2 /" >>"$breakdown"
+  sed -n 's/.*secs=//p' <<<"$o"
+}
+ops=${MLN_HEAP_OPS:-join select distinct anti_join}
+want() { case " $ops " in *" $1 "*) return 0 ;; esac; return 1; }
 
 md=$out/heap_ops.md
 {
@@ -52,27 +65,36 @@ CREATE TABLE r AS SELECT (random() * $n)::int4 AS k, g::int4 AS w FROM generate_
 VACUUM ANALYZE l; VACUUM ANALYZE r;
 SQL
   declare -A pg mln
-  pg[join]=$(secs "CREATE TABLE pj AS SELECT l.k, l.v, r.k AS rk, r.w FROM l JOIN r ON l.k = r.k")
-  pg[select]=$(secs "CREATE TABLE ps AS SELECT * FROM l WHERE k >= $((n / 2)) AND v <> 7")
-  pg[distinct]=$(secs "CREATE TABLE pd AS SELECT DISTINCT k FROM l")
-  pg[anti_join]=$(secs "CREATE TABLE pa AS SELECT * FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.k = l.k)")
+  want join && pg[join]=$(secs "CREATE TABLE pj AS SELECT l.k, l.v, r.k AS rk, r.w FROM l JOIN r ON l.k = r.k")
+  want select && pg[select]=$(secs "CREATE TABLE ps AS SELECT * FROM l WHERE k >= $((n / 2)) AND v <> 7")
+  want distinct && pg[distinct]=$(secs "CREATE TABLE pd AS SELECT DISTINCT k FROM l")
+  want anti_join && pg[anti_join]=$(secs "CREATE TABLE pa AS SELECT * FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.k = l.k)")
   for p in $paths; do
-    mln[join,$p]=$(secs "SELECT mln.gpu_join('l', 'r', ARRAY['k'], ARRAY['k'], 'mj_$p', device => '$p')")
-    mln[select,$p]=$(secs "SELECT mln.gpu_select('l', 'k >= $((n / 2)) AND v <> 7', 'ms_$p', device => '$p')")
-    mln[distinct,$p]=$(secs "SELECT mln.gpu_distinct('l', 'md_$p', ARRAY['k'], device => '$p')")
-    mln[anti_join,$p]=$(secs "SELECT mln.gpu_join('l', 'r', ARRAY['k'], ARRAY['k'], 'ma_$p', anti => true, device => '$p')")
+    want join && mln[join,$p]=$(secs "SELECT mln.gpu_join('l', 'r', ARRAY['k'], ARRAY['k'], 'mj_$p', device => '$p')" "$n $p")
+    want select && mln[select,$p]=$(secs "SELECT mln.gpu_select('l', 'k >= $((n / 2)) AND v <> 7', 'ms_$p', device => '$p')" "$n $p")
+    want distinct && mln[distinct,$p]=$(secs "SELECT mln.gpu_distinct('l', 'md_$p', ARRAY['k'], device => '$p')" "$n $p")
+    want anti_join && mln[anti_join,$p]=$(secs "SELECT mln.gpu_join('l', 'r', ARRAY['k'], ARRAY['k'], 'ma_$p', anti => true, device => '$p')" "$n $p")
     # Same rows as PostgreSQL's (counts), or the benchmark is void.
-    [ "$(psql -qXAt -c "SELECT (SELECT count(*) FROM mj_$p) = (SELECT count(*) FROM pj)")" = t ] || echo "WARNING: join row counts differ ($p)" >&2
+    want join && { [ "$(psql -qXAt -c "SELECT (SELECT count(*) FROM mj_$p) = (SELECT count(*) FROM pj)")" = t ] || echo "WARNING: join row counts differ ($p)" >&2; }
   done
-  for op in join select distinct anti_join; do
+  for op in $ops; do
     row="| $op | $n | ${pg[$op]} |"
     for p in $paths; do
       row+=" ${mln[$op,$p]} | $(awk -v a="${pg[$op]}" -v b="${mln[$op,$p]}" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }') |"
     done
     echo "$row" >>"$md"
   done
-  psql -qX -c "DROP TABLE pj, ps, pd, pa; $(for p in $paths; do printf 'DROP TABLE mj_%s, ms_%s, md_%s, ma_%s; ' $p $p $p $p; done)" >/dev/null
+  psql -qX -c "DROP TABLE IF EXISTS pj, ps, pd, pa; $(for p in $paths; do printf 'DROP TABLE IF EXISTS mj_%s, ms_%s, md_%s, ma_%s; ' $p $p $p $p; done)" >/dev/null
   unset pg mln
 done
+{
+  echo
+  echo "Where each pg_mln call spent its time (rows, path, DEBUG1 line):"
+  echo
+  echo '```'
+  cat "$breakdown"
+  echo '```'
+} >>"$md"
+rm -f "$breakdown"
 dropdb "$PGDATABASE"
 cat "$md"

@@ -16,7 +16,9 @@
 #   MLN_BENCH_APPEND=1 adds to the results of an earlier call on the same
 #   machine); micro: build and the micro-benchmarks; trace: grounding
 #   profiled by operator (bench/engine_trace.sh); big: 10^8 ground
-#   clauses in the database (bench/big_run.sh, MLN_BIG_PAPERS); full: all.  Modes join
+#   clauses in the database (bench/big_run.sh, MLN_BIG_PAPERS); heap: the
+#   heap-to-heap operators alone (bench/heap_ops.sh at MLN_HEAP_SIZES, default
+#   10^7, MLN_HEAP_OPS); full: all.  Modes join
 #   with '+'.  The builds (PostgreSQL in /tmp/pg, pg_mln in build/gpu-cuda)
 #   are reused by later calls while the machine stays warm.
 set -uo pipefail
@@ -129,6 +131,13 @@ if has trace; then
     >"$OUT/trace.md"
   note "- engine trace: $(wc -l <"$OUT/trace_raw.txt") operator calls"
   gzip -f "$OUT/trace_raw.txt"
+fi
+
+if has heap; then
+  PGDATABASE=postgres timeout ${MLN_HEAP_WALL:-400} bash bench/heap_ops.sh "$OUT" "${MLN_HEAP_SIZES:-10000000}" \
+    >"$OUT/heap_ops.log" 2>&1
+  note "bench/heap_ops.sh: exit $?"
+  cat "$OUT/heap_ops.md" >>"$summary" 2>/dev/null
 fi
 
 if has micro || has bench || has big; then

@@ -161,9 +161,9 @@ std::string rel_name(Oid relid) {
   return pg_call([&] { return std::string(DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid)))); });
 }
 
-// Where an operator call spends its time: reading the heap (and the copy
-// to the engine), writing the result (the copy back and the new table), and
-// the rest, the operators.  One per SQL-callable operator function, current
+// Where an operator call spends its time: scanning the heap, the copies to
+// and from the engine, writing the result table, and the rest, the
+// operators.  One per SQL-callable operator function, current
 // (g_timer) for its duration; reported at DEBUG1 (SET client_min_messages =
 // debug1 to see it).
 struct CallTimer;
@@ -172,15 +172,17 @@ struct CallTimer {
   using Clock = std::chrono::steady_clock;
   const char* fn;
   Clock::time_point start = Clock::now();
-  double read = 0, write = 0;
+  double scan = 0, upload = 0, download = 0, write = 0;
   explicit CallTimer(const char* f) : fn(f) { g_timer = this; }
   ~CallTimer() { g_timer = nullptr; }
   static double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
   void done() const {
     const double total = since(start);
     pg_call([&] {
-      ereport(DEBUG1, (errmsg_internal("pg_mln: %s: %.3f s (read %.3f s, operators %.3f s, write %.3f s)", fn, total,
-                                       read, total - read - write, write)));
+      ereport(DEBUG1, (errmsg_internal("pg_mln: %s: %.3f s (scan %.3f s, upload %.3f s, operators %.3f s, download "
+                                       "%.3f s, write %.3f s)",
+                                       fn, total, scan, upload, total - scan - upload - download - write, download,
+                                       write)));
     });
   }
 };
@@ -191,8 +193,13 @@ Named load(gpu::Engine& eng, Oid relid, std::vector<std::string> columns) {
   if (columns.empty()) columns = relation_columns(relid);
   Named n;
   n.names = columns;
-  n.rel = eng.upload(scan_columns(relid, columns));
-  if (g_timer) g_timer->read += CallTimer::since(t0);
+  gpu::HostTable host = scan_columns(relid, columns);
+  const auto t1 = CallTimer::Clock::now();
+  n.rel = eng.upload(host);
+  if (g_timer) {
+    g_timer->scan += std::chrono::duration<double>(t1 - t0).count();
+    g_timer->upload += CallTimer::since(t1);
+  }
   return n;
 }
 
@@ -204,8 +211,13 @@ uint64_t store(gpu::Engine& eng, const Named& n, const std::string& target) {
     for (size_t j = 0; j < i; ++j)
       if (names[j] == names[i]) names[i] += "_" + std::to_string(i + 1);
   const auto t0 = CallTimer::Clock::now();
-  const uint64_t rows = write_table(target, names, eng.download(n.rel));
-  if (g_timer) g_timer->write += CallTimer::since(t0);
+  gpu::HostTable host = eng.download(n.rel);
+  const auto t1 = CallTimer::Clock::now();
+  const uint64_t rows = write_table(target, names, host);
+  if (g_timer) {
+    g_timer->download += std::chrono::duration<double>(t1 - t0).count();
+    g_timer->write += CallTimer::since(t1);
+  }
   return rows;
 }
 
