@@ -9,12 +9,15 @@ extern "C" {
 #include "access/xact.h"
 #include "access/xloginsert.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_type_d.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
 #include "storage/smgr.h"
 #include "utils/snapmgr.h"
 }
+
+#include <algorithm>
 
 namespace mln::pg {
 
@@ -32,6 +35,8 @@ PageReader::PageReader(Relation rel, Snapshot snap, const AttrNumber* atts, int 
   const size_t cells = static_cast<size_t>(MaxHeapTuplesPerPage) * (n > 0 ? n : 1);
   values_ = static_cast<Datum*>(palloc(sizeof(Datum) * cells));
   nulls_ = static_cast<bool*>(palloc(sizeof(bool) * cells));
+  tuples_ = static_cast<HeapTupleHeader*>(palloc(sizeof(HeapTupleHeader) * MaxHeapTuplesPerPage * kBatchPages));
+  lengths_ = static_cast<uint32*>(palloc(sizeof(uint32) * MaxHeapTuplesPerPage * kBatchPages));
 }
 
 // Nothing to release: the arrays and the strategy live in the caller's
@@ -73,6 +78,66 @@ bool PageReader::next() {
     if (rows_ > 0) return true;
   }
   return false;
+}
+
+int PageReader::pin_batch() {
+  release_batch();
+  int n = 0;
+  while (blk_ < nblocks_ && npinned_ < kBatchPages) {
+    const BlockNumber b = blk_++;
+    if ((b & 255) == 0) CHECK_FOR_INTERRUPTS();
+    Buffer buf = ReadBufferExtended(rel_, MAIN_FORKNUM, b, RBM_NORMAL, strategy_);
+    LockBuffer(buf, BUFFER_LOCK_SHARE);
+    Page page = BufferGetPage(buf);
+    TestForOldSnapshot(snap_, rel_, page);
+    const bool all_visible = PageIsAllVisible(page) && !snap_->takenDuringRecovery;
+    const OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+    const int before = n;
+    for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off)) {
+      ItemId lp = PageGetItemId(page, off);
+      if (!ItemIdIsNormal(lp)) continue;
+      HeapTupleData tup;
+      tup.t_data = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, lp));
+      tup.t_len = ItemIdGetLength(lp);
+      if (!all_visible || serializable_) {
+        tup.t_tableOid = RelationGetRelid(rel_);
+        ItemPointerSet(&tup.t_self, b, off);
+        const bool visible = all_visible || HeapTupleSatisfiesVisibility(&tup, snap_, buf);
+        if (serializable_) HeapCheckForSerializableConflictOut(visible, rel_, &tup, buf, snap_);
+        if (!visible) continue;
+      }
+      tuples_[n] = tup.t_data;
+      lengths_[n] = tup.t_len;
+      ++n;
+    }
+    LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+    if (n > before)
+      pinned_[npinned_++] = buf;
+    else
+      ReleaseBuffer(buf);
+  }
+  return n;
+}
+
+void PageReader::release_batch() {
+  for (int i = 0; i < npinned_; ++i) ReleaseBuffer(pinned_[i]);
+  npinned_ = 0;
+}
+
+bool PageReader::fixed_offsets(int* offsets) const {
+  TupleDesc desc = RelationGetDescr(rel_);
+  AttrNumber last = 0;
+  for (int k = 0; k < natts_; ++k) last = std::max(last, atts_[k]);
+  int off = 0;
+  for (AttrNumber a = 1; a <= last; ++a) {
+    Form_pg_attribute at = TupleDescAttr(desc, a - 1);
+    if (at->attlen <= 0) return false;
+    off = att_align_nominal(off, at->attalign);
+    for (int k = 0; k < natts_; ++k)
+      if (atts_[k] == a) offsets[k] = off;
+    off += at->attlen;
+  }
+  return true;
 }
 
 // heap_prepare_insert(): the inserting transaction and command, no xmax.
@@ -210,25 +275,101 @@ void RawHeapWriter::place(HeapTupleHeader td, Size len) {
   ++rows_;
 }
 
-// Writes the complete pages held: WAL first (full-page images, 32 per
-// record), then the pages themselves, past the end of the relation.
-void RawHeapWriter::flush_pages() {
-  if (filled_ == 0) return;
-  BlockNumber blknos[kBatch];
-  Page pages[kBatch];
-  for (int i = 0; i < filled_; ++i) {
+// Writes `n` complete pages that follow the relation's end: WAL first (full
+// page images, 32 per record: log_newpages batches them), then the pages.
+void RawHeapWriter::write_pages(char* pages, int n) {
+  if (n == 0) return;
+  BlockNumber* blknos = static_cast<BlockNumber*>(palloc(sizeof(BlockNumber) * n));
+  Page* ps = static_cast<Page*>(palloc(sizeof(Page) * n));
+  for (int i = 0; i < n; ++i) {
     blknos[i] = next_blk_ + i;
-    pages[i] = pages_ + static_cast<Size>(i) * BLCKSZ;
+    ps[i] = pages + static_cast<Size>(i) * BLCKSZ;
   }
-  if (RelationNeedsWAL(rel_)) log_newpages(&rel_->rd_node, MAIN_FORKNUM, filled_, blknos, pages, true);
-  for (int i = 0; i < filled_; ++i) {
-    PageSetChecksumInplace(pages[i], blknos[i]);
+  if (RelationNeedsWAL(rel_)) log_newpages(&rel_->rd_node, MAIN_FORKNUM, n, blknos, ps, true);
+  for (int i = 0; i < n; ++i) {
+    PageSetChecksumInplace(ps[i], blknos[i]);
     // skipFsync: finish() syncs the relation once (rewriteheap.c does the same).
-    smgrextend(RelationGetSmgr(rel_), MAIN_FORKNUM, blknos[i], pages[i], true);
+    smgrextend(RelationGetSmgr(rel_), MAIN_FORKNUM, blknos[i], ps[i], true);
   }
-  next_blk_ += filled_;
-  filled_ = 0;
+  pfree(blknos);
+  pfree(ps);
+  next_blk_ += n;
   CHECK_FOR_INTERRUPTS();
+}
+
+void RawHeapWriter::flush_pages() {
+  write_pages(pages_, filled_);
+  filled_ = 0;
+}
+
+bool RawHeapWriter::takes_int4_columns() const {
+  if (!fixed_ || rows_ > 0 || open_ || filled_ > 0 || next_blk_ > 0) return false;
+  for (int i = 0; i < desc_->natts; ++i) {
+    Form_pg_attribute a = TupleDescAttr(desc_, i);
+    if (a->atttypid != INT4OID) return false;
+  }
+  return true;
+}
+
+// Rows of the fixed layout that one page takes under page_for()'s rule,
+// found by filling a scratch page the way add_fixed() does.
+int RawHeapWriter::fixed_rows_per_page() {
+  Page page = scratch_;
+  PageInit(page, BLCKSZ, 0);
+  PageHeader ph = reinterpret_cast<PageHeader>(page);
+  int n = 0;
+  while (MAXALIGN(fixed_len_) + save_free_ <= PageGetHeapFreeSpace(page)) {
+    ph->pd_upper = static_cast<LocationIndex>(ph->pd_upper - MAXALIGN(fixed_len_));
+    ph->pd_lower = static_cast<LocationIndex>(ph->pd_lower + sizeof(ItemIdData));
+    ++n;
+  }
+  return n;
+}
+
+void RawHeapWriter::add_int4_columns(const int32* const* cols, size_t rows) {
+  if (!takes_int4_columns()) elog(ERROR, "pg_mln: add_int4_columns on a relation that does not take them");
+  if (rows == 0) return;
+  const int per_page = fixed_rows_per_page();
+  if (per_page < 1) elog(ERROR, "pg_mln: a row of %zu bytes does not fit a page", static_cast<size_t>(fixed_len_));
+  // An empty page's header (PageInit), copied into each new page.
+  PageHeaderData empty;
+  PageInit(scratch_, BLCKSZ, 0);
+  memcpy(&empty, scratch_, SizeOfPageHeaderData);
+  const int natts = desc_->natts;
+  const Size stride = MAXALIGN(fixed_len_);
+  const size_t npages = (rows + per_page - 1) / static_cast<size_t>(per_page);
+  constexpr int kChunk = 1024;  // pages built per round: 8 MB
+  char* buf = static_cast<char*>(palloc(static_cast<Size>(BLCKSZ) * kChunk));
+  const HeapTupleHeaderData hdr = fixed_hdr_;
+  const int* off = fixed_off_;
+  for (size_t p0 = 0; p0 < npages; p0 += kChunk) {
+    const int n = static_cast<int>(std::min<size_t>(kChunk, npages - p0));
+    const BlockNumber blk0 = next_blk_;
+    // add_fixed() for each row of each page, pages in parallel.
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; ++i) {
+      char* page = buf + static_cast<Size>(i) * BLCKSZ;
+      memset(page, 0, BLCKSZ);
+      memcpy(page, &empty, SizeOfPageHeaderData);
+      PageHeader ph = reinterpret_cast<PageHeader>(page);
+      const size_t r0 = (p0 + i) * static_cast<size_t>(per_page);
+      const int m = static_cast<int>(std::min<size_t>(per_page, rows - r0));
+      LocationIndex upper = ph->pd_upper;
+      for (int j = 0; j < m; ++j) {
+        upper = static_cast<LocationIndex>(upper - stride);
+        char* tup = page + upper;
+        memcpy(tup, &hdr, hdr.t_hoff);
+        for (int k = 0; k < natts; ++k) memcpy(tup + hdr.t_hoff + off[k], &cols[k][r0 + j], sizeof(int32));
+        ItemIdSetNormal(PageGetItemId(page, j + 1), upper, fixed_len_);
+        ItemPointerSet(&reinterpret_cast<HeapTupleHeader>(tup)->t_ctid, blk0 + i, static_cast<OffsetNumber>(j + 1));
+      }
+      ph->pd_upper = upper;
+      ph->pd_lower = static_cast<LocationIndex>(SizeOfPageHeaderData + sizeof(ItemIdData) * m);
+    }
+    write_pages(buf, n);
+  }
+  pfree(buf);
+  rows_ += rows;
 }
 
 void RawHeapWriter::finish() {

@@ -21,6 +21,7 @@
 extern "C" {
 #include "postgres.h"
 #include "access/htup_details.h"
+#include "storage/buf.h"
 #include "storage/bufpage.h"
 #include "utils/rel.h"
 #include "utils/snapshot.h"
@@ -41,6 +42,22 @@ class PageReader {
   // Pages in the relation when the scan started (for size estimates).
   BlockNumber pages() const { return nblocks_; }
 
+  // Batch mode, for decoding on other threads (scan_columns): pins the next
+  // pages (at most kBatchPages, the bulk-read ring's size), lists their
+  // visible tuples and keeps the pins; the share locks are released, as
+  // heapgetpage() does before its caller reads the tuples.  Returns the
+  // number of tuples listed (0 at the end).  A pinned page cannot be pruned
+  // or defragmented, so the listed tuples stay put until release_batch().
+  int pin_batch();
+  const HeapTupleHeader* batch_tuples() const { return tuples_; }
+  const uint32* batch_lengths() const { return lengths_; }
+  void release_batch();
+  // Byte offsets of the attributes read, from the start of a tuple's data,
+  // for tuples without NULLs: false when an attribute before one of them
+  // is variable-width (the offsets then differ from row to row).
+  bool fixed_offsets(int* offsets) const;
+  static constexpr int kBatchPages = 32;
+
  private:
   Relation rel_;
   Snapshot snap_;
@@ -52,6 +69,10 @@ class PageReader {
   Datum* values_;
   bool* nulls_;
   int rows_ = 0;
+  Buffer pinned_[kBatchPages];
+  int npinned_ = 0;
+  HeapTupleHeader* tuples_;
+  uint32* lengths_;
 };
 
 class RawHeapWriter {
@@ -62,6 +83,15 @@ class RawHeapWriter {
   explicit RawHeapWriter(Relation rel);
   // Adds one row (values/isnull in attribute order, all attributes).
   void add(Datum* values, bool* isnull);
+  // Whether add_int4_columns() takes this relation: every attribute int4,
+  // and no row added yet.
+  bool takes_int4_columns() const;
+  // Adds `rows` rows of int4 values, cols[k][r] for attribute k + 1, none
+  // NULL.  Every row has the same length, so every page holds the same
+  // number of rows and pages are built independently, on OpenMP threads
+  // (plain memory writes: no PostgreSQL call there); WAL and smgrextend stay
+  // on this thread.
+  void add_int4_columns(const int32* const* cols, size_t rows);
   // Writes the last pages, syncs where WAL-logged, counts the inserts.
   void finish();
 
@@ -70,6 +100,8 @@ class RawHeapWriter {
   Page page_for(Size len);
   void add_fixed(const Datum* values);
   void flush_pages();
+  void write_pages(char* pages, int n);
+  int fixed_rows_per_page();
 
   static constexpr int kBatch = 32;  // pages per log_newpages record (XLR_MAX_BLOCK_ID)
   Relation rel_;

@@ -35,11 +35,14 @@
 #include <thrust/functional.h>
 #include <thrust/gather.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/scan.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
 #include <thrust/transform.h>
+#include <thrust/transform_reduce.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -480,6 +483,92 @@ struct HashRange {
   }
 };
 
+// ---- dense keys ---------------------------------------------------------------
+//
+// A join on one int32 key column whose build-side values span a range not
+// much wider than the build side (symbol ids, row numbers, any dictionary
+// encoding) needs no hash and no sort: the key minus the range's base is
+// the slot.  Inner joins: count each key into pos[] (DenseCount), exclusive
+// scan, then place each right row at its key's cursor (DensePlace), which
+// leaves pos[d] at the end of run d, so run d is perm[pos[d-1] .. pos[d]).
+// Semi/anti joins: one byte per key (DenseMark).  No uint64 encoding of the
+// keys either.  Row order within a run is arbitrary, as in the hash form.
+
+// Smallest and largest value of an int32 column.
+struct MinMax {
+  int32_t lo, hi;
+};
+struct MinMaxOf {
+  MLN_HD MinMax operator()(int32_t v) const { return {v, v}; }
+};
+struct MinMaxJoin {
+  MLN_HD MinMax operator()(const MinMax& a, const MinMax& b) const {
+    return {a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi};
+  }
+};
+
+// Slot of key v in a range of `range` slots from `base`, or >= range when outside.
+MLN_HD inline uint32_t dense_slot(int32_t v, int32_t base) {
+  return static_cast<uint32_t>(v) - static_cast<uint32_t>(base);
+}
+
+struct DenseCount {
+  const int32_t* k;
+  int32_t base;
+  int32_t* pos;
+  MLN_HD void operator()(Idx i) const { atomic_add_i32(&pos[dense_slot(k[i], base)], 1); }
+};
+
+struct DensePlace {
+  const int32_t* k;
+  int32_t base;
+  int32_t* pos;
+  int32_t* perm;
+  MLN_HD void operator()(Idx i) const {
+    perm[atomic_add_i32(&pos[dense_slot(k[i], base)], 1)] = static_cast<int32_t>(i);
+  }
+};
+
+// lo[i], cnt[i]: left row i's run of right rows.
+struct DenseRange {
+  const int32_t* pos;
+  int32_t base;
+  uint32_t range;
+  const int32_t* lk;
+  int32_t* lo;
+  int32_t* cnt;
+  MLN_HD void operator()(Idx i) const {
+    const uint32_t d = dense_slot(lk[i], base);
+    if (d >= range) {
+      lo[i] = cnt[i] = 0;
+      return;
+    }
+    const int32_t start = d ? pos[d - 1] : 0;
+    lo[i] = start;
+    cnt[i] = pos[d] - start;
+  }
+};
+
+struct DenseMark {
+  const int32_t* k;
+  int32_t base;
+  uint8_t* present;
+  MLN_HD void operator()(Idx i) const { present[dense_slot(k[i], base)] = 1; }
+};
+
+// Keep-functor of a semi (want = 1) or anti (want = 0) join.
+struct DenseKeep {
+  const uint8_t* present;
+  int32_t base;
+  uint32_t range;
+  const int32_t* lk;
+  uint8_t want;
+  MLN_HD bool operator()(Idx i) const {
+    const uint32_t d = dense_slot(lk[i], base);
+    return (d < range && present[d]) == (want == 1);
+  }
+};
+
 // ---- small helpers ----------------------------------------------------------
 
 // A new relation on backend `b` with the given columns.
@@ -647,7 +736,8 @@ inline bool use_hash(Algorithm a, size_t rows) { return a != Algorithm::Sort && 
 // distinct take the hash form under Auto on both backends.
 template <class Exec>
 Algorithm inner_join_algorithm(Algorithm a) {
-  return a == Algorithm::Auto && !Exec::kAutoHashJoin ? Algorithm::Sort : a;
+  // Dense, where the keys are not dense, falls back as Auto does.
+  return (a == Algorithm::Auto || a == Algorithm::Dense) && !Exec::kAutoHashJoin ? Algorithm::Sort : a;
 }
 
 // ---- selection ----------------------------------------------------------------
@@ -715,6 +805,10 @@ SortedSide sort_side(Exec& ex, Buf<Key> keys, bool with_perm) {
 // (perm), so that a left row's matches are one run perm[lo .. lo+cnt).
 struct RightIndex {
   bool hash = false;
+  bool dense = false;        // dense keys: pos/base/range below, no encoded keys
+  Buf<int32_t> pos;          // dense inner join: end of each key's run in perm
+  int32_t base = 0;          // dense: smallest right key
+  uint32_t range = 0;        // dense: slots (largest - smallest + 1)
   Buf<Key> sorted;           // sort join: the right keys, ascending
   HashTable<JoinSlot> runs;  // hash inner join: key -> run in perm
   HashTable<Key> set;        // hash semi/anti join: the right keys
@@ -776,12 +870,17 @@ inline size_t index_bytes(bool hash, bool inner, size_t rows) {
 // run of each left row (HashRange: one hash probe; EqualRange: binary search),
 // exclusive scan of the match counts, expansion into left/right gather maps,
 // then a gather.
+// With a dense index, lcol is the left key column and lkeys is unused.
 template <class Exec>
 RelPtr join_chunk(Exec& ex, const Relation::Impl& l, const Key* lkeys, size_t first, size_t n,
-                  const Relation::Impl& r, const RightIndex& ri, const std::vector<OutCol>& out) {
+                  const Relation::Impl& r, const RightIndex& ri, const std::vector<OutCol>& out,
+                  const int32_t* lcol = nullptr) {
   Buf<int32_t> lo = ex.template alloc<int32_t>(n);
   Buf<int32_t> cnt = ex.template alloc<int32_t>(n);
-  if (ri.hash)
+  if (ri.dense)
+    thrust::for_each(ex.policy(), Count(0), Count(n),
+                     DenseRange{ri.pos.data(), ri.base, ri.range, lcol + first, lo.data(), cnt.data()});
+  else if (ri.hash)
     thrust::for_each(ex.policy(), Count(0), Count(n),
                      HashRange{ri.runs.probe(), lkeys + first, lo.data(), cnt.data()});
   else
@@ -826,6 +925,59 @@ RelPtr semi_chunk(Exec& ex, const Relation::Impl& l, const Key* lkeys, size_t fi
   return select_where(ex, l, first, n, MaskIs{found.data(), want});
 }
 
+// Dense keys: right key range at most kDenseFactor x right rows (+ slack).
+// Within it the index (4 bytes a slot plus perm) stays smaller than the
+// hash table's 32+ bytes a row.
+constexpr int64_t kDenseFactor = 4;
+constexpr int64_t kDenseSlack = 1024;
+
+// Join on one key column by direct addressing (see "dense keys" above), or
+// null when the right keys are not dense or the index would not fit the
+// budget (the caller then takes the hash or sort form, which partition).
+template <class Exec>
+RelPtr dense_join(Exec& ex, const Relation::Impl& l, const Relation::Impl& r, int lc, int rc,
+                  const std::vector<OutCol>& out, int want) {
+  const int32_t* rk = r.cols[rc].data();
+  const MinMax mm =
+      thrust::transform_reduce(ex.policy(), rk, rk + r.rows, MinMaxOf{}, MinMax{INT32_MAX, INT32_MIN}, MinMaxJoin{});
+  const int64_t range = int64_t(mm.hi) - mm.lo + 1;
+  if (range > kDenseFactor * static_cast<int64_t>(r.rows) + kDenseSlack || range >= (int64_t(1) << 31)) return nullptr;
+  const size_t index = want < 0 ? static_cast<size_t>(range) * sizeof(int32_t) + r.rows * sizeof(int32_t)
+                                : static_cast<size_t>(range);
+  const size_t right_bytes = index + rel_bytes(r);
+  if (ex.budget() && 2 * right_bytes > ex.budget()) return nullptr;
+  ex.check_cancel();
+  RightIndex ri;
+  ri.dense = true;
+  ri.base = mm.lo;
+  ri.range = static_cast<uint32_t>(range);
+  Buf<uint8_t> present;
+  if (want < 0) {
+    ri.pos = ex.template alloc_zeroed<int32_t>(static_cast<size_t>(range));
+    thrust::for_each(ex.policy(), Count(0), Count(r.rows), DenseCount{rk, ri.base, ri.pos.data()});
+    thrust::exclusive_scan(ex.policy(), ri.pos.data(), ri.pos.data() + range, ri.pos.data());
+    ri.perm = ex.template alloc<int32_t>(r.rows);
+    thrust::for_each(ex.policy(), Count(0), Count(r.rows), DensePlace{rk, ri.base, ri.pos.data(), ri.perm.data()});
+  } else {
+    present = ex.template alloc_zeroed<uint8_t>(static_cast<size_t>(range));
+    thrust::for_each(ex.policy(), Count(0), Count(r.rows), DenseMark{rk, ri.base, present.data()});
+  }
+  const int32_t* lcol = l.cols[lc].data();
+  const size_t per_left = 2 * sizeof(int32_t) + sizeof(int64_t) + 2 * rel_bytes_per_row(l);
+  const size_t chunk = chunk_rows(ex, per_left, right_bytes);
+  std::vector<RelPtr> res;
+  for (size_t s = 0; s < l.rows; s += chunk) {
+    ex.check_cancel();
+    const size_t n = std::min(chunk, l.rows - s);
+    if (want < 0)
+      res.push_back(join_chunk(ex, l, nullptr, s, n, r, ri, out, lcol));
+    else
+      res.push_back(select_where(ex, l, s, n,
+                                 DenseKeep{present.data(), ri.base, ri.range, lcol + s, static_cast<uint8_t>(want)}));
+  }
+  return concat(ex, res, want < 0 ? static_cast<int>(out.size()) : static_cast<int>(l.cols.size()));
+}
+
 // Shared driver of join (want < 0), semi join (want = 1) and anti join (want = 0).
 // When the right-side index alone would not fit the budget, both sides are
 // hash-partitioned on the key and each pair is joined; otherwise the left
@@ -837,6 +989,8 @@ RelPtr join_driver(Exec& ex, const Relation::Impl& l, const Relation::Impl& r, c
   ex.check_cancel();
   if (l.rows == 0 || (r.rows == 0 && want != 0)) return make_rel(Exec::kBackend, 0, std::vector<Column>(out_cols));
   if (r.rows == 0) return make_rel(Exec::kBackend, l.rows, l.cols);  // anti join with empty right
+  if (lk.size() == 1 && (ex.opts.join_algorithm == Algorithm::Auto || ex.opts.join_algorithm == Algorithm::Dense))
+    if (RelPtr res = dense_join(ex, l, r, lk[0], rk[0], out, want)) return res;
   auto keys = encode_keys(ex, {&l, &r}, {&lk, &rk});
   const bool hash =
       use_hash(want < 0 ? inner_join_algorithm<Exec>(ex.opts.join_algorithm) : ex.opts.join_algorithm, r.rows);

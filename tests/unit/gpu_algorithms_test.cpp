@@ -1,10 +1,14 @@
 // The key-matching operators (join, semi/anti join, distinct, difference)
-// with each algorithm forced (hash table and sort), on both backends,
+// with each algorithm forced (hash table, sort, and direct addressing of
+// dense keys, which falls back to the others where keys are not dense), on
+// both backends,
 // against the reference: boundary sizes, heavy skew, all-distinct keys,
 // multi-column keys (including the key whose hash-table word is special:
 // two key columns both -1), empty sides and zero-column relations.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <climits>
 #include <numeric>
 #include <tuple>
 
@@ -33,13 +37,14 @@ class AlgorithmTest : public ::testing::TestWithParam<Param> {
 
 // Test-name suffix: backend and algorithm.
 std::string param_name(const ::testing::TestParamInfo<Param>& info) {
-  const char* a = std::get<1>(info.param) == Algorithm::Hash ? "hash" : "sort";
+  const Algorithm alg = std::get<1>(info.param);
+  const char* a = alg == Algorithm::Hash ? "hash" : alg == Algorithm::Sort ? "sort" : "dense";
   return std::string(std::get<0>(info.param) == Backend::CPU ? "cpu_" : "cuda_") + a;
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, AlgorithmTest,
                          ::testing::Combine(::testing::Values(Backend::CPU, Backend::CUDA),
-                                            ::testing::Values(Algorithm::Hash, Algorithm::Sort)),
+                                            ::testing::Values(Algorithm::Hash, Algorithm::Sort, Algorithm::Dense)),
                          param_name);
 
 // Distinct and difference of (a, b) against the reference.
@@ -138,6 +143,30 @@ TEST_P(AlgorithmTest, ZeroColumnRelations) {
   EXPECT_EQ(eng().semi_join(z, r, {}, {}).rows(), 50u);
   EXPECT_EQ(eng().anti_join(z, r, {}, {}).rows(), 0u);
   EXPECT_EQ(eng().select(z, {}).rows(), 50u);
+}
+
+TEST_P(AlgorithmTest, DenseRangesAtIntLimitsAndSparseKeys) {
+  // Build sides whose keys are dense next to INT32_MIN and INT32_MAX (the
+  // slot arithmetic wraps there), one that spans the whole int32 range (not
+  // dense: the hash or sort form takes over), and probe keys outside the
+  // build side's range on both ends.
+  std::mt19937 rng(105);
+  for (int32_t base : {INT32_MIN, -5000, 0, INT32_MAX - 3000}) {
+    HostTable rt = random_table(rng, 3000, 2, 3000);
+    HostTable lt = random_table(rng, 4000, 2, 3000);
+    for (auto& v : rt.cols[0]) v = static_cast<int32_t>(static_cast<int64_t>(base) + v);
+    for (size_t i = 0; i < lt.rows(); ++i) {
+      const int64_t v = static_cast<int64_t>(base) + lt.cols[0][i] + (i % 7 == 0 ? 1000 : 0) - (i % 11 == 0 ? 500 : 0);
+      lt.cols[0][i] = static_cast<int32_t>(std::clamp<int64_t>(v, INT32_MIN, INT32_MAX));
+    }
+    check_joins(eng(), lt, rt, {0}, {0}, "dense near " + std::to_string(base));
+  }
+  HostTable rt = random_table(rng, 2000, 2, 1000);
+  HostTable lt = random_table(rng, 2000, 2, 1000);
+  rt.cols[0][0] = INT32_MIN;
+  rt.cols[0][1] = INT32_MAX;
+  lt.cols[0][5] = INT32_MAX;
+  check_joins(eng(), lt, rt, {0}, {0}, "keys spanning int32");
 }
 
 TEST_P(AlgorithmTest, LargeJoinAndDistinctWithDuplicates) {

@@ -77,10 +77,13 @@ struct OutCol {
 // extension sets a flag from its interrupt check instead.
 using CancelCheck = bool (*)();
 
-// How join-like operators match keys.  Auto picks the hash table (measured
-// faster on both backends; docs/operators.md); Sort keeps the sort-based
-// form, mainly to compare the two.  Either way results are the same multiset.
-enum class Algorithm { Auto, Hash, Sort };
+// How join-like operators match keys.  Auto takes direct addressing when a
+// join has one key column whose build-side values are dense (symbol ids
+// are), else each backend's measured choice of hash table or sort
+// (docs/operators.md).  Hash, Sort and Dense force one form, mainly to
+// compare them (Dense still falls back where keys are not dense).  Either
+// way results are the same multiset.
+enum class Algorithm { Auto, Hash, Sort, Dense };
 
 struct EngineOptions {
   // Upper bound on device memory used by one operator; inputs beyond it are
