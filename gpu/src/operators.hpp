@@ -34,7 +34,6 @@
 #include <thrust/for_each.h>
 #include <thrust/functional.h>
 #include <thrust/gather.h>
-#include <thrust/reduce.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/scan.h>
 #include <thrust/sequence.h>
@@ -223,37 +222,6 @@ struct RightOfSlot {
     const int32_t i = lidx[j];
     return rperm[lo[i] + (j - off[i])];
   }
-};
-
-// Expansion of up to kMaxFusedCols output columns in one pass, one left row
-// per thread: left row i writes its cnt[i] output rows at off[i], reading
-// the right rows of its run (perm[lo[i] ..]) directly.  Used when no left
-// row has more than kMaxFusedRun matches, so that no thread's loop is long;
-// otherwise the balanced expansion (MarkRunStart, RightOfSlot, gathers).
-constexpr int kMaxFusedCols = 8;
-constexpr int32_t kMaxFusedRun = 64;
-struct FusedExpand {
-  const int32_t* lo;
-  const int32_t* cnt;
-  const int64_t* off;
-  const int32_t* rperm;
-  int ncols;
-  const int32_t* src[kMaxFusedCols];  // left columns offset to the chunk, or right columns
-  bool right[kMaxFusedCols];
-  int32_t* dst[kMaxFusedCols];
-  MLN_HD void operator()(Idx i) const {
-    const int32_t c = cnt[i];
-    const int64_t o = off[i];
-    for (int32_t j = 0; j < c; ++j) {
-      const int32_t r = rperm[lo[i] + j];
-      for (int k = 0; k < ncols; ++k) dst[k][o + j] = src[k][right[k] ? r : i];
-    }
-  }
-};
-
-// Largest of n int32 values (0 when n = 0).
-struct MaxOf {
-  MLN_HD int32_t operator()(int32_t a, int32_t b) const { return a > b ? a : b; }
 };
 
 // ---- hash table -------------------------------------------------------------
@@ -922,19 +890,6 @@ RelPtr join_chunk(Exec& ex, const Relation::Impl& l, const Key* lkeys, size_t fi
   Buf<int64_t> off = ex.template alloc<int64_t>(n);
   const size_t total = static_cast<size_t>(ex.exclusive_sum(cnt.data(), n, off.data()));
   ex.check_cancel();
-  if (out.size() <= static_cast<size_t>(kMaxFusedCols) && total > 0 &&
-      thrust::reduce(ex.policy(), cnt.data(), cnt.data() + n, int32_t(0), MaxOf{}) <= kMaxFusedRun) {
-    FusedExpand fx{lo.data(), cnt.data(), off.data(), ri.perm.data(), static_cast<int>(out.size()), {}, {}, {}};
-    std::vector<Column> cols;
-    for (size_t k = 0; k < out.size(); ++k) {
-      cols.push_back(ex.template alloc<int32_t>(total));
-      fx.right[k] = out[k].side != 0;
-      fx.src[k] = fx.right[k] ? r.cols[out[k].col].data() : l.cols[out[k].col].data() + first;
-      fx.dst[k] = cols.back().data();
-    }
-    thrust::for_each(ex.policy(), Count(0), Count(n), fx);
-    return make_rel(Exec::kBackend, total, std::move(cols));
-  }
   Buf<int32_t> lidx = ex.template alloc<int32_t>(total);
   Buf<int32_t> ridx = ex.template alloc<int32_t>(total);
   if (total) {
