@@ -40,40 +40,53 @@ PageReader::PageReader(Relation rel, Snapshot snap, const AttrNumber* atts, int 
 }
 
 // Nothing to release: the arrays and the strategy live in the caller's
-// memory context, and no buffer stays pinned between calls.
+// memory context.  next() keeps no pin between calls; pin_batch()'s pins
+// last until release_batch() (or the next pin_batch()), and an error in
+// between leaves them to the abort's resource-owner cleanup.
 PageReader::~PageReader() = default;
+
+// heapgetpage(): pins and share-locks block b, and calls f(tuple) for each
+// tuple of it that the snapshot sees (an all-visible page needs no
+// per-tuple test).  Returns the buffer, still pinned and locked.
+template <typename F>
+Buffer PageReader::lock_visible(BlockNumber b, F&& f) {
+  if ((b & 255) == 0) CHECK_FOR_INTERRUPTS();
+  Buffer buf = ReadBufferExtended(rel_, MAIN_FORKNUM, b, RBM_NORMAL, strategy_);
+  LockBuffer(buf, BUFFER_LOCK_SHARE);
+  Page page = BufferGetPage(buf);
+  TestForOldSnapshot(snap_, rel_, page);
+  const bool all_visible = PageIsAllVisible(page) && !snap_->takenDuringRecovery;
+  const OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+  for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off)) {
+    ItemId lp = PageGetItemId(page, off);
+    if (!ItemIdIsNormal(lp)) continue;
+    HeapTupleData tup;
+    tup.t_data = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, lp));
+    tup.t_len = ItemIdGetLength(lp);
+    tup.t_tableOid = RelationGetRelid(rel_);
+    ItemPointerSet(&tup.t_self, b, off);
+    if (!all_visible || serializable_) {
+      const bool visible = all_visible || HeapTupleSatisfiesVisibility(&tup, snap_, buf);
+      if (serializable_) HeapCheckForSerializableConflictOut(visible, rel_, &tup, buf, snap_);
+      if (!visible) continue;
+    }
+    f(tup);
+  }
+  return buf;
+}
 
 bool PageReader::next() {
   rows_ = 0;
   TupleDesc desc = RelationGetDescr(rel_);
   while (blk_ < nblocks_) {
-    const BlockNumber b = blk_++;
-    if ((b & 255) == 0) CHECK_FOR_INTERRUPTS();
-    Buffer buf = ReadBufferExtended(rel_, MAIN_FORKNUM, b, RBM_NORMAL, strategy_);
-    LockBuffer(buf, BUFFER_LOCK_SHARE);
-    Page page = BufferGetPage(buf);
-    TestForOldSnapshot(snap_, rel_, page);
-    // heapgetpage(): an all-visible page needs no per-tuple test.
-    const bool all_visible = PageIsAllVisible(page) && !snap_->takenDuringRecovery;
-    const OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-    for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off)) {
-      ItemId lp = PageGetItemId(page, off);
-      if (!ItemIdIsNormal(lp)) continue;
-      HeapTupleData tup;
-      tup.t_data = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, lp));
-      tup.t_len = ItemIdGetLength(lp);
-      tup.t_tableOid = RelationGetRelid(rel_);
-      ItemPointerSet(&tup.t_self, b, off);
-      const bool visible = all_visible || HeapTupleSatisfiesVisibility(&tup, snap_, buf);
-      if (serializable_) HeapCheckForSerializableConflictOut(visible, rel_, &tup, buf, snap_);
-      if (!visible) continue;
+    Buffer buf = lock_visible(blk_++, [&](HeapTupleData& tup) {
       Datum* v = values_ + static_cast<size_t>(rows_) * natts_;
       bool* nl = nulls_ + static_cast<size_t>(rows_) * natts_;
       // heap_getattr: cached offsets when the tuple has no NULLs, and
       // attributes added later (missing in old tuples) handled.
       for (int k = 0; k < natts_; ++k) v[k] = heap_getattr(&tup, atts_[k], desc, &nl[k]);
       ++rows_;
-    }
+    });
     UnlockReleaseBuffer(buf);
     if (rows_ > 0) return true;
   }
@@ -84,32 +97,12 @@ int PageReader::pin_batch() {
   release_batch();
   int n = 0;
   while (blk_ < nblocks_ && npinned_ < kBatchPages) {
-    const BlockNumber b = blk_++;
-    if ((b & 255) == 0) CHECK_FOR_INTERRUPTS();
-    Buffer buf = ReadBufferExtended(rel_, MAIN_FORKNUM, b, RBM_NORMAL, strategy_);
-    LockBuffer(buf, BUFFER_LOCK_SHARE);
-    Page page = BufferGetPage(buf);
-    TestForOldSnapshot(snap_, rel_, page);
-    const bool all_visible = PageIsAllVisible(page) && !snap_->takenDuringRecovery;
-    const OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
     const int before = n;
-    for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off)) {
-      ItemId lp = PageGetItemId(page, off);
-      if (!ItemIdIsNormal(lp)) continue;
-      HeapTupleData tup;
-      tup.t_data = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, lp));
-      tup.t_len = ItemIdGetLength(lp);
-      if (!all_visible || serializable_) {
-        tup.t_tableOid = RelationGetRelid(rel_);
-        ItemPointerSet(&tup.t_self, b, off);
-        const bool visible = all_visible || HeapTupleSatisfiesVisibility(&tup, snap_, buf);
-        if (serializable_) HeapCheckForSerializableConflictOut(visible, rel_, &tup, buf, snap_);
-        if (!visible) continue;
-      }
+    Buffer buf = lock_visible(blk_++, [&](HeapTupleData& tup) {
       tuples_[n] = tup.t_data;
       lengths_[n] = tup.t_len;
       ++n;
-    }
+    });
     LockBuffer(buf, BUFFER_LOCK_UNLOCK);
     if (n > before)
       pinned_[npinned_++] = buf;

@@ -59,6 +59,9 @@ class PageReader {
   static constexpr int kBatchPages = 32;
 
  private:
+  template <typename F>
+  Buffer lock_visible(BlockNumber b, F&& f);
+
   Relation rel_;
   Snapshot snap_;
   const AttrNumber* atts_;

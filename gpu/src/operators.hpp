@@ -925,6 +925,19 @@ RelPtr semi_chunk(Exec& ex, const Relation::Impl& l, const Key* lkeys, size_t fi
   return select_where(ex, l, first, n, MaskIs{found.data(), want});
 }
 
+// probe(first, n) over the left rows in chunks that fit the budget beside
+// the right side's index (`right_bytes`), results concatenated.
+template <class Exec, class Probe>
+RelPtr probe_in_chunks(Exec& ex, size_t left_rows, size_t per_left, size_t right_bytes, int out_cols, Probe&& probe) {
+  const size_t chunk = chunk_rows(ex, per_left, right_bytes);
+  std::vector<RelPtr> res;
+  for (size_t s = 0; s < left_rows; s += chunk) {
+    ex.check_cancel();
+    res.push_back(probe(s, std::min(chunk, left_rows - s)));
+  }
+  return concat(ex, res, out_cols);
+}
+
 // Dense keys: right key range at most kDenseFactor x right rows (+ slack).
 // Within it the index (4 bytes a slot plus perm) stays smaller than the
 // hash table's 32+ bytes a row.
@@ -964,18 +977,11 @@ RelPtr dense_join(Exec& ex, const Relation::Impl& l, const Relation::Impl& r, in
   }
   const int32_t* lcol = l.cols[lc].data();
   const size_t per_left = 2 * sizeof(int32_t) + sizeof(int64_t) + 2 * rel_bytes_per_row(l);
-  const size_t chunk = chunk_rows(ex, per_left, right_bytes);
-  std::vector<RelPtr> res;
-  for (size_t s = 0; s < l.rows; s += chunk) {
-    ex.check_cancel();
-    const size_t n = std::min(chunk, l.rows - s);
-    if (want < 0)
-      res.push_back(join_chunk(ex, l, nullptr, s, n, r, ri, out, lcol));
-    else
-      res.push_back(select_where(ex, l, s, n,
-                                 DenseKeep{present.data(), ri.base, ri.range, lcol + s, static_cast<uint8_t>(want)}));
-  }
-  return concat(ex, res, want < 0 ? static_cast<int>(out.size()) : static_cast<int>(l.cols.size()));
+  const int out_cols = want < 0 ? static_cast<int>(out.size()) : static_cast<int>(l.cols.size());
+  return probe_in_chunks(ex, l.rows, per_left, right_bytes, out_cols, [&](size_t s, size_t n) {
+    if (want < 0) return join_chunk(ex, l, nullptr, s, n, r, ri, out, lcol);
+    return select_where(ex, l, s, n, DenseKeep{present.data(), ri.base, ri.range, lcol + s, static_cast<uint8_t>(want)});
+  });
 }
 
 // Shared driver of join (want < 0), semi join (want = 1) and anti join (want = 0).
@@ -1008,17 +1014,10 @@ RelPtr join_driver(Exec& ex, const Relation::Impl& l, const Relation::Impl& r, c
   ex.check_cancel();
   RightIndex ri = hash ? hash_index(ex, std::move(keys[1]), want < 0) : sort_index(ex, std::move(keys[1]), want < 0);
   const size_t per_left = sizeof(Key) + 2 * sizeof(int32_t) + sizeof(int64_t) + 2 * rel_bytes_per_row(l);
-  const size_t chunk = chunk_rows(ex, per_left, right_bytes);
-  std::vector<RelPtr> res;
-  for (size_t s = 0; s < l.rows; s += chunk) {
-    ex.check_cancel();
-    const size_t n = std::min(chunk, l.rows - s);
-    if (want < 0)
-      res.push_back(join_chunk(ex, l, keys[0].data(), s, n, r, ri, out));
-    else
-      res.push_back(semi_chunk(ex, l, keys[0].data(), s, n, ri, static_cast<uint8_t>(want)));
-  }
-  return concat(ex, res, out_cols);
+  return probe_in_chunks(ex, l.rows, per_left, right_bytes, out_cols, [&](size_t s, size_t n) {
+    if (want < 0) return join_chunk(ex, l, keys[0].data(), s, n, r, ri, out);
+    return semi_chunk(ex, l, keys[0].data(), s, n, ri, static_cast<uint8_t>(want));
+  });
 }
 
 // ---- duplicate elimination ------------------------------------------------------
