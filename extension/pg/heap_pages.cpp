@@ -239,23 +239,30 @@ Page RawHeapWriter::page_for(Size len) {
   return page;
 }
 
-// PageAddItem() for a fixed-layout row on a page known to have room: the
-// header template, the values at their offsets, one line pointer.  The
-// page was zeroed by PageInit, so alignment padding is zero.
+// PageAddItem() for a fixed-layout row: the slot (append_fixed), then the
+// values at their offsets.  The page was zeroed by PageInit, so alignment
+// padding is zero.
 void RawHeapWriter::add_fixed(const Datum* values) {
-  Page page = page_for(fixed_len_);
+  char* data = append_fixed(page_for(fixed_len_), next_blk_ + filled_);
+  for (int i = 0; i < desc_->natts; ++i)
+    store_att_byval(data + fixed_off_[i], values[i], TupleDescAttr(desc_, i)->attlen);
+  ++rows_;
+}
+
+// One fixed-layout row's slot on `page` (block `blk`), which has room: the
+// header template, a line pointer, the tuple's own TID.  Returns where the
+// row's values go.  Touches only `page`: add_int4_columns() calls it on
+// OpenMP threads.
+char* RawHeapWriter::append_fixed(Page page, BlockNumber blk) const {
   PageHeader ph = reinterpret_cast<PageHeader>(page);
   const OffsetNumber off = OffsetNumberNext(PageGetMaxOffsetNumber(page));
   ph->pd_upper = static_cast<LocationIndex>(ph->pd_upper - MAXALIGN(fixed_len_));
   char* tup = page + ph->pd_upper;
   memcpy(tup, &fixed_hdr_, fixed_hdr_.t_hoff);
-  char* data = tup + fixed_hdr_.t_hoff;
-  for (int i = 0; i < desc_->natts; ++i)
-    store_att_byval(data + fixed_off_[i], values[i], TupleDescAttr(desc_, i)->attlen);
   ItemIdSetNormal(PageGetItemId(page, off), ph->pd_upper, fixed_len_);
   ph->pd_lower = static_cast<LocationIndex>(ph->pd_lower + sizeof(ItemIdData));
-  ItemPointerSet(&reinterpret_cast<HeapTupleHeader>(tup)->t_ctid, next_blk_ + filled_, off);
-  ++rows_;
+  ItemPointerSet(&reinterpret_cast<HeapTupleHeader>(tup)->t_ctid, blk, off);
+  return tup + fixed_hdr_.t_hoff;
 }
 
 void RawHeapWriter::place(HeapTupleHeader td, Size len) {
@@ -309,13 +316,8 @@ bool RawHeapWriter::takes_int4_columns() const {
 int RawHeapWriter::fixed_rows_per_page() {
   Page page = scratch_;
   PageInit(page, BLCKSZ, 0);
-  PageHeader ph = reinterpret_cast<PageHeader>(page);
   int n = 0;
-  while (MAXALIGN(fixed_len_) + save_free_ <= PageGetHeapFreeSpace(page)) {
-    ph->pd_upper = static_cast<LocationIndex>(ph->pd_upper - MAXALIGN(fixed_len_));
-    ph->pd_lower = static_cast<LocationIndex>(ph->pd_lower + sizeof(ItemIdData));
-    ++n;
-  }
+  for (; MAXALIGN(fixed_len_) + save_free_ <= PageGetHeapFreeSpace(page); ++n) append_fixed(page, 0);
   return n;
 }
 
@@ -329,11 +331,9 @@ void RawHeapWriter::add_int4_columns(const int32* const* cols, size_t rows) {
   PageInit(scratch_, BLCKSZ, 0);
   memcpy(&empty, scratch_, SizeOfPageHeaderData);
   const int natts = desc_->natts;
-  const Size stride = MAXALIGN(fixed_len_);
   const size_t npages = (rows + per_page - 1) / static_cast<size_t>(per_page);
   constexpr int kChunk = 1024;  // pages built per round: 8 MB
   char* buf = static_cast<char*>(palloc(static_cast<Size>(BLCKSZ) * kChunk));
-  const HeapTupleHeaderData hdr = fixed_hdr_;
   const int* off = fixed_off_;
   for (size_t p0 = 0; p0 < npages; p0 += kChunk) {
     const int n = static_cast<int>(std::min<size_t>(kChunk, npages - p0));
@@ -344,20 +344,12 @@ void RawHeapWriter::add_int4_columns(const int32* const* cols, size_t rows) {
       char* page = buf + static_cast<Size>(i) * BLCKSZ;
       memset(page, 0, BLCKSZ);
       memcpy(page, &empty, SizeOfPageHeaderData);
-      PageHeader ph = reinterpret_cast<PageHeader>(page);
       const size_t r0 = (p0 + i) * static_cast<size_t>(per_page);
       const int m = static_cast<int>(std::min<size_t>(per_page, rows - r0));
-      LocationIndex upper = ph->pd_upper;
       for (int j = 0; j < m; ++j) {
-        upper = static_cast<LocationIndex>(upper - stride);
-        char* tup = page + upper;
-        memcpy(tup, &hdr, hdr.t_hoff);
-        for (int k = 0; k < natts; ++k) memcpy(tup + hdr.t_hoff + off[k], &cols[k][r0 + j], sizeof(int32));
-        ItemIdSetNormal(PageGetItemId(page, j + 1), upper, fixed_len_);
-        ItemPointerSet(&reinterpret_cast<HeapTupleHeader>(tup)->t_ctid, blk0 + i, static_cast<OffsetNumber>(j + 1));
+        char* data = append_fixed(page, blk0 + i);
+        for (int k = 0; k < natts; ++k) memcpy(data + off[k], &cols[k][r0 + j], sizeof(int32));
       }
-      ph->pd_upper = upper;
-      ph->pd_lower = static_cast<LocationIndex>(SizeOfPageHeaderData + sizeof(ItemIdData) * m);
     }
     write_pages(buf, n);
   }

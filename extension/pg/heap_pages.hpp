@@ -102,6 +102,7 @@ class RawHeapWriter {
   void place(HeapTupleHeader tup, Size len);
   Page page_for(Size len);
   void add_fixed(const Datum* values);
+  char* append_fixed(Page page, BlockNumber blk) const;
   void flush_pages();
   void write_pages(char* pages, int n);
   int fixed_rows_per_page();
