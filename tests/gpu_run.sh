@@ -48,6 +48,10 @@ if [ -x /tmp/pg/bin/postgres ] && [ -x /tmp/pg/bin/pg_config ]; then
   echo "PostgreSQL: reusing /tmp/pg" >"$OUT/build.log"
 elif ! bash .devcache/pg-build.sh >"$OUT/build.log" 2>&1; then note "PostgreSQL build FAILED"; exit 1; fi
 export PATH=/tmp/pg/bin:$PATH
+# pgTAP 04 checks page visibility with contrib's pg_visibility (Debian's
+# postgresql-15 ships it; a source build has it under contrib/).
+[ -f /tmp/pg/share/extension/pg_visibility.control ] ||
+  make -C /tmp/pgsrc/contrib/pg_visibility -s install >>"$OUT/build.log" 2>&1 || note "pg_visibility build FAILED"
 note "- PostgreSQL: $(/tmp/pg/bin/postgres --version) built in $(( $(date +%s) - t0 )) s"
 
 # 2. pg_mln with CUDA.

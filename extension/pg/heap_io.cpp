@@ -2,6 +2,7 @@
 #include "pg/guard.hpp"
 #include "pg/heap_io.hpp"
 #include "pg/heap_pages.hpp"
+#include "pg/heap_scan.hpp"
 #include "pg/spi.hpp"
 
 #include <algorithm>
@@ -236,91 +237,6 @@ std::vector<std::string> relation_columns(Oid relid) {
     return cols;
   });
 }
-
-namespace {
-
-// scan_columns() for a heap whose requested attributes sit at fixed offsets
-// (no variable-width attribute before them): the main thread pins a batch of
-// pages and lists their visible tuples (PageReader::pin_batch); OpenMP
-// threads then copy the values of tuples without NULLs straight from the
-// pinned pages (plain memory reads, no PostgreSQL call), and the main thread
-// takes the few others through heap_getattr.  Returns false, having read
-// nothing, when the table does not qualify.  Sets has_null on a NULL value.
-bool scan_fixed_columns(Oid relid, const std::vector<std::pair<AttrNumber, Oid>>& atts,
-                        const std::vector<AttrNumber>& nums, gpu::HostTable& t, bool& has_null) {
-  const int n = static_cast<int>(nums.size());
-  Relation rel = pg_call([&] { return table_open(relid, AccessShareLock); });
-  std::vector<int> offs(static_cast<size_t>(std::max(n, 1)));
-  std::vector<uint8_t> is4;
-  for (auto& a : atts) is4.push_back(a.second == INT4OID);
-  AttrNumber last = 0;
-  for (AttrNumber a : nums) last = std::max(last, a);
-  std::optional<PageReader> rd;
-  const bool ok = rel->rd_rel->relam == HEAP_TABLE_AM_OID && pg_call([&] {
-    rd.emplace(rel, GetActiveSnapshot(), nums.data(), n);
-    return rd->fixed_offsets(offs.data());
-  });
-  if (!ok) {
-    pg_call([&] { table_close(rel, NoLock); });
-    return false;
-  }
-  size_t est = std::min<size_t>(static_cast<size_t>(rd->pages()) * 256, size_t{1} << 26);
-  for (auto& c : t.cols) c.reserve(est);
-  std::vector<uint8_t> slow(MaxHeapTuplesPerPage * PageReader::kBatchPages);
-  int m;
-  while (!has_null && (m = pg_call([&] { return rd->pin_batch(); })) > 0) {
-    const size_t base = t.cols.empty() ? 0 : t.cols[0].size();
-    for (auto& c : t.cols) c.resize(base + static_cast<size_t>(m));
-    const HeapTupleHeader* tups = rd->batch_tuples();
-    int nslow = 0;
-#pragma omp parallel for schedule(static) reduction(+ : nslow) if (m > 2048)
-    for (int i = 0; i < m; ++i) {
-      const HeapTupleHeader h = tups[i];
-      slow[i] = (h->t_infomask & HEAP_HASNULL) || HeapTupleHeaderGetNatts(h) < last;
-      if (slow[i]) {
-        ++nslow;
-        continue;
-      }
-      const char* d = reinterpret_cast<const char*>(h) + h->t_hoff;
-      for (int k = 0; k < n; ++k) {
-        if (is4[k]) {
-          int32 v;
-          memcpy(&v, d + offs[k], sizeof v);
-          t.cols[k][base + i] = v;
-        } else {
-          int16 v;
-          memcpy(&v, d + offs[k], sizeof v);
-          t.cols[k][base + i] = v;
-        }
-      }
-    }
-    if (nslow > 0)
-      pg_call([&] {
-        TupleDesc desc = RelationGetDescr(rel);
-        for (int i = 0; i < m && !has_null; ++i) {
-          if (!slow[i]) continue;
-          HeapTupleData tup;
-          tup.t_data = tups[i];
-          tup.t_len = rd->batch_lengths()[i];
-          tup.t_tableOid = RelationGetRelid(rel);
-          ItemPointerSetInvalid(&tup.t_self);
-          for (int k = 0; k < n; ++k) {
-            bool isnull;
-            Datum v = heap_getattr(&tup, nums[k], desc, &isnull);
-            has_null |= isnull;
-            t.cols[k][base + i] = isnull ? 0 : is4[k] ? DatumGetInt32(v) : DatumGetInt16(v);
-          }
-        }
-      });
-  }
-  pg_call([&] {
-    rd->release_batch();
-    table_close(rel, NoLock);
-  });
-  return true;
-}
-
-}  // namespace
 
 gpu::HostTable scan_columns(Oid relid, const std::vector<std::string>& columns) {
   auto atts = resolve(relid, columns);

@@ -35,8 +35,6 @@ PageReader::PageReader(Relation rel, Snapshot snap, const AttrNumber* atts, int 
   const size_t cells = static_cast<size_t>(MaxHeapTuplesPerPage) * (n > 0 ? n : 1);
   values_ = static_cast<Datum*>(palloc(sizeof(Datum) * cells));
   nulls_ = static_cast<bool*>(palloc(sizeof(bool) * cells));
-  tuples_ = static_cast<HeapTupleHeader*>(palloc(sizeof(HeapTupleHeader) * MaxHeapTuplesPerPage * kBatchPages));
-  lengths_ = static_cast<uint32*>(palloc(sizeof(uint32) * MaxHeapTuplesPerPage * kBatchPages));
 }
 
 // Nothing to release: the arrays and the strategy live in the caller's
@@ -45,17 +43,24 @@ PageReader::PageReader(Relation rel, Snapshot snap, const AttrNumber* atts, int 
 // between leaves them to the abort's resource-owner cleanup.
 PageReader::~PageReader() = default;
 
-// heapgetpage(): pins and share-locks block b, and calls f(tuple) for each
-// tuple of it that the snapshot sees (an all-visible page needs no
-// per-tuple test).  Returns the buffer, still pinned and locked.
-template <typename F>
-Buffer PageReader::lock_visible(BlockNumber b, F&& f) {
+// heapgetpage(), first half: pins and share-locks block b; all_visible
+// when no tuple on it needs a visibility test.
+Buffer PageReader::lock_page(BlockNumber b, bool& all_visible) {
   if ((b & 255) == 0) CHECK_FOR_INTERRUPTS();
   Buffer buf = ReadBufferExtended(rel_, MAIN_FORKNUM, b, RBM_NORMAL, strategy_);
   LockBuffer(buf, BUFFER_LOCK_SHARE);
   Page page = BufferGetPage(buf);
   TestForOldSnapshot(snap_, rel_, page);
-  const bool all_visible = PageIsAllVisible(page) && !snap_->takenDuringRecovery;
+  all_visible = PageIsAllVisible(page) && !snap_->takenDuringRecovery;
+  return buf;
+}
+
+// heapgetpage(), second half: calls f(tuple) for each tuple of the locked
+// page that the snapshot sees (an all-visible page needs no per-tuple test).
+template <typename F>
+void PageReader::list_visible(Buffer buf, bool all_visible, F&& f) {
+  Page page = BufferGetPage(buf);
+  const BlockNumber b = BufferGetBlockNumber(buf);
   const OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
   for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off)) {
     ItemId lp = PageGetItemId(page, off);
@@ -72,14 +77,15 @@ Buffer PageReader::lock_visible(BlockNumber b, F&& f) {
     }
     f(tup);
   }
-  return buf;
 }
 
 bool PageReader::next() {
   rows_ = 0;
   TupleDesc desc = RelationGetDescr(rel_);
   while (blk_ < nblocks_) {
-    Buffer buf = lock_visible(blk_++, [&](HeapTupleData& tup) {
+    bool all_visible;
+    Buffer buf = lock_page(blk_++, all_visible);
+    list_visible(buf, all_visible, [&](HeapTupleData& tup) {
       Datum* v = values_ + static_cast<size_t>(rows_) * natts_;
       bool* nl = nulls_ + static_cast<size_t>(rows_) * natts_;
       // heap_getattr: cached offsets when the tuple has no NULLs, and
@@ -93,28 +99,44 @@ bool PageReader::next() {
   return false;
 }
 
-int PageReader::pin_batch() {
-  release_batch();
-  int n = 0;
-  while (blk_ < nblocks_ && npinned_ < kBatchPages) {
-    const int before = n;
-    Buffer buf = lock_visible(blk_++, [&](HeapTupleData& tup) {
-      tuples_[n] = tup.t_data;
-      lengths_[n] = tup.t_len;
-      ++n;
-    });
+int PageReader::pin_batch(PinnedPages& b) {
+  release_batch(b);
+  b.nlps = b.ntuples = 0;
+  while (blk_ < nblocks_ && b.npages < PinnedPages::kPages) {
+    bool all_visible;
+    Buffer buf = lock_page(blk_++, all_visible);
+    Page page = BufferGetPage(buf);
+    PinnedPages::Entry e{reinterpret_cast<const char*>(page), 0, 0, all_visible && !serializable_};
+    if (e.line_pointers) {
+      // The whole line pointer array in one copy; the decoder skips the
+      // items that are not normal.
+      e.first = b.nlps;
+      e.count = PageGetMaxOffsetNumber(page);
+      memcpy(&b.lps[b.nlps], PageGetItemId(page, FirstOffsetNumber), sizeof(ItemIdData) * e.count);
+      b.nlps += e.count;
+    } else {
+      e.first = b.ntuples;
+      list_visible(buf, all_visible, [&](HeapTupleData& tup) {
+        b.tuples[b.ntuples] = tup.t_data;
+        b.lengths[b.ntuples] = tup.t_len;
+        ++b.ntuples;
+      });
+      e.count = b.ntuples - e.first;
+    }
     LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-    if (n > before)
-      pinned_[npinned_++] = buf;
-    else
+    if (e.count > 0) {
+      b.pins[b.npages] = buf;
+      b.entries[b.npages++] = e;
+    } else {
       ReleaseBuffer(buf);
+    }
   }
-  return n;
+  return b.npages;
 }
 
-void PageReader::release_batch() {
-  for (int i = 0; i < npinned_; ++i) ReleaseBuffer(pinned_[i]);
-  npinned_ = 0;
+void PageReader::release_batch(PinnedPages& b) {
+  for (int i = 0; i < b.npages; ++i) ReleaseBuffer(b.pins[i]);
+  b.npages = 0;
 }
 
 bool PageReader::fixed_offsets(int* offsets) const {

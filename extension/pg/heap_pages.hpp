@@ -29,6 +29,26 @@ extern "C" {
 
 namespace mln::pg {
 
+// Pages pinned by PageReader::pin_batch: plain memory that another thread
+// may read until the pins are released.
+struct PinnedPages {
+  // Two batches in flight fill the bulk-read ring (32 buffers).
+  static constexpr int kPages = 16;
+  static constexpr int kItems = kPages * MaxHeapTuplesPerPage;
+  struct Entry {
+    const char* page;
+    int first, count;    // its slice of lps (line_pointers) or of tuples/lengths
+    bool line_pointers;  // all-visible: every normal item in its slice is a row
+  };
+  Buffer pins[kPages];
+  Entry entries[kPages];
+  int npages = 0;
+  ItemIdData lps[kItems];
+  HeapTupleHeader tuples[kItems];
+  uint32 lengths[kItems];
+  int nlps = 0, ntuples = 0;
+};
+
 class PageReader {
  public:
   // `atts`: 1-based attribute numbers to read, `n` of them.
@@ -42,25 +62,31 @@ class PageReader {
   // Pages in the relation when the scan started (for size estimates).
   BlockNumber pages() const { return nblocks_; }
 
-  // Batch mode, for decoding on other threads (scan_columns): pins the next
-  // pages (at most kBatchPages, the bulk-read ring's size), lists their
-  // visible tuples and keeps the pins; the share locks are released, as
-  // heapgetpage() does before its caller reads the tuples.  Returns the
-  // number of tuples listed (0 at the end).  A pinned page cannot be pruned
-  // or defragmented, so the listed tuples stay put until release_batch().
-  int pin_batch();
-  const HeapTupleHeader* batch_tuples() const { return tuples_; }
-  const uint32* batch_lengths() const { return lengths_; }
-  void release_batch();
+  // Batch mode, for decoding on another thread (heap_scan.cpp): releases
+  // b's pins, then pins the next pages (at most PinnedPages::kPages) that
+  // may hold visible rows.  Under each page's share lock it copies the line
+  // pointer array of an all-visible page (every normal item on it is
+  // visible), or lists the tuples the snapshot sees on any other page; then
+  // it drops the lock and keeps the pin, as heapgetpage() does before its
+  // caller reads the tuples.  Returns the number of pages pinned (0 at the
+  // end of the relation).
+  //
+  // Why another thread may read the pages: a pinned page cannot be pruned
+  // or defragmented (that takes a cleanup lock), so every item the copy
+  // calls normal keeps its offset and its data.  A concurrent insert may
+  // add or reuse line pointers after the lock is dropped; the copy does not
+  // show them, and their rows are not visible to this snapshot anyway.
+  int pin_batch(PinnedPages& b);
+  static void release_batch(PinnedPages& b);
   // Byte offsets of the attributes read, from the start of a tuple's data,
   // for tuples without NULLs: false when an attribute before one of them
   // is variable-width (the offsets then differ from row to row).
   bool fixed_offsets(int* offsets) const;
-  static constexpr int kBatchPages = 32;
 
  private:
+  Buffer lock_page(BlockNumber b, bool& all_visible);
   template <typename F>
-  Buffer lock_visible(BlockNumber b, F&& f);
+  void list_visible(Buffer buf, bool all_visible, F&& f);
 
   Relation rel_;
   Snapshot snap_;
@@ -72,10 +98,6 @@ class PageReader {
   Datum* values_;
   bool* nulls_;
   int rows_ = 0;
-  Buffer pinned_[kBatchPages];
-  int npinned_ = 0;
-  HeapTupleHeader* tuples_;
-  uint32* lengths_;
 };
 
 class RawHeapWriter {
