@@ -49,6 +49,7 @@ md=$out/heap_ops.md
   echo "- commit: \`${MLN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}\`, date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "- machine: $(nproc) cores; GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo none)"
   echo "- command: \`bash bench/heap_ops.sh $out \"$sizes\"\`"
+  echo "- server: $(psql -qXAt -c "SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) FROM pg_settings WHERE name IN ('shared_buffers', 'wal_buffers', 'max_parallel_workers_per_gather', 'fsync', 'wal_level')")"
   echo "- each cell: seconds for the whole statement (heap scan, operator, new table written); PostgreSQL runs"
   echo "  \`CREATE TABLE AS SELECT ...\` with work_mem = 1GB and default parallelism; ratio = PostgreSQL / pg_mln"
   echo

@@ -18,7 +18,8 @@
 #   profiled by operator (bench/engine_trace.sh); big: 10^8 ground
 #   clauses in the database (bench/big_run.sh, MLN_BIG_PAPERS); heap: the
 #   heap-to-heap operators alone (bench/heap_ops.sh at MLN_HEAP_SIZES, default
-#   10^7, MLN_HEAP_OPS); full: all.  Modes join
+#   10^7, MLN_HEAP_OPS); full: all.  MLN_PG_OPTS adds server settings
+#   (e.g. "-c shared_buffers=8GB").  Modes join
 #   with '+'.  The builds (PostgreSQL in /tmp/pg, pg_mln in build/gpu-cuda)
 #   are reused by later calls while the machine stays warm.
 set -uo pipefail
@@ -85,7 +86,7 @@ id postgres >/dev/null 2>&1 || useradd -m postgres
 PGD=/tmp/mln-pgdata; rm -rf $PGD /tmp/mln-sock; mkdir -p $PGD /tmp/mln-sock; chown postgres $PGD /tmp/mln-sock
 OMP_WAIT_POLICY=passive; export OMP_WAIT_POLICY
 su postgres -c "/tmp/pg/bin/initdb -D $PGD -U postgres -A trust >/dev/null" &&
-  su postgres -c "OMP_WAIT_POLICY=passive /tmp/pg/bin/pg_ctl -D $PGD -l /tmp/mln-pg.log -w -o \"-c listen_addresses='' -c unix_socket_directories=/tmp/mln-sock -p 55432 -c fsync=off\" start >/dev/null"
+  su postgres -c "OMP_WAIT_POLICY=passive /tmp/pg/bin/pg_ctl -D $PGD -l /tmp/mln-pg.log -w -o \"-c listen_addresses='' -c unix_socket_directories=/tmp/mln-sock -p 55432 -c fsync=off ${MLN_PG_OPTS:-}\" start >/dev/null"
 export PGHOST=/tmp/mln-sock PGPORT=55432 PGUSER=postgres
 createdb mln_check
 psql -qX -d mln_check -c "CREATE EXTENSION pgtap" >/dev/null
