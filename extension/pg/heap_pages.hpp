@@ -126,10 +126,11 @@ class RawHeapWriter {
   void add_fixed(const Datum* values);
   char* append_fixed(Page page, BlockNumber blk) const;
   void flush_pages();
+  void log_page_rows(Page page, BlockNumber blk);
   void write_pages(char* pages, int n);
   int fixed_rows_per_page();
 
-  static constexpr int kBatch = 32;  // pages per log_newpages record (XLR_MAX_BLOCK_ID)
+  static constexpr int kBatch = 32;  // pages buffered before they are written
   Relation rel_;
   TupleDesc desc_;
   TransactionId xid_;
@@ -137,6 +138,7 @@ class RawHeapWriter {
   Size save_free_;
   char* pages_;         // kBatch pages, BLCKSZ each
   char* scratch_;       // one tuple being formed
+  char* wal_buf_;       // one page's WAL record (log_page_rows)
   int filled_ = 0;      // complete pages waiting in pages_
   bool open_ = false;   // pages_[filled_] holds rows
   BlockNumber next_blk_ = 0;  // block number of pages_[0]

@@ -3,9 +3,10 @@
 # ground atoms: extension/pg/heap_pages.cpp) survive a crash.  They are
 # written after a checkpoint; the server is then stopped with
 # `pg_ctl -m immediate` (no shutdown checkpoint) and their data files are
-# deleted, so the rows can only come back through WAL replay of the
-# full-page records.  A second round checkpoints first, so they come back
-# from the data files.
+# deleted, so the rows can only come back through WAL replay of their
+# records (heap multi-insert records, one per page).  A second round
+# checkpoints first, so they come back from the data files.  Last, under
+# wal_level = logical, a result's rows reach a logical decoding slot.
 source "$(dirname "$0")/lib.sh"
 export PGDATABASE=mln_e2e_heap
 dropdb --if-exists "$PGDATABASE"; createdb "$PGDATABASE"
@@ -62,6 +63,12 @@ files=$(q "SELECT string_agg(current_setting('data_directory') || '/' || pg_rela
 check "raw-written tables have data files" test -n "$files"
 restart immediate nofiles
 check "after a crash that lost their files: the same rows (WAL replay)" test "$(digest)" = "$before"
+# (amcheck's own commit may not have survived: synchronous_commit = off)
+q "CREATE EXTENSION IF NOT EXISTS amcheck" >/dev/null
+for t in j s "$atoms_tab"; do
+  check "verify_heapam finds nothing wrong in $t after replay" \
+    test "$(q "SELECT count(*) FROM verify_heapam('$t'::regclass, check_toast => true)")" = 0
+done
 q "CHECKPOINT" >/dev/null
 restart immediate
 check "after a checkpoint and a crash: the same rows" test "$(digest)" = "$before"
@@ -70,5 +77,22 @@ q "UPDATE j SET w = w + 1 WHERE k < 100" >/dev/null
 q "VACUUM j" >/dev/null
 check "update and vacuum on a raw-written table" \
   test "$(q "SELECT count(*) FROM j")" = "$(q "SELECT count(*) FROM l JOIN r ON l.k = r.k")"
+
+# Logical decoding sees every row of a result table (written then through
+# heap_multi_insert: raw pages would carry no row for a decoder).
+q "ALTER SYSTEM SET wal_level = logical" >/dev/null
+restart fast
+# A slot decodes flushed WAL only: commits are flushed at once here.
+export PGOPTIONS="-c synchronous_commit=on"
+q "SELECT 'slot' FROM pg_create_logical_replication_slot('mln_e2e_slot', 'test_decoding')" >/dev/null
+q "SELECT mln.gpu_select('l', 'k < 3000', 's_logical', device => 'cpu')" >/dev/null
+decoded=$(q "SELECT count(*) FROM pg_logical_slot_get_changes('mln_e2e_slot', NULL, NULL)
+             WHERE data LIKE 'table public.s_logical: INSERT:%'")
+check "wal_level = logical: each result row decoded ($decoded)" \
+  test "$decoded" = "$(q "SELECT count(*) FROM l WHERE k < 3000")"
+q "SELECT pg_drop_replication_slot('mln_e2e_slot')" >/dev/null
+q "ALTER SYSTEM RESET wal_level" >/dev/null
+unset PGOPTIONS
+restart fast
 dropdb "$PGDATABASE"
 finish
