@@ -72,8 +72,8 @@ std::vector<std::pair<AttrNumber, Oid>> resolve(Oid relid, const std::vector<std
 // Appends `rows` rows to a table; fill(slot, row) sets the slot's values.
 // A table this subtransaction created and has not written yet (an
 // operator's result, a program's new `_atoms`) gets its pages built here
-// and appended raw (RawHeapWriter: no shared buffers, one WAL record per 32
-// pages).  Any other table goes through table_multi_insert, 1,000 slots at
+// and appended raw (RawHeapWriter: no shared buffers, one WAL record per
+// page).  Any other table goes through table_multi_insert, 1,000 slots at
 // a time; where it has indexes (a user may index a predicate table), their
 // entries are inserted here, as COPY does (a unique index raises its usual
 // error).  What fill allocates (e.g. array values) lives in a context reset
@@ -304,7 +304,7 @@ void scan_evidence(const std::string& qualified_table, const std::vector<std::st
     throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "evidence table " + qualified_table + " has a NULL argument", "", ""};
 }
 
-uint64_t write_table(const std::string& target, const std::vector<std::string>& names, const gpu::HostTable& t) {
+uint64_t write_table(const std::string& target, const std::vector<std::string>& names, const RowSource& src) {
   // Parse and check the target name, then create the table.
   std::string sql = "CREATE TABLE " + target + " (";
   {
@@ -325,31 +325,48 @@ uint64_t write_table(const std::string& target, const std::vector<std::string>& 
     List* names_list = stringToQualifiedNameList(target.c_str());
     return RangeVarGetRelid(makeRangeVarFromNameList(names_list), NoLock, false);
   });
-  const size_t rows = t.rows();
-  const int ncols = t.ncols();
+  const size_t rows = src.rows;
+  const int ncols = src.ncols;
   // The new table takes raw pages (it is empty, this subtransaction made
-  // it): columns go straight into pages built in parallel.
-  std::vector<const int32*> colp;
-  for (const auto& c : t.cols) colp.push_back(c.data());
-  const bool raw = pg_call([&] {
-    Relation rel = table_open(relid, RowExclusiveLock);
-    bool done = false;
-    if (RawHeapWriter::usable(rel)) {
-      RawHeapWriter w(rel);
-      if (w.takes_int4_columns() && RelationGetDescr(rel)->natts == ncols) {
-        w.add_int4_columns(colp.data(), rows);
-        w.finish();
-        done = true;
-      }
+  // it): the rows come in pieces of whole pages, through reused buffers,
+  // and go straight into pages built in parallel.
+  Relation rel = nullptr;
+  std::unique_ptr<RawHeapWriter> w;  // (not std::optional: its header template ends in a flexible array)
+  const int per_page = pg_call([&] {
+    rel = table_open(relid, RowExclusiveLock);
+    if (RawHeapWriter::usable(rel) && RelationGetDescr(rel)->natts == ncols) {
+      w = std::make_unique<RawHeapWriter>(rel);
+      if (w->takes_int4_columns()) return w->int4_rows_per_page();
     }
     table_close(rel, RowExclusiveLock);
-    if (done) CommandCounterIncrement();
-    return done;
+    return 0;
   });
-  if (raw) return rows;
+  if (per_page > 0) {
+    const size_t piece = std::min<size_t>(rows, static_cast<size_t>(per_page) * 1024);
+    std::vector<std::vector<int32_t>> buf(static_cast<size_t>(ncols), std::vector<int32_t>(piece));
+    std::vector<int32_t*> dst;
+    for (auto& b : buf) dst.push_back(b.data());
+    for (size_t r0 = 0; r0 < rows; r0 += piece) {
+      const size_t n = std::min(piece, rows - r0);
+      src.fill(r0, n, dst.data());
+      pg_call([&] { w->add_int4_columns(dst.data(), n); });
+    }
+    pg_call([&] {
+      w->finish();
+      table_close(rel, RowExclusiveLock);
+      CommandCounterIncrement();
+    });
+    return rows;
+  }
+  // Any other table: all rows first (fill may throw; multi_insert's
+  // callback runs inside PostgreSQL frames), then table_multi_insert.
+  std::vector<std::vector<int32_t>> all(static_cast<size_t>(ncols), std::vector<int32_t>(rows));
+  std::vector<int32_t*> dst;
+  for (auto& c : all) dst.push_back(c.data());
+  if (rows > 0) src.fill(0, rows, dst.data());
   multi_insert(relid, rows, [&](TupleTableSlot* sl, size_t r) {
     for (int k = 0; k < ncols; ++k) {
-      sl->tts_values[k] = Int32GetDatum(t.cols[k][r]);
+      sl->tts_values[k] = Int32GetDatum(all[k][r]);
       sl->tts_isnull[k] = false;
     }
   });

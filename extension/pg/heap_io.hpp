@@ -21,10 +21,19 @@ namespace mln::pg {
 gpu::HostTable scan_columns(Oid relid, const std::vector<std::string>& columns);
 // All int columns of a relation, in order (for "every column" defaults).
 std::vector<std::string> relation_columns(Oid relid);
+// Rows handed over in pieces: fill(row0, n, dst) writes rows [row0, row0 +
+// n) of column c into dst[c].  Called from C++ frames only (it may throw).
+struct RowSource {
+  size_t rows = 0;
+  int ncols = 0;
+  std::function<void(size_t row0, size_t n, int32_t* const* dst)> fill;
+};
+
 // Creates `target` (unqualified names go to the current schema; an existing
-// relation is an error) with int4 columns named `names`, and fills it with
-// table_multi_insert.  Returns the row count.
-uint64_t write_table(const std::string& target, const std::vector<std::string>& names, const gpu::HostTable& t);
+// relation is an error) with int4 columns named `names`, and fills it from
+// `src`: as raw pages, a piece at a time, when the new table takes them,
+// else with table_multi_insert.  Returns the row count.
+uint64_t write_table(const std::string& target, const std::vector<std::string>& names, const RowSource& src);
 
 // Appends evidence rows (int4 arguments, truth boolean, prior float8 where
 // prior[i] is not NaN) to an existing predicate table with table_multi_insert.

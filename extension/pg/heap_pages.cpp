@@ -212,6 +212,7 @@ RawHeapWriter::RawHeapWriter(Relation rel)
 }
 
 void RawHeapWriter::add(Datum* values, bool* isnull) {
+  added_rows_ = true;
   const int natts = desc_->natts;
   bool hasnull = false;
   for (int i = 0; i < natts && !hasnull; ++i) hasnull = isnull[i];
@@ -361,7 +362,7 @@ void RawHeapWriter::flush_pages() {
 }
 
 bool RawHeapWriter::takes_int4_columns() const {
-  if (!fixed_ || rows_ > 0 || open_ || filled_ > 0 || next_blk_ > 0) return false;
+  if (!fixed_ || added_rows_ || partial_int4_ || open_ || filled_ > 0) return false;
   for (int i = 0; i < desc_->natts; ++i) {
     Form_pg_attribute a = TupleDescAttr(desc_, i);
     if (a->atttypid != INT4OID) return false;
@@ -371,19 +372,20 @@ bool RawHeapWriter::takes_int4_columns() const {
 
 // Rows of the fixed layout that one page takes under page_for()'s rule,
 // found by filling a scratch page the way add_fixed() does.
-int RawHeapWriter::fixed_rows_per_page() {
+int RawHeapWriter::int4_rows_per_page() {
+  if (int4_per_page_ > 0) return int4_per_page_;
   Page page = scratch_;
   PageInit(page, BLCKSZ, 0);
   int n = 0;
   for (; MAXALIGN(fixed_len_) + save_free_ <= PageGetHeapFreeSpace(page); ++n) append_fixed(page, 0);
-  return n;
+  if (n < 1) elog(ERROR, "pg_mln: a row of %zu bytes does not fit a page", static_cast<size_t>(fixed_len_));
+  return int4_per_page_ = n;
 }
 
 void RawHeapWriter::add_int4_columns(const int32* const* cols, size_t rows) {
   if (!takes_int4_columns()) elog(ERROR, "pg_mln: add_int4_columns on a relation that does not take them");
   if (rows == 0) return;
-  const int per_page = fixed_rows_per_page();
-  if (per_page < 1) elog(ERROR, "pg_mln: a row of %zu bytes does not fit a page", static_cast<size_t>(fixed_len_));
+  const int per_page = int4_rows_per_page();
   // An empty page's header (PageInit), copied into each new page.
   PageHeaderData empty;
   PageInit(scratch_, BLCKSZ, 0);
@@ -413,6 +415,7 @@ void RawHeapWriter::add_int4_columns(const int32* const* cols, size_t rows) {
   }
   pfree(buf);
   rows_ += rows;
+  partial_int4_ = rows % static_cast<size_t>(per_page) != 0;
 }
 
 void RawHeapWriter::finish() {

@@ -109,13 +109,17 @@ class RawHeapWriter {
   // Adds one row (values/isnull in attribute order, all attributes).
   void add(Datum* values, bool* isnull);
   // Whether add_int4_columns() takes this relation: every attribute int4,
-  // and no row added yet.
+  // no row added through add(), and no earlier add_int4_columns() call that
+  // ended on a partly filled page.
   bool takes_int4_columns() const;
+  // Rows of int4 columns that one page holds (add_int4_columns' pages).
+  int int4_rows_per_page();
   // Adds `rows` rows of int4 values, cols[k][r] for attribute k + 1, none
   // NULL.  Every row has the same length, so every page holds the same
   // number of rows and pages are built independently, on OpenMP threads
   // (plain memory writes: no PostgreSQL call there); WAL and smgrextend stay
-  // on this thread.
+  // on this thread.  May be called again, for the next rows, as long as each
+  // call but the last passes a multiple of int4_rows_per_page() rows.
   void add_int4_columns(const int32* const* cols, size_t rows);
   // Writes the last pages, syncs where WAL-logged, counts the inserts.
   void finish();
@@ -128,7 +132,6 @@ class RawHeapWriter {
   void flush_pages();
   void log_page_rows(Page page, BlockNumber blk);
   void write_pages(char* pages, int n);
-  int fixed_rows_per_page();
 
   static constexpr int kBatch = 32;  // pages buffered before they are written
   Relation rel_;
@@ -143,6 +146,9 @@ class RawHeapWriter {
   bool open_ = false;   // pages_[filled_] holds rows
   BlockNumber next_blk_ = 0;  // block number of pages_[0]
   uint64 rows_ = 0;
+  bool added_rows_ = false;    // add() was called
+  bool partial_int4_ = false;  // an add_int4_columns() call ended mid-page
+  int int4_per_page_ = 0;      // int4_rows_per_page(), once computed
   // Rows of fixed-width by-value attributes without NULLs (an operator's
   // int4 result) skip heap_form_tuple's generic path: their layout is
   // computed once and the values are stored straight into the page.

@@ -227,13 +227,19 @@ uint64_t store(gpu::Engine& eng, const Named& n, const std::string& target) {
   for (size_t i = 0; i < names.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (names[j] == names[i]) names[i] += "_" + std::to_string(i + 1);
+  // The result streams out in pieces (RowSource), each downloaded and then
+  // written as pages, so the host never holds all of it.
   const auto t0 = CallTimer::Clock::now();
-  gpu::HostTable host = eng.download(n.rel);
-  const auto t1 = CallTimer::Clock::now();
-  const uint64_t rows = write_table(target, names, host);
+  double download = 0;
+  RowSource src{n.rel.rows(), n.rel.ncols(), [&](size_t row0, size_t m, int32_t* const* dst) {
+                  const auto d0 = CallTimer::Clock::now();
+                  eng.download_rows(n.rel, row0, m, dst);
+                  download += CallTimer::since(d0);
+                }};
+  const uint64_t rows = write_table(target, names, src);
   if (g_timer) {
-    g_timer->download += std::chrono::duration<double>(t1 - t0).count();
-    g_timer->write += CallTimer::since(t1);
+    g_timer->download += download;
+    g_timer->write += CallTimer::since(t0) - download;
   }
   return rows;
 }

@@ -54,6 +54,15 @@ class EngineImpl final : public Engine {
     });
   }
 
+  void download_rows(const Relation& r, size_t row0, size_t n, int32_t* const* dst) override {
+    guarded("download_rows", [&] {
+      const auto& in = check(r, "download_rows");
+      MLN_EXPECTS(row0 <= in.rows && n <= in.rows - row0, "download_rows: rows out of range");
+      for (size_t c = 0; c < in.cols.size() && n > 0; ++c) ex_.download(dst[c], in.cols[c].data() + row0, n);
+      return n;
+    });
+  }
+
   // A relation with `ncols` columns and no rows.
   Relation empty(int ncols) override {
     MLN_EXPECTS(ncols >= 0, "empty: negative arity");
@@ -198,6 +207,7 @@ class EngineImpl final : public Engine {
 
   static size_t trace_rows(const Relation& r) { return r.impl() ? r.impl()->rows : 0; }
   static size_t trace_rows(const HostTable& t) { return t.rows(); }
+  static size_t trace_rows(size_t n) { return n; }
 
   // Wraps an implementation pointer as a public Relation.
   static Relation wrap(RelPtr p) { return Relation(std::move(p)); }

@@ -3,7 +3,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(31);
+SELECT plan(33);
 SELECT setseed(0.42);
 CREATE TABLE l AS SELECT (random() * 50)::int4 AS k, (random() * 5)::int4 AS k2, g::int4 AS v
                     FROM generate_series(1, 3000) g;
@@ -96,6 +96,14 @@ CREATE TABLE mixed (name text, k int4);
 INSERT INTO mixed SELECT 'n' || g, g % 13 FROM generate_series(1, 2000) g;
 SELECT mln.gpu_distinct('mixed', 'mx1', ARRAY['k']);
 SELECT bag_eq('SELECT * FROM mx1', 'SELECT DISTINCT k FROM mixed', 'a text column first: row-at-a-time scan');
+-- A result of several pieces of write_table's stream (1,024 pages each).
+CREATE TABLE wide_l AS SELECT (g % 2)::int4 AS k, g::int4 AS v FROM generate_series(1, 1000) g;
+CREATE TABLE wide_r AS SELECT (g % 2)::int4 AS k, g::int4 AS w FROM generate_series(1, 1000) g;
+SELECT mln.gpu_join('wide_l', 'wide_r', ARRAY['k'], ARRAY['k'], 'wide_j');
+SELECT ok(pg_relation_size('wide_j') > 2 * 1024 * current_setting('block_size')::int8, 'wide_j spans more than two pieces');
+SELECT results_eq('SELECT count(*), sum(k::int8 * 1000003 + v * 7919 + k_3 * 31 + w) FROM wide_j',
+                  'SELECT count(*), sum(l.k::int8 * 1000003 + l.v * 7919 + r.k * 31 + r.w) FROM wide_l l JOIN wide_r r ON l.k = r.k',
+                  'a result of several pieces: the same count and checksum as SQL');
 -- A result table written as raw pages goes away with its subtransaction.
 SAVEPOINT before_raw;
 SELECT mln.gpu_join('l', 'r', ARRAY['k'], ARRAY['k'], 'j_sp');

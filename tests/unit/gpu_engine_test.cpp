@@ -139,6 +139,31 @@ TEST_P(EngineTest, InvalidArgumentsRaiseInvalidArgument) {
   expect_invalid([&] { eng().upload(ragged); }, "ragged upload");
 }
 
+TEST_P(EngineTest, DownloadRowsStreamsTheSameRows) {
+  std::mt19937 rng(29);
+  for (size_t n : {size_t{0}, size_t{1}, size_t{1000}, size_t{70001}}) {
+    HostTable t = random_table(rng, n, 3, 50);
+    Relation r = eng().upload(t);
+    // Pieces of uneven size, the last one short, into reused buffers.
+    std::vector<std::vector<int32_t>> buf(3, std::vector<int32_t>(4099, -7));
+    std::vector<int32_t*> dst{buf[0].data(), buf[1].data(), buf[2].data()};
+    HostTable got;
+    got.cols.resize(3);
+    for (size_t r0 = 0; r0 < n; r0 += 4099) {
+      const size_t m = std::min<size_t>(4099, n - r0);
+      eng().download_rows(r, r0, m, dst.data());
+      for (int c = 0; c < 3; ++c) got.cols[c].insert(got.cols[c].end(), buf[c].begin(), buf[c].begin() + m);
+    }
+    EXPECT_EQ(got.cols, t.cols) << n << " rows";
+  }
+  Relation r = eng().upload(random_table(rng, 10, 1, 5));
+  int32_t one[4];
+  int32_t* d[] = {one};
+  EXPECT_THROW(eng().download_rows(r, 8, 3, d), EngineError);
+  EXPECT_THROW(eng().download_rows(r, 11, 0, d), EngineError);
+  EXPECT_NO_THROW(eng().download_rows(r, 10, 0, d));
+}
+
 TEST_P(EngineTest, OneThreadCpuGivesSameResults) {
   if (GetParam() != Backend::CPU) GTEST_SKIP() << "cpu_threads applies to the CPU backend";
   EngineOptions o;

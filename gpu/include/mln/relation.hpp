@@ -110,6 +110,10 @@ class Engine {
 
   virtual Relation upload(const HostTable& t) = 0;
   virtual HostTable download(const Relation& r) = 0;
+  // Rows [row0, row0 + n) of `r`: column c into dst[c], the caller's memory
+  // (n values each).  For streaming a large result out in pieces through
+  // reused buffers instead of one host copy of the whole relation.
+  virtual void download_rows(const Relation& r, size_t row0, size_t n, int32_t* const* dst) = 0;
   virtual Relation empty(int ncols) = 0;
 
   // Rows of `in` satisfying every predicate.
