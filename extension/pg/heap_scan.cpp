@@ -3,15 +3,17 @@
 // The backend thread pins a batch of pages and, under each page's share
 // lock, copies its line pointers (PageReader::pin_batch): buffer-manager
 // work only, a few microseconds a page.  One helper thread meanwhile
-// decodes the previous batch: plain memory reads at fixed offsets, no
-// PostgreSQL call.  Two batches of 16 pages are in flight, the size of the
-// bulk-read ring.  Rows the helper cannot take at fixed offsets (a NULL, or
-// older than an added column) go back to the backend thread, which reads
-// them with heap_getattr while their pages are still pinned.
+// decodes the previous batch (plain memory reads at fixed offsets, no
+// PostgreSQL call), and the backend thread joins it once the next batch is
+// pinned: the two claim pages from one counter, so whichever of pinning
+// and decoding is slower sets the pace, not their sum.  Two batches of 16
+// pages are in flight, the size of the bulk-read ring.  Rows that cannot
+// be taken at fixed offsets (a NULL, or older than an added column) go to
+// the backend thread, which reads them with heap_getattr while their pages
+// are still pinned.
 //
-// One helper, not an OpenMP team per batch: decoding a page takes far less
-// time than pinning one, and waking a team of threads for every batch cost
-// more than the decoding it shared out.
+// One helper, not an OpenMP team per batch: waking a team of threads for
+// every batch cost more than the decoding it shared out.
 #include "pg/heap_scan.hpp"
 
 #include "pg/guard.hpp"
@@ -41,16 +43,20 @@ namespace mln::pg {
 
 namespace {
 
-// A row the decoder left to the backend thread.
+// A row the decoders left to the backend thread.
 struct SlowRow {
   size_t row;
   HeapTupleHeader tup;
   uint32 len;
 };
 
-// Decodes one submitted batch at a time on its own thread.  Between wait()
-// and the next submit() the helper touches nothing, so the backend thread
-// may then patch the columns.
+// Decodes one batch at a time, page by page, on a helper thread and on the
+// backend thread once it has pinned the next batch: both claim pages from
+// one counter.  Each page owns a slice of the columns as long as its line
+// pointers (or listed tuples); a slice with items that are not rows is
+// closed up in finish().  Between finish() and the next start() the helper
+// touches nothing, so the backend thread may then resize and patch the
+// columns.
 class Decoder {
  public:
   Decoder(gpu::HostTable& t, std::vector<int> offs, std::vector<uint8_t> is4, AttrNumber last, BlockNumber pages)
@@ -63,20 +69,50 @@ class Decoder {
     cv_.notify_all();
     th_.join();
   }
-  void submit(const PinnedPages* b) {
+
+  // Hands batch `b` to the helper, which first sizes the columns for it
+  // (the new memory's first touch is the helper's, not this thread's).
+  void start(const PinnedPages* b) {
     job_ = b;
+    size_t at = t_.cols.empty() ? 0 : t_.cols[0].size();
+    for (int p = 0; p < b->npages; ++p) {
+      first_[p] = at;
+      at += static_cast<size_t>(b->entries[p].count);
+    }
+    size_to_ = at;
+    ready_.store(false, std::memory_order_relaxed);
+    next_.store(0, std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> g(mu_);
       state_.store(kBusy, std::memory_order_release);
     }
     cv_.notify_all();
   }
-  // Until the submitted batch is decoded; rethrows what the helper threw.
-  void wait() {
+
+  // The backend thread's share, then the wait for the helper's; closes up
+  // the slices and returns the rows left to the backend thread (rethrows
+  // what the helper threw).
+  const std::vector<SlowRow>& finish() {
+    while (!ready_.load(std::memory_order_acquire) && state_.load(std::memory_order_acquire) == kBusy) {
+    }
+    if (ready_.load(std::memory_order_acquire)) work(slow_[0]);
     await([&](int s) { return s != kBusy; });
     if (err_) std::rethrow_exception(std::exchange(err_, nullptr));
+    const PinnedPages& b = *job_;
+    size_t at = b.npages > 0 ? first_[0] : 0;
+    for (int p = 0; p < b.npages; ++p) {
+      if (first_[p] != at)
+        for (auto& c : t_.cols) memmove(c.data() + at, c.data() + first_[p], sizeof(int32_t) * rows_[p]);
+      shift_[p] = first_[p] - at;
+      at += static_cast<size_t>(rows_[p]);
+    }
+    for (auto& c : t_.cols) c.resize(at);
+    slow_[0].insert(slow_[0].end(), slow_[1].begin(), slow_[1].end());
+    slow_[1].clear();
+    for (SlowRow& r : slow_[0]) r.row -= shift_[page_of(r.row)];
+    return slow_[0];
   }
-  const std::vector<SlowRow>& slow() const { return slow_; }
+  void clear_slow() { slow_[0].clear(); }
 
  private:
   enum { kIdle, kBusy, kStop };
@@ -100,7 +136,9 @@ class Decoder {
     for (;;) {
       if (await([](int s) { return s != kIdle; }) == kStop) return;
       try {
-        decode(*job_);
+        size_columns();
+        ready_.store(true, std::memory_order_release);
+        work(slow_[1]);
       } catch (...) {
         err_ = std::current_exception();
       }
@@ -114,43 +152,50 @@ class Decoder {
     }
   }
 
-  void decode(const PinnedPages& b) {
-    slow_.clear();
-    const int n = static_cast<int>(t_.cols.size());
-    if (n == 0) return;
-    size_t r = t_.cols[0].size();
-    if (r == 0 && b.npages > 0) {
+  void size_columns() {
+    const PinnedPages& b = *job_;
+    if (b.npages > 0 && !t_.cols.empty() && t_.cols[0].empty()) {
       // Size the columns from the first batch's rows per page.
-      const double per_page = static_cast<double>(b.nlps + b.ntuples) / b.npages;
+      const double per_page = static_cast<double>(size_to_) / b.npages;
       for (auto& c : t_.cols) c.reserve(static_cast<size_t>(per_page * pages_ * 1.02) + 1024);
     }
-    for (auto& c : t_.cols) c.resize(r + static_cast<size_t>(b.nlps + b.ntuples));
-    int32_t* dst[MaxHeapAttributeNumber];
-    for (int k = 0; k < n; ++k) dst[k] = t_.cols[k].data();
-    const int* offs = offs_.data();
-    const uint8_t* is4 = is4_.data();
-    auto take = [&](const char* item, uint32 len) {
-      auto h = reinterpret_cast<HeapTupleHeader>(const_cast<char*>(item));
-      if ((h->t_infomask & HEAP_HASNULL) || HeapTupleHeaderGetNatts(h) < last_) {
-        slow_.push_back({r++, h, len});
-        return;
-      }
-      const char* d = item + h->t_hoff;
-      for (int k = 0; k < n; ++k) {
-        if (is4[k]) {
-          int32 v;
-          memcpy(&v, d + offs[k], sizeof v);
-          dst[k][r] = v;
-        } else {
-          int16 v;
-          memcpy(&v, d + offs[k], sizeof v);
-          dst[k][r] = v;
-        }
-      }
-      ++r;
-    };
-    for (int p = 0; p < b.npages; ++p) {
+    for (auto& c : t_.cols) c.resize(size_to_);
+    for (size_t k = 0; k < t_.cols.size(); ++k) dst_[k] = t_.cols[k].data();
+  }
+
+  // The page a (pre-close-up) row index falls in.
+  int page_of(size_t row) const {
+    int p = static_cast<int>(std::upper_bound(first_, first_ + job_->npages, row) - first_) - 1;
+    return std::max(p, 0);
+  }
+
+  // Claims pages of the current batch until none is left.
+  void work(std::vector<SlowRow>& slow) {
+    const PinnedPages& b = *job_;
+    const int n = static_cast<int>(t_.cols.size());
+    for (int p; (p = next_.fetch_add(1, std::memory_order_relaxed)) < b.npages;) {
       const PinnedPages::Entry& e = b.entries[p];
+      size_t r = first_[p];
+      auto take = [&](const char* item, uint32 len) {
+        auto h = reinterpret_cast<HeapTupleHeader>(const_cast<char*>(item));
+        if ((h->t_infomask & HEAP_HASNULL) || HeapTupleHeaderGetNatts(h) < last_) {
+          slow.push_back({r++, h, len});
+          return;
+        }
+        const char* d = item + h->t_hoff;
+        for (int k = 0; k < n; ++k) {
+          if (is4_[k]) {
+            int32 v;
+            memcpy(&v, d + offs_[k], sizeof v);
+            dst_[k][r] = v;
+          } else {
+            int16 v;
+            memcpy(&v, d + offs_[k], sizeof v);
+            dst_[k][r] = v;
+          }
+        }
+        ++r;
+      };
       if (e.line_pointers) {
         for (int j = e.first; j < e.first + e.count; ++j) {
           const ItemIdData* lp = &b.lps[j];
@@ -159,8 +204,8 @@ class Decoder {
       } else {
         for (int j = e.first; j < e.first + e.count; ++j) take(reinterpret_cast<const char*>(b.tuples[j]), b.lengths[j]);
       }
+      rows_[p] = static_cast<int>(r - first_[p]);
     }
-    for (auto& c : t_.cols) c.resize(r);
   }
 
   gpu::HostTable& t_;
@@ -168,8 +213,15 @@ class Decoder {
   const std::vector<uint8_t> is4_;
   const AttrNumber last_;
   const BlockNumber pages_;
-  std::vector<SlowRow> slow_;
   const PinnedPages* job_ = nullptr;
+  int32_t* dst_[MaxHeapAttributeNumber];
+  size_t first_[PinnedPages::kPages];  // each page's first row slot
+  int rows_[PinnedPages::kPages];      // rows each page gave
+  size_t shift_[PinnedPages::kPages];  // how far finish() moved them
+  size_t size_to_ = 0;                 // the columns' length for the batch
+  std::atomic<bool> ready_{false};     // the helper has sized them
+  std::atomic<int> next_{0};           // the next page to claim
+  std::vector<SlowRow> slow_[2];       // [0] backend thread, [1] helper
   std::exception_ptr err_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -205,16 +257,17 @@ bool scan_fixed_columns(Oid relid, const std::vector<std::pair<AttrNumber, Oid>>
     Decoder dec(t, std::move(offs), std::move(is4), last, rd->pages());
     int cur = 0;
     int pages = pg_call([&] { return rd->pin_batch(batch[0]); });
-    if (pages > 0) dec.submit(&batch[0]);
+    if (pages > 0) dec.start(&batch[0]);
     while (pages > 0) {
       const int nxt = 1 - cur;
-      // Pinning the next batch overlaps the decoding of this one.
+      // Pinning the next batch overlaps the decoding of this one; then the
+      // backend thread decodes what the helper has not claimed yet.
       const int next_pages = pg_call([&] { return rd->pin_batch(batch[nxt]); });
-      dec.wait();
-      if (!dec.slow().empty())
+      const std::vector<SlowRow>& slow = dec.finish();
+      if (!slow.empty())
         pg_call([&] {
           TupleDesc desc = RelationGetDescr(rel);
-          for (const SlowRow& s : dec.slow()) {
+          for (const SlowRow& s : slow) {
             HeapTupleData tup;
             tup.t_data = s.tup;
             tup.t_len = s.len;
@@ -229,8 +282,9 @@ bool scan_fixed_columns(Oid relid, const std::vector<std::pair<AttrNumber, Oid>>
             if (has_null) break;
           }
         });
+      dec.clear_slow();
       if (has_null) break;
-      if (next_pages > 0) dec.submit(&batch[nxt]);
+      if (next_pages > 0) dec.start(&batch[nxt]);
       cur = nxt;
       pages = next_pages;
     }
