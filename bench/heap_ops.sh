@@ -36,7 +36,7 @@ breakdown=$(mktemp)
 secs() {
   local o
   o=$(timed "$1" 2>&1)
-  grep -o 'pg_mln: mln\.gpu_[a-z]*: .*' <<<"$o" | sed "s/^/$2 /" >>"$breakdown"
+  grep -o 'pg_mln: \(mln\.gpu_[a-z]*\|raw pages\): .*' <<<"$o" | sed "s/^/$2 /" >>"$breakdown"
   sed -n 's/.*secs=//p' <<<"$o"
 }
 ops=${MLN_HEAP_OPS:-join select distinct anti_join}

@@ -20,8 +20,14 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <chrono>
 
 namespace mln::pg {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+}  // namespace
 
 PageReader::PageReader(Relation rel, Snapshot snap, const AttrNumber* atts, int n)
     : rel_(rel), snap_(snap), atts_(atts), natts_(n) {
@@ -347,10 +353,14 @@ void RawHeapWriter::write_pages(char* pages, int n) {
   for (int i = 0; i < n; ++i) {
     Page page = pages + static_cast<Size>(i) * BLCKSZ;
     const BlockNumber blk = next_blk_ + i;
+    const auto t0 = Clock::now();
     if (wal) log_page_rows(page, blk);
+    const auto t1 = Clock::now();
     PageSetChecksumInplace(page, blk);
     // skipFsync: finish() syncs the relation once (rewriteheap.c does the same).
     smgrextend(RelationGetSmgr(rel_), MAIN_FORKNUM, blk, page, true);
+    wal_secs_ += seconds(t0, t1);
+    extend_secs_ += seconds(t1, Clock::now());
   }
   next_blk_ += n;
   CHECK_FOR_INTERRUPTS();
@@ -398,6 +408,7 @@ void RawHeapWriter::add_int4_columns(const int32* const* cols, size_t rows) {
   for (size_t p0 = 0; p0 < npages; p0 += kChunk) {
     const int n = static_cast<int>(std::min<size_t>(kChunk, npages - p0));
     const BlockNumber blk0 = next_blk_;
+    const auto t0 = Clock::now();
     // add_fixed() for each row of each page, pages in parallel.
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < n; ++i) {
@@ -411,6 +422,7 @@ void RawHeapWriter::add_int4_columns(const int32* const* cols, size_t rows) {
         for (int k = 0; k < natts; ++k) memcpy(data + off[k], &cols[k][r0 + j], sizeof(int32));
       }
     }
+    build_secs_ += seconds(t0, Clock::now());
     write_pages(buf, n);
   }
   pfree(buf);
@@ -430,6 +442,9 @@ void RawHeapWriter::finish() {
   // the commit syncs it (smgrDoPendingSyncs).
   if (RelationNeedsWAL(rel_) && next_blk_ > 0) smgrimmedsync(RelationGetSmgr(rel_), MAIN_FORKNUM);
   pgstat_count_heap_insert(rel_, static_cast<PgStat_Counter>(rows_));
+  ereport(DEBUG1, (errmsg_internal("pg_mln: raw pages: %u pages, %s (parallel page build %.3f s, WAL %.3f s, smgrextend %.3f s)",
+                                   next_blk_, RelationNeedsWAL(rel_) ? "WAL-logged" : "no WAL", build_secs_, wal_secs_,
+                                   extend_secs_)));
 }
 
 }  // namespace mln::pg

@@ -149,6 +149,7 @@ class RawHeapWriter {
   bool added_rows_ = false;    // add() was called
   bool partial_int4_ = false;  // an add_int4_columns() call ended mid-page
   int int4_per_page_ = 0;      // int4_rows_per_page(), once computed
+  double build_secs_ = 0, wal_secs_ = 0, extend_secs_ = 0;  // reported at DEBUG1 by finish()
   // Rows of fixed-width by-value attributes without NULLs (an operator's
   // int4 result) skip heap_form_tuple's generic path: their layout is
   // computed once and the values are stored straight into the page.
