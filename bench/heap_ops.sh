@@ -9,6 +9,7 @@
 #   bash bench/heap_ops.sh OUT_DIR [SIZES]     default SIZES="1000000 10000000"
 #   MLN_HEAP_OPS="join distinct"                only these operators (default: all four)
 #   MLN_HEAP_REPS=3                             runs of each statement; cells show the median
+#   MLN_HEAP_WARM=1                             also the GPU in a session whose CUDA context exists
 #
 # Under the table, heap_ops.md lists where each pg_mln call spent its time
 # (the DEBUG1 line of mln.gpu_*: scan, upload, operators, download, write).
@@ -20,12 +21,18 @@ export PGDATABASE=mln_bench_ops
 dropdb --if-exists "$PGDATABASE" >/dev/null 2>&1; createdb "$PGDATABASE"
 psql -qX -c "CREATE EXTENSION pg_mln" >/dev/null
 paths=cpu
-[ "$(psql -qXAt -c "SELECT (mln.device_info()->>'device_count')::int > 0")" = t ] && paths="gpu cpu"
+if [ "$(psql -qXAt -c "SELECT (mln.device_info()->>'device_count')::int > 0")" = t ]; then
+  paths="gpu cpu"
+  # gpuw: the GPU in a session that has started CUDA already, as a session
+  # running several operators has (MLN_HEAP_WARM=1).
+  [ "${MLN_HEAP_WARM:-0}" = 1 ] && paths="gpu gpuw cpu"
+fi
 
 # Seconds a statement takes, measured inside the server.
-timed() {
+timed() {  # statement [prelude, run first in the same session]
   psql -qXAt -v ON_ERROR_STOP=1 <<SQL
 SET work_mem = '1GB';
+${2:-}
 SET client_min_messages = debug1;
 DO \$\$ DECLARE t0 timestamptz := clock_timestamp(); BEGIN
   EXECUTE \$q\$ $1 \$q\$;
@@ -36,8 +43,10 @@ SQL
 breakdown=$(mktemp)
 secs() {
   local o
-  o=$(timed "$1" 2>&1)
-  grep -o 'pg_mln: \(mln\.gpu_[a-z]*\|raw pages\): .*' <<<"$o" | sed "s/^/$2 /" >>"$breakdown"
+  local prelude= tag=${2:-}
+  [ "$tag" != "${tag% gpuw}" ] && prelude="SELECT mln.device_info() IS NOT NULL AS cuda_started;"
+  o=$(timed "$1" "$prelude" 2>&1)
+  grep -o 'pg_mln: \(mln\.gpu_[a-z]*\|raw pages\): .*' <<<"$o" | sed "s/^/$tag /" >>"$breakdown"
   sed -n 's/.*secs=//p' <<<"$o"
 }
 ops=${MLN_HEAP_OPS:-join select distinct anti_join}
@@ -55,10 +64,11 @@ md=$out/heap_ops.md
   echo
   echo "- commit: \`${MLN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}\`, date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "- machine: $(nproc) cores; GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo none)"
-  echo "- command: \`MLN_HEAP_OPS=\"$ops\" MLN_HEAP_REPS=$reps bash bench/heap_ops.sh $out \"$sizes\"\`"
+  echo "- command: \`MLN_HEAP_OPS=\"$ops\" MLN_HEAP_REPS=$reps MLN_HEAP_WARM=${MLN_HEAP_WARM:-0} bash bench/heap_ops.sh $out \"$sizes\"\`"
   echo "- server: $(psql -qXAt -c "SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) FROM pg_settings WHERE name IN ('shared_buffers', 'wal_buffers', 'max_parallel_workers_per_gather', 'fsync', 'wal_level')")"
   echo "- each cell: seconds for the whole statement (heap scan, operator, new table written), the median of $reps run(s)"
-  echo "  (MLN_HEAP_REPS; each run in a new session, the paths taking turns); PostgreSQL runs"
+  echo "  (MLN_HEAP_REPS; each run in a new session, the paths taking turns; gpuw, with MLN_HEAP_WARM=1: the GPU in a"
+  echo "  session that started CUDA first, with \`SELECT mln.device_info()\`); PostgreSQL runs"
   echo "  \`CREATE TABLE AS SELECT ...\` with work_mem = 1GB and default parallelism; ratio = PostgreSQL / pg_mln"
   echo
   echo "| operator | rows | PostgreSQL s | $(for p in $paths; do printf 'pg_mln %s s | ratio | ' "$p"; done)"
@@ -81,10 +91,11 @@ SQL
     want distinct && pg[distinct]+=" $(secs "CREATE TABLE pd AS SELECT DISTINCT k FROM l")"
     want anti_join && pg[anti_join]+=" $(secs "CREATE TABLE pa AS SELECT * FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.k = l.k)")"
     for p in $paths; do
-      want join && mln[join,$p]+=" $(secs "SELECT mln.gpu_join('l', 'r', ARRAY['k'], ARRAY['k'], 'mj_$p', device => '$p')" "$n $p")"
-      want select && mln[select,$p]+=" $(secs "SELECT mln.gpu_select('l', 'k >= $((n / 2)) AND v <> 7', 'ms_$p', device => '$p')" "$n $p")"
-      want distinct && mln[distinct,$p]+=" $(secs "SELECT mln.gpu_distinct('l', 'md_$p', ARRAY['k'], device => '$p')" "$n $p")"
-      want anti_join && mln[anti_join,$p]+=" $(secs "SELECT mln.gpu_join('l', 'r', ARRAY['k'], ARRAY['k'], 'ma_$p', anti => true, device => '$p')" "$n $p")"
+      d=${p%w}  # gpuw runs on the gpu
+      want join && mln[join,$p]+=" $(secs "SELECT mln.gpu_join('l', 'r', ARRAY['k'], ARRAY['k'], 'mj_$p', device => '$d')" "$n $p")"
+      want select && mln[select,$p]+=" $(secs "SELECT mln.gpu_select('l', 'k >= $((n / 2)) AND v <> 7', 'ms_$p', device => '$d')" "$n $p")"
+      want distinct && mln[distinct,$p]+=" $(secs "SELECT mln.gpu_distinct('l', 'md_$p', ARRAY['k'], device => '$d')" "$n $p")"
+      want anti_join && mln[anti_join,$p]+=" $(secs "SELECT mln.gpu_join('l', 'r', ARRAY['k'], ARRAY['k'], 'ma_$p', anti => true, device => '$d')" "$n $p")"
     done
   done
   # Same rows as PostgreSQL's (counts), or the benchmark is void.

@@ -93,8 +93,10 @@ class Decoder {
   // the slices and returns the rows left to the backend thread (rethrows
   // what the helper threw).
   const std::vector<SlowRow>& finish() {
-    while (!ready_.load(std::memory_order_acquire) && state_.load(std::memory_order_acquire) == kBusy) {
-    }
+    // The helper sizes the columns first (a memset's time, while this
+    // thread pinned the next batch): wait for that, or for its failure.
+    while (!ready_.load(std::memory_order_acquire) && state_.load(std::memory_order_acquire) == kBusy)
+      std::this_thread::yield();
     if (ready_.load(std::memory_order_acquire)) work(slow_[0]);
     await([&](int s) { return s != kBusy; });
     if (err_) std::rethrow_exception(std::exchange(err_, nullptr));
