@@ -88,6 +88,10 @@ GuardResult translate_current_exception() noexcept {
 void raise_if_error(const GuardResult& r) {
   if (r.edata) ReThrowError(r.edata);
   if (r.sqlerrcode == 0) return;
+  // An engine that stopped for a pending cancel: PostgreSQL raises it with
+  // its own words ("canceling statement due to statement timeout" / "...
+  // user request"), as any other statement's cancel.
+  if (r.sqlerrcode == ERRCODE_QUERY_CANCELED) CHECK_FOR_INTERRUPTS();
   ereport(ERROR, (errcode(r.sqlerrcode), errmsg_internal("%s", r.message),
                   r.detail ? errdetail_internal("%s", r.detail) : 0,
                   r.hint ? errhint("%s", r.hint) : 0));

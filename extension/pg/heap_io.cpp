@@ -3,6 +3,7 @@
 #include "pg/heap_io.hpp"
 #include "pg/heap_pages.hpp"
 #include "pg/heap_scan.hpp"
+#include "pg/helper_thread.hpp"
 #include "pg/spi.hpp"
 
 #include <algorithm>
@@ -342,14 +343,42 @@ uint64_t write_table(const std::string& target, const std::vector<std::string>& 
     return 0;
   });
   if (per_page > 0) {
-    const size_t piece = std::min<size_t>(rows, static_cast<size_t>(per_page) * 1024);
-    std::vector<std::vector<int32_t>> buf(static_cast<size_t>(ncols), std::vector<int32_t>(piece));
-    std::vector<int32_t*> dst;
-    for (auto& b : buf) dst.push_back(b.data());
-    for (size_t r0 = 0; r0 < rows; r0 += piece) {
-      const size_t n = std::min(piece, rows - r0);
-      src.fill(r0, n, dst.data());
-      pg_call([&] { w->add_int4_columns(dst.data(), n); });
+    // Two pieces in flight: the helper thread downloads piece k + 1 and
+    // builds its pages while this thread WAL-logs and appends piece k.
+    const size_t piece = std::min<size_t>(rows, static_cast<size_t>(per_page) * RawHeapWriter::kInt4PiecePages);
+    struct Piece {
+      std::vector<std::vector<int32_t>> cols;
+      std::vector<int32_t*> dst;
+      std::vector<char> pages;
+      size_t r0 = 0, rows = 0;
+      BlockNumber blk0 = 0;
+    };
+    Piece buf[2];
+    for (Piece& p : buf) {
+      p.cols.assign(static_cast<size_t>(ncols), std::vector<int32_t>(piece));
+      for (auto& c : p.cols) p.dst.push_back(c.data());
+      p.pages.resize(static_cast<size_t>(BLCKSZ) * RawHeapWriter::kInt4PiecePages);
+    }
+    auto produce = [&](Piece& p, size_t r0, BlockNumber blk0) {
+      p.r0 = r0;
+      p.rows = std::min(piece, rows - r0);
+      p.blk0 = blk0;
+      src.fill(r0, p.rows, p.dst.data());
+      w->build_int4_pages(p.dst.data(), p.rows, blk0, p.pages.data());
+    };
+    {
+      HelperThread helper;  // after buf: joined before the pieces go, also on an error
+      int cur = 0;
+      // The new table is empty (RawHeapWriter::usable): its pages start at block 0.
+      if (rows > 0) helper.submit([&] { produce(buf[0], 0, 0); });
+      for (size_t done = 0; done < rows; cur = 1 - cur) {
+        helper.wait();
+        Piece& p = buf[cur];
+        done = p.r0 + p.rows;
+        const BlockNumber next_blk = p.blk0 + static_cast<BlockNumber>((p.rows + per_page - 1) / per_page);
+        if (done < rows) helper.submit([&, done, next_blk, nxt = 1 - cur] { produce(buf[nxt], done, next_blk); });
+        pg_call([&] { w->write_int4_pages(p.pages.data(), p.rows, p.blk0); });
+      }
     }
     pg_call([&] {
       w->finish();

@@ -22,6 +22,8 @@ extern "C" {
 #include <algorithm>
 #include <chrono>
 
+#include <omp.h>
+
 namespace mln::pg {
 
 namespace {
@@ -381,53 +383,65 @@ bool RawHeapWriter::takes_int4_columns() const {
 }
 
 // Rows of the fixed layout that one page takes under page_for()'s rule,
-// found by filling a scratch page the way add_fixed() does.
+// found by filling a scratch page the way add_fixed() does.  Also keeps an
+// empty page's header (PageInit) for build_int4_pages().
 int RawHeapWriter::int4_rows_per_page() {
   if (int4_per_page_ > 0) return int4_per_page_;
   Page page = scratch_;
   PageInit(page, BLCKSZ, 0);
+  memcpy(empty_hdr_, page, SizeOfPageHeaderData);
   int n = 0;
   for (; MAXALIGN(fixed_len_) + save_free_ <= PageGetHeapFreeSpace(page); ++n) append_fixed(page, 0);
   if (n < 1) elog(ERROR, "pg_mln: a row of %zu bytes does not fit a page", static_cast<size_t>(fixed_len_));
   return int4_per_page_ = n;
 }
 
+void RawHeapWriter::build_int4_pages(const int32* const* cols, size_t rows, BlockNumber blk0, char* pages) {
+  const auto t0 = Clock::now();
+  const int per_page = int4_per_page_;
+  const int natts = desc_->natts;
+  const int n = static_cast<int>((rows + per_page - 1) / static_cast<size_t>(per_page));
+  const int* off = fixed_off_;
+  // add_fixed() for each row of each page, pages in parallel, on all cores
+  // but one: the backend thread writes the previous pages meanwhile.
+  const int threads = std::max(1, omp_get_max_threads() - 1);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int i = 0; i < n; ++i) {
+    char* page = pages + static_cast<Size>(i) * BLCKSZ;
+    memset(page, 0, BLCKSZ);
+    memcpy(page, empty_hdr_, SizeOfPageHeaderData);
+    const size_t r0 = static_cast<size_t>(i) * per_page;
+    const int m = static_cast<int>(std::min<size_t>(per_page, rows - r0));
+    for (int j = 0; j < m; ++j) {
+      char* data = append_fixed(page, blk0 + i);
+      for (int k = 0; k < natts; ++k) memcpy(data + off[k], &cols[k][r0 + j], sizeof(int32));
+    }
+  }
+  build_secs_ += seconds(t0, Clock::now());
+}
+
+void RawHeapWriter::write_int4_pages(char* pages, size_t rows, BlockNumber blk0) {
+  if (!takes_int4_columns() || int4_per_page_ < 1 || blk0 != next_blk_)
+    elog(ERROR, "pg_mln: int4 pages built for block %u, the relation is at block %u", blk0, next_blk_);
+  const size_t per_page = static_cast<size_t>(int4_per_page_);
+  write_pages(pages, static_cast<int>((rows + per_page - 1) / per_page));
+  rows_ += rows;
+  partial_int4_ = rows % per_page != 0;
+}
+
 void RawHeapWriter::add_int4_columns(const int32* const* cols, size_t rows) {
   if (!takes_int4_columns()) elog(ERROR, "pg_mln: add_int4_columns on a relation that does not take them");
-  if (rows == 0) return;
-  const int per_page = int4_rows_per_page();
-  // An empty page's header (PageInit), copied into each new page.
-  PageHeaderData empty;
-  PageInit(scratch_, BLCKSZ, 0);
-  memcpy(&empty, scratch_, SizeOfPageHeaderData);
-  const int natts = desc_->natts;
-  const size_t npages = (rows + per_page - 1) / static_cast<size_t>(per_page);
-  constexpr int kChunk = 1024;  // pages built per round: 8 MB
-  char* buf = static_cast<char*>(palloc(static_cast<Size>(BLCKSZ) * kChunk));
-  const int* off = fixed_off_;
-  for (size_t p0 = 0; p0 < npages; p0 += kChunk) {
-    const int n = static_cast<int>(std::min<size_t>(kChunk, npages - p0));
-    const BlockNumber blk0 = next_blk_;
-    const auto t0 = Clock::now();
-    // add_fixed() for each row of each page, pages in parallel.
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < n; ++i) {
-      char* page = buf + static_cast<Size>(i) * BLCKSZ;
-      memset(page, 0, BLCKSZ);
-      memcpy(page, &empty, SizeOfPageHeaderData);
-      const size_t r0 = (p0 + i) * static_cast<size_t>(per_page);
-      const int m = static_cast<int>(std::min<size_t>(per_page, rows - r0));
-      for (int j = 0; j < m; ++j) {
-        char* data = append_fixed(page, blk0 + i);
-        for (int k = 0; k < natts; ++k) memcpy(data + off[k], &cols[k][r0 + j], sizeof(int32));
-      }
-    }
-    build_secs_ += seconds(t0, Clock::now());
-    write_pages(buf, n);
+  const size_t piece = static_cast<size_t>(int4_rows_per_page()) * kInt4PiecePages;
+  char* buf = static_cast<char*>(palloc(static_cast<Size>(BLCKSZ) * kInt4PiecePages));
+  const int32** at = static_cast<const int32**>(palloc(sizeof(int32*) * (desc_->natts + 1)));
+  for (size_t r0 = 0; r0 < rows; r0 += piece) {
+    const size_t n = std::min(piece, rows - r0);
+    for (int k = 0; k < desc_->natts; ++k) at[k] = cols[k] + r0;
+    build_int4_pages(at, n, next_blk_, buf);
+    write_int4_pages(buf, n, next_blk_);
   }
+  pfree(at);
   pfree(buf);
-  rows_ += rows;
-  partial_int4_ = rows % static_cast<size_t>(per_page) != 0;
 }
 
 void RawHeapWriter::finish() {

@@ -121,6 +121,16 @@ class RawHeapWriter {
   // on this thread.  May be called again, for the next rows, as long as each
   // call but the last passes a multiple of int4_rows_per_page() rows.
   void add_int4_columns(const int32* const* cols, size_t rows);
+  // add_int4_columns() in two halves, for building the next pages while
+  // this thread writes the last ones (write_table).  build_int4_pages()
+  // lays out `rows` rows as the pages that follow block `blk0` in `pages`
+  // (room for kInt4PiecePages pages at most): plain memory writes on OpenMP
+  // threads, no PostgreSQL call, so any one thread may run it once
+  // int4_rows_per_page() has been called.  write_int4_pages() WAL-logs and
+  // appends them; `blk0` must be where the relation ends.
+  static constexpr int kInt4PiecePages = 1024;
+  void build_int4_pages(const int32* const* cols, size_t rows, BlockNumber blk0, char* pages);
+  void write_int4_pages(char* pages, size_t rows, BlockNumber blk0);
   // Writes the last pages, syncs where WAL-logged, counts the inserts.
   void finish();
 
@@ -149,6 +159,7 @@ class RawHeapWriter {
   bool added_rows_ = false;    // add() was called
   bool partial_int4_ = false;  // an add_int4_columns() call ended mid-page
   int int4_per_page_ = 0;      // int4_rows_per_page(), once computed
+  char empty_hdr_[SizeOfPageHeaderData];  // an empty page's header, for build_int4_pages()
   double build_secs_ = 0, wal_secs_ = 0, extend_secs_ = 0;  // reported at DEBUG1 by finish()
   // Rows of fixed-width by-value attributes without NULLs (an operator's
   // int4 result) skip heap_form_tuple's generic path: their layout is

@@ -18,15 +18,12 @@
 
 #include "pg/guard.hpp"
 #include "pg/heap_pages.hpp"
+#include "pg/helper_thread.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstring>
-#include <exception>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -60,15 +57,7 @@ struct SlowRow {
 class Decoder {
  public:
   Decoder(gpu::HostTable& t, std::vector<int> offs, std::vector<uint8_t> is4, AttrNumber last, BlockNumber pages)
-      : t_(t), offs_(std::move(offs)), is4_(std::move(is4)), last_(last), pages_(pages), th_([this] { run(); }) {}
-  ~Decoder() {
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      state_.store(kStop, std::memory_order_release);
-    }
-    cv_.notify_all();
-    th_.join();
-  }
+      : t_(t), offs_(std::move(offs)), is4_(std::move(is4)), last_(last), pages_(pages) {}
 
   // Hands batch `b` to the helper, which first sizes the columns for it
   // (the new memory's first touch is the helper's, not this thread's).
@@ -82,11 +71,11 @@ class Decoder {
     size_to_ = at;
     ready_.store(false, std::memory_order_relaxed);
     next_.store(0, std::memory_order_relaxed);
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      state_.store(kBusy, std::memory_order_release);
-    }
-    cv_.notify_all();
+    helper_.submit([this] {
+      size_columns();
+      ready_.store(true, std::memory_order_release);
+      work(slow_[1]);
+    });
   }
 
   // The backend thread's share, then the wait for the helper's; closes up
@@ -95,11 +84,9 @@ class Decoder {
   const std::vector<SlowRow>& finish() {
     // The helper sizes the columns first (a memset's time, while this
     // thread pinned the next batch): wait for that, or for its failure.
-    while (!ready_.load(std::memory_order_acquire) && state_.load(std::memory_order_acquire) == kBusy)
-      std::this_thread::yield();
+    while (!ready_.load(std::memory_order_acquire) && helper_.busy()) std::this_thread::yield();
     if (ready_.load(std::memory_order_acquire)) work(slow_[0]);
-    await([&](int s) { return s != kBusy; });
-    if (err_) std::rethrow_exception(std::exchange(err_, nullptr));
+    helper_.wait();
     const PinnedPages& b = *job_;
     size_t at = b.npages > 0 ? first_[0] : 0;
     for (int p = 0; p < b.npages; ++p) {
@@ -117,43 +104,6 @@ class Decoder {
   void clear_slow() { slow_[0].clear(); }
 
  private:
-  enum { kIdle, kBusy, kStop };
-
-  // Spins briefly (the other side usually answers within microseconds),
-  // then sleeps on the condition variable.
-  template <typename P>
-  int await(P done) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-    int s;
-    while (!done(s = state_.load(std::memory_order_acquire)))
-      if (std::chrono::steady_clock::now() > until) {
-        std::unique_lock<std::mutex> g(mu_);
-        cv_.wait(g, [&] { return done(s = state_.load(std::memory_order_acquire)); });
-        break;
-      }
-    return s;
-  }
-
-  void run() {
-    for (;;) {
-      if (await([](int s) { return s != kIdle; }) == kStop) return;
-      try {
-        size_columns();
-        ready_.store(true, std::memory_order_release);
-        work(slow_[1]);
-      } catch (...) {
-        err_ = std::current_exception();
-      }
-      {
-        std::lock_guard<std::mutex> g(mu_);
-        // compare_exchange: a stop requested meanwhile stays a stop.
-        int busy = kBusy;
-        state_.compare_exchange_strong(busy, kIdle, std::memory_order_acq_rel);
-      }
-      cv_.notify_all();
-    }
-  }
-
   void size_columns() {
     const PinnedPages& b = *job_;
     if (b.npages > 0 && !t_.cols.empty() && t_.cols[0].empty()) {
@@ -224,11 +174,7 @@ class Decoder {
   std::atomic<bool> ready_{false};     // the helper has sized them
   std::atomic<int> next_{0};           // the next page to claim
   std::vector<SlowRow> slow_[2];       // [0] backend thread, [1] helper
-  std::exception_ptr err_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::atomic<int> state_{kIdle};
-  std::thread th_;  // last: starts once the members above exist
+  HelperThread helper_;  // last: joined before the members above go
 };
 
 }  // namespace
