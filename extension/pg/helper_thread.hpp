@@ -13,7 +13,10 @@
 // keeps the hand-over to microseconds where a batch takes tens of them.
 #pragma once
 
+#include <pthread.h>
+
 #include <atomic>
+#include <csignal>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -26,7 +29,22 @@ namespace mln::pg {
 
 class HelperThread {
  public:
-  HelperThread() : th_([this] { run(); }) {}
+  // The thread starts with every signal blocked (it inherits the mask it
+  // was created under), so PostgreSQL's handlers (cancel, timeouts, latch
+  // wake-ups) run on the backend thread only; so do those of the OpenMP
+  // threads it starts.
+  HelperThread() {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    try {
+      th_ = std::thread([this] { run(); });
+    } catch (...) {
+      pthread_sigmask(SIG_SETMASK, &old, nullptr);
+      throw;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
   ~HelperThread() {
     wait_idle();
     set(kStop);
