@@ -333,8 +333,10 @@ uint64_t write_table(const std::string& target, const std::vector<std::string>& 
   // and go straight into pages built in parallel.
   Relation rel = nullptr;
   std::unique_ptr<RawHeapWriter> w;  // (not std::optional: its header template ends in a flexible array)
+  bool needs_wal = false;
   const int per_page = pg_call([&] {
     rel = table_open(relid, RowExclusiveLock);
+    needs_wal = RelationNeedsWAL(rel);
     if (RawHeapWriter::usable(rel) && RelationGetDescr(rel)->natts == ncols) {
       w = std::make_unique<RawHeapWriter>(rel);
       if (w->takes_int4_columns()) return w->int4_rows_per_page();
@@ -350,6 +352,8 @@ uint64_t write_table(const std::string& target, const std::vector<std::string>& 
       std::vector<std::vector<int32_t>> cols;
       std::vector<int32_t*> dst;
       std::vector<char> pages;
+      std::vector<char> wal;        // each page's WAL record data, laid out by the builder
+      std::vector<uint32> wal_len;
       size_t r0 = 0, rows = 0;
       BlockNumber blk0 = 0;
     };
@@ -358,13 +362,18 @@ uint64_t write_table(const std::string& target, const std::vector<std::string>& 
       p.cols.assign(static_cast<size_t>(ncols), std::vector<int32_t>(piece));
       for (auto& c : p.cols) p.dst.push_back(c.data());
       p.pages.resize(static_cast<size_t>(BLCKSZ) * RawHeapWriter::kInt4PiecePages);
+      if (needs_wal) {
+        p.wal.resize(p.pages.size());
+        p.wal_len.resize(RawHeapWriter::kInt4PiecePages);
+      }
     }
     auto produce = [&](Piece& p, size_t r0, BlockNumber blk0) {
       p.r0 = r0;
       p.rows = std::min(piece, rows - r0);
       p.blk0 = blk0;
       src.fill(r0, p.rows, p.dst.data());
-      w->build_int4_pages(p.dst.data(), p.rows, blk0, p.pages.data());
+      w->build_int4_pages(p.dst.data(), p.rows, blk0, p.pages.data(), needs_wal ? p.wal.data() : nullptr,
+                          needs_wal ? p.wal_len.data() : nullptr);
     };
     {
       HelperThread helper;  // after buf: joined before the pieces go, also on an error
@@ -377,7 +386,10 @@ uint64_t write_table(const std::string& target, const std::vector<std::string>& 
         done = p.r0 + p.rows;
         const BlockNumber next_blk = p.blk0 + static_cast<BlockNumber>((p.rows + per_page - 1) / per_page);
         if (done < rows) helper.submit([&, done, next_blk, nxt = 1 - cur] { produce(buf[nxt], done, next_blk); });
-        pg_call([&] { w->write_int4_pages(p.pages.data(), p.rows, p.blk0); });
+        pg_call([&] {
+          w->write_int4_pages(p.pages.data(), p.rows, p.blk0, needs_wal ? p.wal.data() : nullptr,
+                              needs_wal ? p.wal_len.data() : nullptr);
+        });
       }
     }
     pg_call([&] {

@@ -194,8 +194,8 @@ RawHeapWriter::RawHeapWriter(Relation rel)
       save_free_(RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR)) {
   pages_ = static_cast<char*>(palloc(static_cast<Size>(BLCKSZ) * kBatch));
   scratch_ = static_cast<char*>(palloc(BLCKSZ));
-  // A page's rows as log_page_rows() lays them out: never more than the page
-  // plus a header and an alignment byte per row.
+  // A page's WAL record (page_rows_payload): never more than the page plus
+  // a header and an alignment byte per row.
   wal_buf_ = static_cast<char*>(palloc(BLCKSZ + SizeOfHeapMultiInsert + MaxHeapTuplesPerPage * (SizeOfMultiInsertTuple + 1)));
   const int natts = desc_->natts;
   fixed_ = natts > 0;
@@ -315,18 +315,15 @@ void RawHeapWriter::place(HeapTupleHeader td, Size len) {
   ++rows_;
 }
 
-// heap_multi_insert()'s WAL record for one whole new page
-// (XLOG_HEAP2_MULTI_INSERT with XLOG_HEAP_INIT_PAGE): each row without the
-// fixed part of its header, which redo rebuilds (xmin from the record, the
-// TID from the row's position).  About half the bytes of a full-page image:
-// a 4-column int4 row takes 24 bytes instead of 44.
-void RawHeapWriter::log_page_rows(Page page, BlockNumber blk) {
+// The rows of a new page as heap_multi_insert()'s WAL record carries them:
+// each without the fixed part of its header, which redo rebuilds (xmin from
+// the record, the TID from the row's position).  Written at `out` (an even
+// address, as the record's data starts); returns the length.  Plain memory
+// work: build_int4_pages() runs it off the backend thread.
+static uint32 page_rows_payload(const char* page_bytes, char* out) {
+  Page page = const_cast<Page>(page_bytes);
   const OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-  auto* xlrec = reinterpret_cast<xl_heap_multi_insert*>(wal_buf_);
-  xlrec->flags = 0;
-  xlrec->ntuples = maxoff;
-  char* const data = wal_buf_ + SizeOfHeapMultiInsert;  // no offsets[]: an init page's rows are 1..ntuples
-  char* p = data;
+  char* p = out;
   for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off)) {
     ItemId lp = PageGetItemId(page, off);
     auto tup = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, lp));
@@ -339,24 +336,44 @@ void RawHeapWriter::log_page_rows(Page page, BlockNumber blk) {
     memcpy(p, reinterpret_cast<char*>(tup) + SizeofHeapTupleHeader, h->datalen);
     p += h->datalen;
   }
+  return static_cast<uint32>(p - out);
+}
+
+// heap_multi_insert()'s WAL record for one whole new page
+// (XLOG_HEAP2_MULTI_INSERT with XLOG_HEAP_INIT_PAGE), with the rows laid
+// out by page_rows_payload().  About half the bytes of a full-page image:
+// a 4-column int4 row takes 24 bytes instead of 44.
+void RawHeapWriter::log_page_rows(Page page, BlockNumber blk, const char* payload, uint32 len) {
+  auto* xlrec = reinterpret_cast<xl_heap_multi_insert*>(wal_buf_);
+  xlrec->flags = 0;
+  xlrec->ntuples = PageGetMaxOffsetNumber(page);  // no offsets[]: an init page's rows are 1..ntuples
   XLogBeginInsert();
   XLogRegisterData(wal_buf_, SizeOfHeapMultiInsert);
   XLogRegisterBlock(0, &rel_->rd_node, MAIN_FORKNUM, blk, page, REGBUF_STANDARD | REGBUF_WILL_INIT);
-  XLogRegisterBufData(0, data, static_cast<uint32>(p - data));
+  XLogRegisterBufData(0, const_cast<char*>(payload), static_cast<int>(len));
   XLogSetRecordFlags(XLOG_INCLUDE_ORIGIN);
   const XLogRecPtr lsn = XLogInsert(RM_HEAP2_ID, XLOG_HEAP2_MULTI_INSERT | XLOG_HEAP_INIT_PAGE);
   PageSetLSN(page, lsn);  // a macro that evaluates its argument twice
 }
 
 // Writes `n` complete pages that follow the relation's end: each one's WAL
-// record first, then the page.
-void RawHeapWriter::write_pages(char* pages, int n) {
+// record first, then the page.  `payloads` (page i's at i * BLCKSZ, lens[i]
+// long), when given, are the pages' rows laid out by page_rows_payload()
+// already.
+void RawHeapWriter::write_pages(char* pages, int n, const char* payloads, const uint32* lens) {
   const bool wal = RelationNeedsWAL(rel_);
   for (int i = 0; i < n; ++i) {
     Page page = pages + static_cast<Size>(i) * BLCKSZ;
     const BlockNumber blk = next_blk_ + i;
     const auto t0 = Clock::now();
-    if (wal) log_page_rows(page, blk);
+    if (wal) {
+      if (payloads) {
+        log_page_rows(page, blk, payloads + static_cast<Size>(i) * BLCKSZ, lens[i]);
+      } else {
+        char* out = wal_buf_ + SizeOfHeapMultiInsert;
+        log_page_rows(page, blk, out, page_rows_payload(page, out));
+      }
+    }
     const auto t1 = Clock::now();
     PageSetChecksumInplace(page, blk);
     // skipFsync: finish() syncs the relation once (rewriteheap.c does the same).
@@ -396,7 +413,8 @@ int RawHeapWriter::int4_rows_per_page() {
   return int4_per_page_ = n;
 }
 
-void RawHeapWriter::build_int4_pages(const int32* const* cols, size_t rows, BlockNumber blk0, char* pages) {
+void RawHeapWriter::build_int4_pages(const int32* const* cols, size_t rows, BlockNumber blk0, char* pages,
+                                     char* payloads, uint32* lens) {
   const auto t0 = Clock::now();
   const int per_page = int4_per_page_;
   const int natts = desc_->natts;
@@ -416,15 +434,17 @@ void RawHeapWriter::build_int4_pages(const int32* const* cols, size_t rows, Bloc
       char* data = append_fixed(page, blk0 + i);
       for (int k = 0; k < natts; ++k) memcpy(data + off[k], &cols[k][r0 + j], sizeof(int32));
     }
+    if (payloads) lens[i] = page_rows_payload(page, payloads + static_cast<Size>(i) * BLCKSZ);
   }
   build_secs_ += seconds(t0, Clock::now());
 }
 
-void RawHeapWriter::write_int4_pages(char* pages, size_t rows, BlockNumber blk0) {
+void RawHeapWriter::write_int4_pages(char* pages, size_t rows, BlockNumber blk0, const char* payloads,
+                                     const uint32* lens) {
   if (!takes_int4_columns() || int4_per_page_ < 1 || blk0 != next_blk_)
     elog(ERROR, "pg_mln: int4 pages built for block %u, the relation is at block %u", blk0, next_blk_);
   const size_t per_page = static_cast<size_t>(int4_per_page_);
-  write_pages(pages, static_cast<int>((rows + per_page - 1) / per_page));
+  write_pages(pages, static_cast<int>((rows + per_page - 1) / per_page), payloads, lens);
   rows_ += rows;
   partial_int4_ = rows % per_page != 0;
 }

@@ -126,11 +126,16 @@ class RawHeapWriter {
   // lays out `rows` rows as the pages that follow block `blk0` in `pages`
   // (room for kInt4PiecePages pages at most): plain memory writes on OpenMP
   // threads, no PostgreSQL call, so any one thread may run it once
-  // int4_rows_per_page() has been called.  write_int4_pages() WAL-logs and
-  // appends them; `blk0` must be where the relation ends.
+  // int4_rows_per_page() has been called.  Given `payloads` (BLCKSZ per
+  // page) and `lens`, it also lays out each page's WAL record data there,
+  // so that the backend thread only inserts it.  write_int4_pages() WAL-logs
+  // and appends them (with those payloads when given); `blk0` must be where
+  // the relation ends.
   static constexpr int kInt4PiecePages = 1024;
-  void build_int4_pages(const int32* const* cols, size_t rows, BlockNumber blk0, char* pages);
-  void write_int4_pages(char* pages, size_t rows, BlockNumber blk0);
+  void build_int4_pages(const int32* const* cols, size_t rows, BlockNumber blk0, char* pages,
+                        char* payloads = nullptr, uint32* lens = nullptr);
+  void write_int4_pages(char* pages, size_t rows, BlockNumber blk0, const char* payloads = nullptr,
+                        const uint32* lens = nullptr);
   // Writes the last pages, syncs where WAL-logged, counts the inserts.
   void finish();
 
@@ -140,8 +145,8 @@ class RawHeapWriter {
   void add_fixed(const Datum* values);
   char* append_fixed(Page page, BlockNumber blk) const;
   void flush_pages();
-  void log_page_rows(Page page, BlockNumber blk);
-  void write_pages(char* pages, int n);
+  void log_page_rows(Page page, BlockNumber blk, const char* payload, uint32 len);
+  void write_pages(char* pages, int n, const char* payloads = nullptr, const uint32* lens = nullptr);
 
   static constexpr int kBatch = 32;  // pages buffered before they are written
   Relation rel_;
@@ -151,7 +156,7 @@ class RawHeapWriter {
   Size save_free_;
   char* pages_;         // kBatch pages, BLCKSZ each
   char* scratch_;       // one tuple being formed
-  char* wal_buf_;       // one page's WAL record (log_page_rows)
+  char* wal_buf_;       // one page's WAL record (log_page_rows, page_rows_payload)
   int filled_ = 0;      // complete pages waiting in pages_
   bool open_ = false;   // pages_[filled_] holds rows
   BlockNumber next_blk_ = 0;  // block number of pages_[0]
