@@ -322,10 +322,7 @@ uint64_t write_table(const std::string& target, const std::vector<std::string>& 
     for (size_t k = 0; k < names.size(); ++k) sql += (k ? ", " : "") + qi(names[k]) + " int4 NOT NULL";
     spi.exec(sql + ")");
   }
-  Oid relid = pg_call([&] {
-    List* names_list = stringToQualifiedNameList(target.c_str());
-    return RangeVarGetRelid(makeRangeVarFromNameList(names_list), NoLock, false);
-  });
+  Oid relid = relation_by_name(target, NoLock);  // locked by CREATE TABLE
   const size_t rows = src.rows;
   const int ncols = src.ncols;
   // The new table takes raw pages (it is empty, this subtransaction made

@@ -291,7 +291,7 @@ void RawHeapWriter::add_fixed(const Datum* values) {
 
 // One fixed-layout row's slot on `page` (block `blk`), which has room: the
 // header template, a line pointer, the tuple's own TID.  Returns where the
-// row's values go.  Touches only `page`: add_int4_columns() calls it on
+// row's values go.  Touches only `page`: build_int4_pages() calls it on
 // OpenMP threads.
 char* RawHeapWriter::append_fixed(Page page, BlockNumber blk) const {
   PageHeader ph = reinterpret_cast<PageHeader>(page);
@@ -447,21 +447,6 @@ void RawHeapWriter::write_int4_pages(char* pages, size_t rows, BlockNumber blk0,
   write_pages(pages, static_cast<int>((rows + per_page - 1) / per_page), payloads, lens);
   rows_ += rows;
   partial_int4_ = rows % per_page != 0;
-}
-
-void RawHeapWriter::add_int4_columns(const int32* const* cols, size_t rows) {
-  if (!takes_int4_columns()) elog(ERROR, "pg_mln: add_int4_columns on a relation that does not take them");
-  const size_t piece = static_cast<size_t>(int4_rows_per_page()) * kInt4PiecePages;
-  char* buf = static_cast<char*>(palloc(static_cast<Size>(BLCKSZ) * kInt4PiecePages));
-  const int32** at = static_cast<const int32**>(palloc(sizeof(int32*) * (desc_->natts + 1)));
-  for (size_t r0 = 0; r0 < rows; r0 += piece) {
-    const size_t n = std::min(piece, rows - r0);
-    for (int k = 0; k < desc_->natts; ++k) at[k] = cols[k] + r0;
-    build_int4_pages(at, n, next_blk_, buf);
-    write_int4_pages(buf, n, next_blk_);
-  }
-  pfree(at);
-  pfree(buf);
 }
 
 void RawHeapWriter::finish() {

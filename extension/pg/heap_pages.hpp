@@ -108,29 +108,25 @@ class RawHeapWriter {
   explicit RawHeapWriter(Relation rel);
   // Adds one row (values/isnull in attribute order, all attributes).
   void add(Datum* values, bool* isnull);
-  // Whether add_int4_columns() takes this relation: every attribute int4,
-  // no row added through add(), and no earlier add_int4_columns() call that
-  // ended on a partly filled page.
+  // Whether this relation takes int4 pages (build_int4_pages): every
+  // attribute int4, no row added through add(), and no earlier
+  // write_int4_pages() call that ended on a partly filled page.
   bool takes_int4_columns() const;
-  // Rows of int4 columns that one page holds (add_int4_columns' pages).
+  // Rows of int4 columns that one such page holds.
   int int4_rows_per_page();
-  // Adds `rows` rows of int4 values, cols[k][r] for attribute k + 1, none
-  // NULL.  Every row has the same length, so every page holds the same
-  // number of rows and pages are built independently, on OpenMP threads
-  // (plain memory writes: no PostgreSQL call there); WAL and smgrextend stay
-  // on this thread.  May be called again, for the next rows, as long as each
-  // call but the last passes a multiple of int4_rows_per_page() rows.
-  void add_int4_columns(const int32* const* cols, size_t rows);
-  // add_int4_columns() in two halves, for building the next pages while
-  // this thread writes the last ones (write_table).  build_int4_pages()
-  // lays out `rows` rows as the pages that follow block `blk0` in `pages`
-  // (room for kInt4PiecePages pages at most): plain memory writes on OpenMP
-  // threads, no PostgreSQL call, so any one thread may run it once
-  // int4_rows_per_page() has been called.  Given `payloads` (BLCKSZ per
-  // page) and `lens`, it also lays out each page's WAL record data there,
-  // so that the backend thread only inserts it.  write_int4_pages() WAL-logs
-  // and appends them (with those payloads when given); `blk0` must be where
-  // the relation ends.
+  // Rows of int4 values (cols[k][r] for attribute k + 1, none NULL) in two
+  // halves, so that the next pages are built while this thread writes the
+  // last ones (write_table).  Every row has the same length, so every page
+  // holds the same number of rows and pages are built independently.
+  // build_int4_pages() lays out `rows` rows as the pages that follow block
+  // `blk0` in `pages` (room for kInt4PiecePages pages at most): plain memory
+  // writes on OpenMP threads, no PostgreSQL call, so any one thread may run
+  // it once int4_rows_per_page() has been called.  Given `payloads` (BLCKSZ
+  // per page) and `lens`, it also lays out each page's WAL record data
+  // there, so that the backend thread only inserts it.  write_int4_pages()
+  // WAL-logs and appends them (with those payloads when given); `blk0` must
+  // be where the relation ends, and every call but the last must pass a
+  // multiple of int4_rows_per_page() rows.
   static constexpr int kInt4PiecePages = 1024;
   void build_int4_pages(const int32* const* cols, size_t rows, BlockNumber blk0, char* pages,
                         char* payloads = nullptr, uint32* lens = nullptr);
@@ -162,7 +158,7 @@ class RawHeapWriter {
   BlockNumber next_blk_ = 0;  // block number of pages_[0]
   uint64 rows_ = 0;
   bool added_rows_ = false;    // add() was called
-  bool partial_int4_ = false;  // an add_int4_columns() call ended mid-page
+  bool partial_int4_ = false;  // a write_int4_pages() call ended mid-page
   int int4_per_page_ = 0;      // int4_rows_per_page(), once computed
   char empty_hdr_[SizeOfPageHeaderData];  // an empty page's header, for build_int4_pages()
   double build_secs_ = 0, wal_secs_ = 0, extend_secs_ = 0;  // reported at DEBUG1 by finish()

@@ -43,6 +43,7 @@ namespace {
 // A row the decoders left to the backend thread.
 struct SlowRow {
   size_t row;
+  int page;  // its page in the batch
   HeapTupleHeader tup;
   uint32 len;
 };
@@ -82,6 +83,7 @@ class Decoder {
   // the slices and returns the rows left to the backend thread (rethrows
   // what the helper threw).
   const std::vector<SlowRow>& finish() {
+    slow_[0].clear();
     // The helper sizes the columns first (a memset's time, while this
     // thread pinned the next batch): wait for that, or for its failure.
     while (!ready_.load(std::memory_order_acquire) && helper_.busy()) std::this_thread::yield();
@@ -98,10 +100,9 @@ class Decoder {
     for (auto& c : t_.cols) c.resize(at);
     slow_[0].insert(slow_[0].end(), slow_[1].begin(), slow_[1].end());
     slow_[1].clear();
-    for (SlowRow& r : slow_[0]) r.row -= shift_[page_of(r.row)];
+    for (SlowRow& r : slow_[0]) r.row -= shift_[r.page];
     return slow_[0];
   }
-  void clear_slow() { slow_[0].clear(); }
 
  private:
   void size_columns() {
@@ -115,12 +116,6 @@ class Decoder {
     for (size_t k = 0; k < t_.cols.size(); ++k) dst_[k] = t_.cols[k].data();
   }
 
-  // The page a (pre-close-up) row index falls in.
-  int page_of(size_t row) const {
-    int p = static_cast<int>(std::upper_bound(first_, first_ + job_->npages, row) - first_) - 1;
-    return std::max(p, 0);
-  }
-
   // Claims pages of the current batch until none is left.
   void work(std::vector<SlowRow>& slow) {
     const PinnedPages& b = *job_;
@@ -131,7 +126,7 @@ class Decoder {
       auto take = [&](const char* item, uint32 len) {
         auto h = reinterpret_cast<HeapTupleHeader>(const_cast<char*>(item));
         if ((h->t_infomask & HEAP_HASNULL) || HeapTupleHeaderGetNatts(h) < last_) {
-          slow.push_back({r++, h, len});
+          slow.push_back({r++, p, h, len});
           return;
         }
         const char* d = item + h->t_hoff;
@@ -230,7 +225,6 @@ bool scan_fixed_columns(Oid relid, const std::vector<std::pair<AttrNumber, Oid>>
             if (has_null) break;
           }
         });
-      dec.clear_slow();
       if (has_null) break;
       if (next_pages > 0) dec.start(&batch[nxt]);
       cur = nxt;

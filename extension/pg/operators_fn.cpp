@@ -163,9 +163,9 @@ std::string rel_name(Oid relid) {
 
 // Where an operator call spends its time: scanning the heap, the copy to
 // the engine, writing the result table (the download from the engine runs
-// beside it and is reported apart), and the rest, the operators.  One per SQL-callable operator function, current
-// (g_timer) for its duration; reported at DEBUG1 (SET client_min_messages =
-// debug1 to see it).
+// beside it and is reported apart), and the rest, the operators.  One per
+// SQL-callable operator function, current (g_timer) for its duration;
+// reported at DEBUG1 (SET client_min_messages = debug1 to see it).
 struct CallTimer;
 CallTimer* g_timer = nullptr;
 struct CallTimer {
