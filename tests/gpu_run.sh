@@ -18,7 +18,8 @@
 #   profiled by operator (bench/engine_trace.sh); big: 10^8 ground
 #   clauses in the database (bench/big_run.sh, MLN_BIG_PAPERS); heap: the
 #   heap-to-heap operators alone (bench/heap_ops.sh at MLN_HEAP_SIZES, default
-#   10^7, MLN_HEAP_OPS); full: all.  MLN_PG_OPTS adds server settings
+#   10^7, MLN_HEAP_OPS); kernels: per-kernel DRAM bandwidth of the joins
+#   under Nsight Compute (bench/kernel_profile.sh); full: all.  MLN_PG_OPTS adds server settings
 #   (e.g. "-c shared_buffers=8GB").  Modes join
 #   with '+'.  The builds (PostgreSQL in /tmp/pg, pg_mln in build/gpu-cuda)
 #   are reused by later calls while the machine stays warm.
@@ -179,6 +180,16 @@ if has micro || has bench || has big; then
       note "- $b: exit $?"
     done
   fi
+fi
+
+if has kernels; then
+  # Per-kernel DRAM bandwidth under Nsight Compute (bench/kernel_profile.sh);
+  # MLN_KERNEL_BENCHES: the bench_ops regexes, one ncu run each.
+  # shellcheck disable=SC2086
+  timeout ${MLN_KERNEL_WALL:-240} bash bench/kernel_profile.sh $B "$OUT" ${MLN_KERNEL_BENCHES:-} >"$OUT/kernels.log" 2>&1
+  note "bench/kernel_profile.sh: exit $?"
+  cat "$OUT/kernels.md" >>"$summary" 2>/dev/null
+  (cd "$OUT" && tar czf kernel_profile.tar.gz kp_* 2>/dev/null && rm -f kp_*)
 fi
 
 su postgres -c "/tmp/pg/bin/pg_ctl -D $PGD -m fast stop >/dev/null" 2>/dev/null

@@ -159,6 +159,15 @@ struct CpuExec {
     }
   }
 
+  // A thread writes whole runs, so every run length suits it.
+  bool expand_runs_fit(const int32_t*, size_t) const { return true; }
+
+  // Writes every join match (ops::ExpandRun), left rows split over the threads.
+  void expand_runs(size_t n, const int32_t* lo, const int32_t* cnt, const int64_t* off, const int32_t* perm,
+                   const ops::ExpandCols& c) const {
+    thrust::for_each(policy(), ops::Count(0), ops::Count(static_cast<ops::Idx>(n)), ops::ExpandRun{lo, cnt, off, perm, c});
+  }
+
   // Indices i (ascending) with mask[i] == want.
   Buf<int32_t> compact(const uint8_t* mask, size_t n, uint8_t want) const {
     const int parts = n < kSerialBelow ? 1 : omp_get_max_threads();

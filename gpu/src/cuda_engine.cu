@@ -6,6 +6,8 @@
 #include <cuda_runtime.h>
 #include <thrust/copy.h>
 #include <thrust/count.h>
+#include <thrust/functional.h>
+#include <thrust/reduce.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/gather.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -13,7 +15,9 @@
 #include <thrust/system/cuda/error.h>
 #include <thrust/system/cuda/execution_policy.h>
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -81,6 +85,48 @@ struct Widen64 {
   __host__ __device__ int64_t operator()(int32_t c) const { return c; }
 };
 
+// Writes every join match (see ops::ExpandRun for the layout).  Each warp
+// takes 32 consecutive left rows, whose outputs are one contiguous range, and
+// writes that range 32 slots at a time: lane k finds the row owning slot k by
+// a binary search over the rows' run ends held in the warp's registers
+// (shuffles, no shared memory), so the stores of a warp are coalesced
+// whatever the run lengths.  Hand-written: Thrust/CUB have no segmented
+// expand; the generic form (fill, scatter of run starts, max-scan, then a
+// gather per column) reads and writes two extra slot-sized maps.
+__global__ void expand_runs_kernel(size_t n, const int32_t* __restrict__ lo, const int32_t* __restrict__ cnt,
+                                   const int64_t* __restrict__ off, const int32_t* __restrict__ perm,
+                                   ops::ExpandCols c) {
+  constexpr unsigned kAll = 0xffffffffu;
+  const int lane = threadIdx.x & 31;
+  const size_t warps = (size_t(gridDim.x) * blockDim.x) >> 5;
+  for (size_t base = ((size_t(blockIdx.x) * blockDim.x + threadIdx.x) >> 5) * 32; base < n; base += warps * 32) {
+    const size_t i = base + lane;
+    const int64_t first = off[base];
+    int32_t my_lo = 0;
+    long long end = LLONG_MAX;  // end of this lane's run, relative to `first`
+    if (i < n) {
+      my_lo = lo[i];
+      end = off[i] + cnt[i] - first;
+    }
+    const int last = static_cast<int>(n - 1 - base < 31 ? n - 1 - base : 31);
+    const long long total = __shfl_sync(kAll, end, last);
+    for (long long k0 = 0; k0 < total; k0 += 32) {  // the same trip count in every lane
+      const long long k = k0 + lane;
+      int owner = 0;  // lanes before `owner` end at or before slot k
+#pragma unroll
+      for (int step = 16; step >= 1; step >>= 1)
+        if (__shfl_sync(kAll, end, owner + step - 1) <= k) owner += step;
+      const long long before = __shfl_sync(kAll, end, owner > 0 ? owner - 1 : 0);
+      const int32_t run = __shfl_sync(kAll, my_lo, owner);
+      if (k < total) {
+        const int64_t li = static_cast<int64_t>(base) + owner;
+        const int32_t ri = perm[run + (k - (owner > 0 ? before : 0))];
+        for (int col = 0; col < c.n; ++col) c.dst[col][first + k] = c.src[col][c.side[col] ? ri : li];
+      }
+    }
+  }
+}
+
 struct CudaExec {
   static constexpr Backend kBackend = Backend::CUDA;
   // Sort-based inner join under Auto: on an H100 it took 3.4 ms against the
@@ -90,6 +136,7 @@ struct CudaExec {
   static constexpr size_t kMaxChunkRows = size_t(1) << 26;  // a few ms of work; per-chunk overhead stays small
   EngineOptions opts;
   int device = 0;
+  int sm_count = 1;
   std::string device_name;
   mutable TempAlloc temp;
 
@@ -160,6 +207,24 @@ struct CudaExec {
   // v[i] = max(v[0..i]) in place.
   void inclusive_max(int32_t* v, size_t n) const {
     if (n) thrust::inclusive_scan(policy(), v, v + n, v, thrust::maximum<int32_t>());
+  }
+
+  // Whether no run is longer than kWarpRunCap: expand_runs_kernel gives a
+  // warp 32 left rows, so a warp holding a run of m rows loops at least m/32
+  // times.  Longer runs (a hot key) take the generic form, which balances
+  // over output slots.
+  static constexpr int32_t kWarpRunCap = 256;
+  bool expand_runs_fit(const int32_t* cnt, size_t n) const {
+    return thrust::reduce(policy(), cnt, cnt + n, int32_t(0), thrust::maximum<int32_t>()) <= kWarpRunCap;
+  }
+
+  void expand_runs(size_t n, const int32_t* lo, const int32_t* cnt, const int64_t* off, const int32_t* perm,
+                   const ops::ExpandCols& c) const {
+    if (n == 0) return;
+    constexpr int kBlock = 256;
+    const size_t blocks = std::min<size_t>((n + kBlock - 1) / kBlock, size_t(sm_count) * 16);
+    expand_runs_kernel<<<static_cast<unsigned>(blocks), kBlock>>>(n, lo, cnt, off, perm, c);
+    MLN_CUDA_TRY(cudaGetLastError());
   }
 
   // Indices i (ascending) with mask[i] == want.
@@ -301,6 +366,7 @@ std::unique_ptr<Engine> make_cuda_engine(const EngineOptions& opts) {
   cudaDeviceProp prop;
   MLN_CUDA_TRY(cudaGetDeviceProperties(&prop, ex.device));
   ex.device_name = prop.name;
+  ex.sm_count = prop.multiProcessorCount;
   // Keep freed blocks in the stream-ordered pool instead of returning them at
   // every synchronisation.
   cudaMemPool_t pool;

@@ -75,6 +75,44 @@ TEST_P(AlgorithmTest, JoinHeavySkewOneKeyHundredThousandTimes) {
   check_dedup(eng(), rt, lt, "hot rows");
 }
 
+TEST_P(AlgorithmTest, JoinRunLengthsAroundTheWarpExpandLimit) {
+  // Right key v occurs len[v] times, with run lengths on both sides of the
+  // CUDA backend's limit for writing runs warp by warp (256; longer runs take
+  // the gather-map form) and of a warp's 32 rows.  Each left key appears a
+  // few times, scattered, so a warp's 32 left rows mix long and short runs.
+  // The first join has every run <= 256, the second adds one of 257.
+  const std::vector<int32_t> len = {0, 1, 2, 31, 32, 33, 63, 100, 255, 256};
+  for (int32_t extra : {0, 257}) {
+    std::mt19937 rng(106 + extra);
+    HostTable rt;
+    rt.cols.assign(2, {});
+    auto add_run = [&](int32_t key, int32_t m) {
+      for (int32_t j = 0; j < m; ++j) rt.cols[0].push_back(key), rt.cols[1].push_back(key * 1000 + j);
+    };
+    for (size_t v = 0; v < len.size(); ++v) add_run(static_cast<int32_t>(v), len[v]);
+    if (extra) add_run(static_cast<int32_t>(len.size()), extra);
+    HostTable lt = random_table(rng, 3000, 2, static_cast<int32_t>(len.size()) + 2);
+    check_joins(eng(), lt, rt, {0}, {0}, "runs up to " + std::to_string(extra ? extra : 256));
+  }
+}
+
+TEST_P(AlgorithmTest, JoinWithMoreOutputColumnsThanOneExpandPass) {
+  // 20 output columns (the expand writes 16 per pass): column k is column
+  // (k/2) % 3 of the left (k even) or right side, so column k repeats
+  // column k % 6.  The first six are checked against the reference (whose
+  // rows hold 8 values at most), the others against them, row by row.
+  std::mt19937 rng(107);
+  HostTable lt = random_table(rng, 5000, 3, 700, 0.1), rt = random_table(rng, 4000, 3, 700, 0.1);
+  std::vector<OutCol> out;
+  for (int k = 0; k < 20; ++k) out.push_back({k % 2, (k / 2) % 3});
+  Relation j = eng().join(eng().upload(lt), eng().upload(rt), {0}, {1}, out);
+  EXPECT_EQ(fetch(eng(), eng().project(j, {0, 1, 2, 3, 4, 5})),
+            ref_join(to_rows(lt), to_rows(rt), {0}, {1}, std::vector<OutCol>(out.begin(), out.begin() + 6)));
+  HostTable h = eng().download(j);
+  ASSERT_EQ(h.ncols(), 20);
+  for (int k = 6; k < 20; ++k) EXPECT_EQ(h.cols[k], h.cols[k % 6]) << "output column " << k;
+}
+
 TEST_P(AlgorithmTest, JoinAllDistinctKeys) {
   // Both sides hold a permutation of 0..n-1: every left row matches exactly once.
   std::mt19937 rng(103);
