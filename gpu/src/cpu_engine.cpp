@@ -6,6 +6,7 @@
 #include <omp.h>
 #include <thrust/copy.h>
 #include <thrust/fill.h>
+#include <thrust/sort.h>
 #include <thrust/system/omp/execution_policy.h>
 
 #include <atomic>
@@ -157,6 +158,26 @@ struct CpuExec {
       int32_t run = top[t];
       for (size_t i = b; i < e; ++i) v[i] = run = std::max(run, v[i]);
     }
+  }
+
+  // Sorts keys ascending, with perm (when not null) alongside.
+  void sort_keys(ops::Key* keys, size_t n, int32_t* perm) const {
+    if (n < 2) return;
+    if (perm)
+      thrust::sort_by_key(policy(), keys, keys + n, perm);
+    else
+      thrust::sort(policy(), keys, keys + n);
+  }
+
+  // Right rows grouped by dense key: count each key into pos, exclusive
+  // scan, then place each row at its key's cursor, which leaves pos[d] at
+  // the end of run d (operators.hpp, "dense keys").
+  void group_dense(const int32_t* k, size_t n, int32_t base, uint32_t range, int32_t* pos, int32_t* perm) const {
+    thrust::fill(policy(), pos, pos + range, 0);
+    const ops::Count first(0), last(static_cast<ops::Idx>(n));
+    thrust::for_each(policy(), first, last, ops::DenseCount{k, base, pos});
+    thrust::exclusive_scan(policy(), pos, pos + range, pos);
+    thrust::for_each(policy(), first, last, ops::DensePlace{k, base, pos, perm});
   }
 
   // A thread writes whole runs, so every run length suits it.
