@@ -3,7 +3,7 @@
 # (ncu, from the CUDA toolkit): each kernel one benchmark iteration launches,
 # with its duration and the bytes it read from and wrote to device memory,
 # as a fraction of the bandwidth of a device-to-device copy measured in the
-# same run (bench_ops' copy benchmark, read plus write).
+# same run (bench_ops' copy benchmark at the same size, read plus write).
 #
 #   bash bench/kernel_profile.sh BUILD_DIR OUT_DIR [BENCH_REGEX ...]
 #
@@ -19,13 +19,18 @@ OUT=${2:?usage: kernel_profile.sh BUILD_DIR OUT_DIR [BENCH_REGEX ...]}
 shift 2
 [ $# -gt 0 ] || set -- '^join/cuda/10000000/' '^join_hash/cuda/10000000/' '^join_sort/cuda/10000000/'
 NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+export MLN_BENCH_MAX_ROWS=${MLN_BENCH_MAX_ROWS:-100000000}  # bench_ops registers 10^8 only when asked
 mkdir -p "$OUT"
 md=$OUT/kernels.md
 
-# The copy roofline, outside ncu.
-"$B/bench/bench_ops" --benchmark_filter='^copy/cuda/10000000/' --benchmark_format=json >"$OUT/kp_copy.json" 2>/dev/null
-copy_bw=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["benchmarks"][0]["bytes_per_second"])' \
-  "$OUT/kp_copy.json" 2>/dev/null || echo 0)
+# The copy roofline at the benchmark's own size (the number in its regex),
+# outside ncu: bytes_per_second of bench_ops' copy benchmark.
+copy_bw() {
+  local n
+  n=$(echo "$1" | grep -oE '[0-9]{4,}' | head -1)
+  "$B/bench/bench_ops" --benchmark_filter="^copy/cuda/${n:-10000000}/" --benchmark_format=json 2>/dev/null |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["benchmarks"][0]["bytes_per_second"])' 2>/dev/null || echo 0
+}
 
 {
   echo "# GPU kernels by DRAM bandwidth (bench/kernel_profile.sh)"
@@ -33,8 +38,8 @@ copy_bw=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bench
   echo "- command: \`bash bench/kernel_profile.sh $B OUT $*\`"
   echo "- device: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $($NCU --version 2>/dev/null | tail -1)"
   echo "- commit: ${MLN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}"
-  echo "- copy bandwidth (device-to-device cudaMemcpy of 80 MB, read + write): $(python3 -c "print(f'{$copy_bw/1e9:.0f}')") GB/s"
   echo "- ncu --cache-control none --clock-control none; one iteration of each benchmark"
+  echo "- of copy: the kernel's DRAM read + write bytes per second over a device-to-device cudaMemcpy's (read + write) of the benchmark's two-column input size"
   echo
 } >"$md"
 
@@ -46,13 +51,15 @@ for re in "$@"; do
     --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum \
     "$B/bench/bench_ops" --benchmark_filter="$re" --benchmark_min_time=0.000001 >"$csv" 2>"$OUT/kp_$i.err"
   echo "ncu $re: exit $?" >&2
-  python3 - "$csv" "$re" "$copy_bw" >>"$md" <<'EOF'
+  bw=$(copy_bw "$re")
+  python3 - "$csv" "$re" "$bw" >>"$md" <<'EOF'
 import csv, sys
 path, regex, copy_bw = sys.argv[1], sys.argv[2], float(sys.argv[3] or 0)
 lines = [l for l in open(path) if l.startswith('"')]
 rows = list(csv.DictReader(lines))
 rows = [r for r in rows if r.get("ID", "").isdigit()]  # drops the units row
 print(f"## `{regex}`\n")
+print(f"copy bandwidth at this size: {copy_bw / 1e9:.0f} GB/s\n")
 if not rows:
     print("ncu recorded no kernels (see kp_*.err)\n")
     sys.exit(0)
@@ -65,7 +72,7 @@ def num(r, k):
 for r in rows:
     t = num(r, "gpu__time_duration.sum") * 1e-9  # ns
     rd, wr, l2 = num(r, "dram__bytes_read.sum"), num(r, "dram__bytes_write.sum"), num(r, "lts__t_bytes.sum")
-    name = r.get("Kernel Name", "?")
+    name = r.get("Kernel Name", "?").replace("(anonymous namespace)::", "")
     short = name.split("(")[0].split("<")[0].replace("void ", "").strip()
     if "cub::" in name or "thrust::" in name or "CUB" in name:
         for tag in ("DeviceScan", "DeviceReduce", "DeviceSelect", "DeviceRadixSort", "DeviceFor", "transform", "fill", "ScanInit", "Scan", "Reduce", "for_each", "Transform"):

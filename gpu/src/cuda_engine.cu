@@ -170,7 +170,14 @@ struct CudaExec {
   }
 
   std::string name() const { return device_name; }
-  auto policy() const { return thrust::cuda::par(temp); }
+  // par_nosync: an algorithm returns once its kernels are queued instead of
+  // waiting for them (thrust::cuda::par synchronises after every call).
+  // Everything here runs in order on the legacy default stream: kernels,
+  // the stream-ordered allocations and frees, and the cudaMemcpy calls
+  // through which alone the host reads results, so no call needs the wait.
+  // Measured on an H100: the waits were 0.3 ms of a 1.65 ms join at 10^7
+  // rows.  A device fault then surfaces at the next synchronising call.
+  auto policy() const { return thrust::cuda::par_nosync(temp); }
 
   // Uninitialised device array of n elements.
   template <class T>
