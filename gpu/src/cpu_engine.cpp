@@ -39,6 +39,7 @@ struct CpuExec {
   // Hash inner join under Auto: 2.9x the sort form at 10^7 rows on 2 cores.
   static constexpr bool kAutoHashJoin = true;
   static constexpr size_t kMaxChunkRows = size_t(1) << 22;  // ~0.1-1 s of work on a few cores
+  static constexpr bool kExpandRuns = false;  // joins expand through gather maps (operators.hpp)
   EngineOptions opts;
   int threads = 1;
 
@@ -178,15 +179,6 @@ struct CpuExec {
     thrust::for_each(policy(), first, last, ops::DenseCount{k, base, pos});
     thrust::exclusive_scan(policy(), pos, pos + range, pos);
     thrust::for_each(policy(), first, last, ops::DensePlace{k, base, pos, perm});
-  }
-
-  // A thread writes whole runs, so every run length suits it.
-  bool expand_runs_fit(const int32_t*, size_t) const { return true; }
-
-  // Writes every join match (ops::ExpandRun), left rows split over the threads.
-  void expand_runs(size_t n, const int32_t* lo, const int32_t* cnt, const int64_t* off, const int32_t* perm,
-                   const ops::ExpandCols& c) const {
-    thrust::for_each(policy(), ops::Count(0), ops::Count(static_cast<ops::Idx>(n)), ops::ExpandRun{lo, cnt, off, perm, c});
   }
 
   // Indices i (ascending) with mask[i] == want.

@@ -88,7 +88,7 @@ struct Widen64 {
   __host__ __device__ int64_t operator()(int32_t c) const { return c; }
 };
 
-// Writes every join match (see ops::ExpandRun for the layout).  Each warp
+// Writes every join match (see ops::ExpandCols for the layout).  Each warp
 // takes 32 consecutive left rows, whose outputs are one contiguous range, and
 // writes that range 32 slots at a time: lane k finds the row owning slot k by
 // a binary search over the rows' run ends held in the warp's registers
@@ -297,6 +297,7 @@ struct CudaExec {
   // times.  Longer runs (a hot key) take the generic form, which balances
   // over output slots.
   static constexpr int32_t kWarpRunCap = 256;
+  static constexpr bool kExpandRuns = true;
   bool expand_runs_fit(const int32_t* cnt, size_t n) const {
     return thrust::reduce(policy(), cnt, cnt + n, int32_t(0), thrust::maximum<int32_t>()) <= kWarpRunCap;
   }
