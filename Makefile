@@ -7,12 +7,13 @@
 #   make build | install | cluster-start | cluster-stop | bench | clean
 #
 # Both demo and check are idempotent: a second run skips what is done.
+# Builds are quiet (progress and results; the compiler lines go to
+# build/build.log); V=1 shows everything.
 
 BUILD       ?= build/cmake
 JOBS        ?= $(shell nproc)
 PG_CONFIG   ?= pg_config
 CMAKE_FLAGS ?=
-SUDO        := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: all deps build install cluster-start cluster-stop demo check test-unit test-sql test-e2e bench clean
 
@@ -21,16 +22,11 @@ all: build
 deps:
 	@bash scripts/deps.sh
 
-$(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+build: deps
+	@bash scripts/build.sh $(BUILD) $(JOBS) $(PG_CONFIG) -- $(CMAKE_FLAGS)
 
-build: deps $(BUILD)/CMakeCache.txt
-	cmake --build $(BUILD) -j$(JOBS)
-	$(MAKE) -f Makefile.pgxs BUILD=$(BUILD) PG_CONFIG=$(PG_CONFIG) -j$(JOBS)
-
-install: build
-	$(SUDO) $(MAKE) -f Makefile.pgxs BUILD=$(BUILD) PG_CONFIG=$(PG_CONFIG) install >/dev/null
-	@bash scripts/install-bin.sh $(BUILD)
+install: deps
+	@bash scripts/build.sh $(BUILD) $(JOBS) $(PG_CONFIG) install -- $(CMAKE_FLAGS)
 
 cluster-start:
 	@bash scripts/cluster.sh start
@@ -45,7 +41,7 @@ check: install cluster-start
 	@bash scripts/check.sh $(BUILD)
 
 test-unit: build
-	cd $(BUILD) && ctest --output-on-failure
+	@bash scripts/check.sh $(BUILD) unit
 
 test-sql: install cluster-start
 	@bash scripts/check.sh $(BUILD) sql
@@ -58,5 +54,5 @@ bench: install cluster-start
 
 clean:
 	-@bash scripts/cluster.sh stop
-	-$(MAKE) -f Makefile.pgxs BUILD=$(BUILD) clean
+	-@$(MAKE) -s -f Makefile.pgxs BUILD=$(BUILD) clean
 	rm -rf build

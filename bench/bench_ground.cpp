@@ -66,7 +66,7 @@ void run(benchmark::State& state, std::shared_ptr<Prepared> p, bool cuda) {
 void register_all() {
   std::vector<std::pair<std::string, std::function<Workload()>>> loads;
   const char* ds = std::getenv("MLN_DATASETS");
-  std::string dir = std::string(ds && *ds ? ds : "/work/shared/datasets/tuffy") + "/class";
+  std::string dir = std::string(ds && *ds ? ds : MLN_EXAMPLES_DIR) + "/class";
   loads.emplace_back("class", [dir] {
     Workload w;
     w.prog = read(dir + "/prog.mln");

@@ -64,7 +64,7 @@ md=$out/heap_ops.md
   echo
   echo "- commit: \`${MLN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}\`, date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "- machine: $(nproc) cores; GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo none)"
-  echo "- command: \`MLN_HEAP_OPS=\"$ops\" MLN_HEAP_REPS=$reps MLN_HEAP_WARM=${MLN_HEAP_WARM:-0} bash bench/heap_ops.sh $out \"$sizes\"\`"
+  echo "- command: \`MLN_HEAP_OPS=\"$ops\" MLN_HEAP_REPS=$reps MLN_HEAP_WARM=${MLN_HEAP_WARM:-0} bash bench/heap_ops.sh ${out#"$PWD"/} \"$sizes\"\`"
   echo "- server: $(psql -qXAt -c "SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) FROM pg_settings WHERE name IN ('shared_buffers', 'wal_buffers', 'max_parallel_workers_per_gather', 'fsync', 'wal_level')")"
   echo "- each cell: seconds for the whole statement (heap scan, operator, new table written), the median of $reps run(s)"
   echo "  (MLN_HEAP_REPS; each run in a new session, the paths taking turns; gpuw, with MLN_HEAP_WARM=1: the GPU in a"

@@ -35,7 +35,7 @@ copy_bw() {
 {
   echo "# GPU kernels by DRAM bandwidth (bench/kernel_profile.sh)"
   echo
-  echo "- command: \`bash bench/kernel_profile.sh $B OUT $*\`"
+  echo "- command: \`bash bench/kernel_profile.sh ${B#"$PWD"/} OUT $*\`"
   echo "- device: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $($NCU --version 2>/dev/null | tail -1)"
   echo "- commit: ${MLN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}"
   echo "- ncu --cache-control none --clock-control none; one iteration of each benchmark"

@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: load_evidence.sh OUT_DIR [N] [BUILD_DIR]}
 n=${2:-10000000}
 build=${3:-$root/build/cmake}
-DATA=${MLN_DATASETS:-$root/../shared/datasets/tuffy}
+DATA=${MLN_DATASETS:-$root/examples}
 work=$(mktemp -d /tmp/mln-load-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
@@ -30,7 +30,7 @@ s_gen=$(load_secs "$work/prog.mln" "$work/ev.db" 'Q(x)')
   echo "# Evidence loading (streaming path)"
   echo
   echo "- commit: \`${MLN_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null)}\`, date: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores"
-  echo "- command: \`bash bench/load_evidence.sh $out $n\`; seconds are the command line's load phase"
+  echo "- command: \`bash bench/load_evidence.sh ${out#$root/} $n\`; seconds are the command line's load phase"
   echo
   echo "| evidence | atoms | seconds | atoms/s |"
   echo "|---|---:|---:|---:|"

@@ -29,8 +29,7 @@ build=${1:-$root/build/cmake}
 case $build in /*) ;; *) build=$root/$build ;; esac
 if [ -z "${PGHOST:-}" ]; then eval "$(bash "$root/scripts/cluster.sh" env)"; fi
 export PGDATABASE=${PGDATABASE:-postgres}
-DATA=${MLN_DATASETS:-$root/../shared/datasets/tuffy}
-[ -d "$DATA" ] || DATA=$root/.devcache/datasets
+DATA=${MLN_DATASETS:-$root/examples}
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 machine=${MLN_BENCH_MACHINE:-$( [ -n "$gpu" ] && echo "gpu-$(echo "$gpu" | tr ' ' '-' | tr -cd 'A-Za-z0-9_-')" || echo "cpu-$(nproc)core")}
 out=$root/bench/results/$machine
@@ -131,6 +130,8 @@ if [ "${MLN_BENCH_MICRO:-1}" != 0 ]; then
     [ -x "$build/bench/$b" ] || continue
     timeout 600 "$build/bench/$b" --benchmark_out="$out/$b.json" --benchmark_out_format=json \
       --benchmark_min_time=0.1 >/dev/null 2>"$work/$b.err" || echo "  $b failed: $(tail -2 "$work/$b.err")"
+    # Record the program relative to the repository (no machine's paths in results).
+    [ -f "$out/$b.json" ] && sed -i "s#\"$root/#\"#" "$out/$b.json"
   done
 fi
 

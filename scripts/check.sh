@@ -6,7 +6,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build/cmake}; shift || true
-parts=${*:-unit sql e2e}
+parts=${*:-paths unit sql e2e}
 eval "$(bash "$root/scripts/cluster.sh" env)"
 export PGDATABASE=mln_check
 passed=0; failed=0; failures=()
@@ -17,6 +17,11 @@ record() {  # name rc
 
 for part in $parts; do
   case $part in
+    paths)
+      echo "== self-containment (tracked files name no path outside the clone)"
+      bash "$root/scripts/check_paths.sh"
+      record "paths" $?
+      ;;
     unit)
       echo "== GoogleTest (ctest)"
       (cd "$build" && ctest --output-on-failure --timeout 600)
@@ -31,7 +36,7 @@ for part in $parts; do
       dropdb --if-exists mln_check && createdb mln_check
       psql -qX -c "CREATE EXTENSION pgtap" >/dev/null
       # The Tuffy samples, for tests that load them (read by the server).
-      datasets=${MLN_DATASETS:-$(cd "$root/.." && pwd)/shared/datasets/tuffy}
+      datasets=${MLN_DATASETS:-$root/examples}
       for f in "$root"/tests/sql/*.sql; do
         pg_prove -q --set datasets="$datasets" "$f"
         rc=$?  # (taken before any command substitution resets $?)
@@ -55,4 +60,11 @@ done
 echo
 [ ${#failures[@]} -eq 0 ] || echo "failed suites: ${failures[*]}"
 echo "check: $passed passed, $failed failed"
+if [ "$failed" -eq 0 ]; then
+  echo "next: 'make demo' runs the smoke example; 'bash scripts/cluster.sh psql -d mln_check' opens psql on the"
+  echo "      test cluster; 'make bench' writes the benchmark report; 'make cluster-stop' stops the cluster"
+else
+  echo "next: each failed suite's output is above (build log: build/build.log, fuzzing: build/fuzz.log);"
+  echo "      'make test-unit', 'make test-sql' or 'make test-e2e' re-run one part"
+fi
 [ "$failed" -eq 0 ]

@@ -13,6 +13,10 @@ PGPORT=${MLN_PGPORT:-55432}
 data="$root/build/pgdata"
 sock="$root/build/pgsock"
 log="$root/build/pg.log"
+# Where the command line looks for this cluster when no database is named
+# (solver/cli/embedded.cpp): written on start, removed on stop.
+registry="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/pg_mln/demo-cluster"
+register() { mkdir -p "$(dirname "$registry")" && echo "host=$sock port=$PGPORT user=postgres" >"$registry" || true; }
 
 as_owner() {
   if [ "$(id -u)" -eq 0 ]; then su postgres -s /bin/bash -c "$*"; else bash -c "$*"; fi
@@ -39,6 +43,7 @@ CONF
   fi
   if as_owner "'$PGBIN/pg_ctl' -D '$data' status" >/dev/null 2>&1; then
     echo "cluster: running on port $PGPORT ($data)"
+    register
     return
   fi
   [ "$(id -u)" -eq 0 ] && touch "$log" && chown postgres "$log"
@@ -46,12 +51,14 @@ CONF
   # operators: backends share the cores with each other.
   as_owner "OMP_WAIT_POLICY=passive '$PGBIN/pg_ctl' -D '$data' -l '$log' -w -t 60 start" >/dev/null \
     || { tail -20 "$log"; exit 1; }
+  register
   echo "cluster: started on port $PGPORT ($data)"
 }
 
 stop() {
   if [ -s "$data/PG_VERSION" ] && as_owner "'$PGBIN/pg_ctl' -D '$data' status" >/dev/null 2>&1; then
     as_owner "'$PGBIN/pg_ctl' -D '$data' -m fast -w stop" >/dev/null
+    [ "$(cat "$registry" 2>/dev/null)" = "host=$sock port=$PGPORT user=postgres" ] && rm -f "$registry"
     echo "cluster: stopped"
   else
     echo "cluster: not running"

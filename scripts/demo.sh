@@ -18,4 +18,6 @@ else
   psql -X -c "SELECT mln.version(), mln.device_info()"
 fi
 echo "The private cluster keeps running: $(bash "$root/scripts/cluster.sh" env | tr '\n' ' ')"
-echo "Stop it with: make cluster-stop"
+echo "next: 'bash scripts/cluster.sh psql -d mln_demo' opens psql there (try SELECT * FROM mln.programs);"
+echo "      'pg_mln -i examples/class/prog.mln -e examples/class/evidence.db -queryFile examples/class/query.db -r /tmp/class.out'"
+echo "      runs Tuffy's class sample; 'make check' runs every test; 'make cluster-stop' stops the cluster"

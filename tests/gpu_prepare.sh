@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
 # Run here (the development machine), once, before tests/gpu_run.sh is sent to
 # the GPU host.  Fills .devcache/ (git-ignored) with what that host lacks and
-# cannot download: PostgreSQL's source and pgTAP (../shared/device/prepare.sh),
-# the Tuffy samples, and GoogleTest, Google Benchmark and METIS from this
+# cannot download: PostgreSQL's source and pgTAP (tests/gpu/prepare.sh), and
+# GoogleTest, Google Benchmark and METIS from this
 # machine's Debian packages, as a mirrored /usr tree (their CMake package
 # files locate themselves relative to it).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-bash ../shared/device/prepare.sh
-rm -rf .devcache/datasets && cp -r ../shared/datasets/tuffy .devcache/datasets
+bash tests/gpu/prepare.sh
 d=.devcache/deps/usr
 rm -rf .devcache/deps && mkdir -p $d/include $d/lib/x86_64-linux-gnu/cmake
 cp -r /usr/include/gtest /usr/include/gmock /usr/include/benchmark /usr/include/metis.h $d/include/

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU run, in one call, on a GPU host that has CUDA but no PostgreSQL and
-# no network (see ../shared/device/README.md; .devcache/ is carried along):
+# no network (see tests/gpu/; .devcache/ is carried along):
 #   1. builds PostgreSQL 15 from the carried source (bash .devcache/pg-build.sh)
 #   2. builds pg_mln with the CUDA backend (sm_90)
 #   3. runs the GoogleTest suites with MLN_REQUIRE_GPU=1 (GPU tests must run, not skip)
@@ -61,14 +61,14 @@ t0=$(date +%s)
 B=$root/build/gpu-cuda
 # GoogleTest, Google Benchmark and METIS come from .devcache/deps (tests/gpu_prepare.sh).
 export LD_LIBRARY_PATH=$root/.devcache/deps/usr/lib/x86_64-linux-gnu:/tmp/pg/lib:${LD_LIBRARY_PATH:-}
-{ cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DMLN_DATASETS="$root/.devcache/datasets" \
+{ cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DMLN_DATASETS="$root/examples" \
     -DCMAKE_PREFIX_PATH="$root/.devcache/deps/usr" &&
   cmake --build $B -j"$J"; } >>"$OUT/build.log" 2>&1 || { note "pg_mln build FAILED (see build.log)"; tail -40 "$OUT/build.log"; exit 1; }
 grep -q "CUDA backend ON" "$OUT/build.log" && note "- pg_mln: built with CUDA in $(( $(date +%s) - t0 )) s" \
   || note "- pg_mln: WARNING: built WITHOUT CUDA"
 
 # 3. GoogleTest with the GPU required.
-export MLN_REQUIRE_GPU=1 MLN_DATASETS="$root/.devcache/datasets"
+export MLN_REQUIRE_GPU=1 MLN_DATASETS="$root/examples"
 ctest_rc=skipped
 if has quick; then
 (cd $B && ctest --output-on-failure --timeout 900) >"$OUT/ctest.log" 2>&1
@@ -101,7 +101,7 @@ note '```'
 psql -qXAt -d mln_check -c "SELECT mln.device_info()" 2>&1 | tee -a "$summary"
 : >"$OUT/sql.log"
 for f in tests/sql/*.sql; do
-  PGOPTIONS='-c mln.device=gpu' psql -qXAt -d mln_check -v datasets="$root/.devcache/datasets" -f "$f" >>"$OUT/sql.log" 2>&1
+  PGOPTIONS='-c mln.device=gpu' psql -qXAt -d mln_check -v datasets="$root/examples" -f "$f" >>"$OUT/sql.log" 2>&1
   okn=$(grep -c '^ok ' "$OUT/sql.log"); nok=$(grep -c '^not ok ' "$OUT/sql.log")
 done
 okn=$(grep -c '^ok ' "$OUT/sql.log"); nok=$(grep -c '^not ok ' "$OUT/sql.log")
@@ -115,13 +115,13 @@ note "## CLI end to end, --device gpu"
 note '```'
 : >"$OUT/e2e.log"
 for s in smoke class; do
-  D=$root/.devcache/datasets/$s
+  D=$root/examples/$s
   ( unset PGHOST PGPORT PGUSER; /usr/bin/time -f "%e s wall, %M KB max RSS" \
       $B/solver/pg_mln -i $D/prog.mln -e $D/evidence.db -queryFile $D/query.db -r /tmp/$s.out --device gpu ) >>"$OUT/e2e.log" 2>&1
   echo "$s: $(grep -E '### atoms' "$OUT/e2e.log" | tail -1) | $(grep -E 'Best answer' "$OUT/e2e.log" | tail -1) | $(grep -E 'max RSS' "$OUT/e2e.log" | tail -1)" | tee -a "$summary"
 done
 note '```'
-MLN_DATASETS=$root/.devcache/datasets bash tests/e2e/worker_jobs.sh $B >>"$OUT/e2e.log" 2>&1
+MLN_DATASETS=$root/examples bash tests/e2e/worker_jobs.sh $B >>"$OUT/e2e.log" 2>&1
 note "worker e2e: $(tail -1 "$OUT/e2e.log")"
 fi
 
@@ -131,7 +131,7 @@ if has trace; then
   # Grounding profiled by operator (MLN_ENGINE_TRACE): smokers at
   # MLN_TRACE_SIZE people (default 10^5) on the GPU, library level.
   n=${MLN_TRACE_SIZE:-100000}
-  MLN_ENGINE_TRACE=1 MLN_BENCH_GROUND_SIZES=$n MLN_DATASETS="$root/.devcache/datasets" timeout 300 \
+  MLN_ENGINE_TRACE=1 MLN_BENCH_GROUND_SIZES=$n MLN_DATASETS="$root/examples" timeout 300 \
     $B/bench/bench_ground --benchmark_filter="ground/smokers/$n/cuda" >"$OUT/trace_bench.txt" 2>"$OUT/trace_raw.txt"
   bash bench/engine_trace.sh "$OUT/trace_raw.txt" "smokers $n, $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" \
     >"$OUT/trace.md"
@@ -150,7 +150,7 @@ if has micro || has bench || has big; then
   note ""
   note "## Benchmarks"
   gname=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr ' ' '-' | tr -cd 'A-Za-z0-9_-')
-  export MLN_BENCH_MACHINE=gpu-${gname:-unknown} MLN_DATASETS="$root/.devcache/datasets"
+  export MLN_BENCH_MACHINE=gpu-${gname:-unknown} MLN_DATASETS="$root/examples"
   export MLN_BENCH_SIZES=${MLN_BENCH_SIZES:-1000 10000 100000}
   export MLN_BENCH_MAX_ROWS=${MLN_BENCH_MAX_ROWS:-100000000} MLN_BENCH_CPU_MAX_ROWS=${MLN_BENCH_CPU_MAX_ROWS:-10000000}
   export MLN_BENCH_MAX_CLAUSES=${MLN_BENCH_MAX_CLAUSES:-10000000} MLN_BENCH_TIMEOUT=${MLN_BENCH_TIMEOUT:-60}
@@ -177,6 +177,7 @@ if has micro || has bench || has big; then
       fvar=MLN_FILTER_$b
       timeout "${MLN_MICRO_TIMEOUT:-200}" $B/bench/$b --benchmark_out="$OUT/$b.json" --benchmark_out_format=json \
         --benchmark_min_time=0.1 ${!fvar:+--benchmark_filter=${!fvar}} >/dev/null 2>>"$OUT/build.log"
+      [ -f "$OUT/$b.json" ] && sed -i "s#\"$root/#\"#" "$OUT/$b.json"
       note "- $b: exit $?"
     done
   fi

@@ -189,7 +189,7 @@ StoreTimes store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOu
   // Drop the previous network, if any (quietly: no NOTICE for absent tables).
   Rows old = spi.query(
       "SELECT string_agg(format('%I.%I', $1::text, t), ', ') FROM unnest(ARRAY['_atoms', '_clauses', "
-      "'_query_evidence', '_map']) t WHERE to_regclass(format('%I.%I', $1::text, t)) IS NOT NULL",
+      "'_query_evidence', '_map', '_marginal']) t WHERE to_regclass(format('%I.%I', $1::text, t)) IS NOT NULL",
       {text_param(ctx.schema)});
   if (!old.isnull(0, 0)) spi.exec("DROP TABLE " + old.text(0, 0) + " CASCADE");
   // The clause chunks' primary key is added after the rows (one sorted

@@ -168,15 +168,20 @@ int run(const mln::cli::Options& o) {
     if (access(f.c_str(), R_OK) != 0) throw std::runtime_error("cannot open evidence file " + f);
   lap("parse", t);
 
-  // The database: named, or a private cluster.
+  // The database: named; else a throwaway cluster in --workdir; else the
+  // kept private server (started only when none is running).
   std::unique_ptr<mln::cli::EmbeddedCluster> cluster;
   std::string dsn = o.dsn;
   if (dsn.empty() && !o.conf.empty()) dsn = dsn_from_conf(o.conf);
   bool embedded = dsn.empty() && !env_names_database();
-  if (embedded) {
+  if (embedded && !o.work_dir.empty()) {
     cluster = std::make_unique<mln::cli::EmbeddedCluster>(o.work_dir, o.verbose > 0);
     dsn = cluster->dsn();
     say(">>> Started private PostgreSQL cluster in " + cluster->dir());
+  } else if (embedded) {
+    mln::cli::PrivateServer ps = mln::cli::find_or_start_private_server(o.verbose > 0);
+    dsn = ps.dsn;
+    say(">>> Using the " + ps.description);
   }
   say(">>> Connecting to RDBMS" + std::string(embedded ? " (private cluster)" : ""));
   mln::worker::Conn c(dsn);
@@ -212,7 +217,11 @@ int run(const mln::cli::Options& o) {
     mln::worker::Conn& c; std::string name; bool& keep;
     ~Dropper() {
       if (keep) return;
-      try { c.exec("ROLLBACK"); } catch (...) {}
+      // An error may have left a transaction open (no ROLLBACK otherwise:
+      // the server would log "there is no transaction in progress").
+      if (PQtransactionStatus(c.raw()) != PQTRANS_IDLE) {
+        try { c.exec("ROLLBACK"); } catch (...) {}
+      }
       try { c.exec("SELECT mln.drop_program($1) FROM mln.programs WHERE name = $1", {name}); } catch (...) {}
     }
   } dropper{c, prog, keep};
@@ -372,10 +381,19 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (o.help) { std::cout << mln::cli::usage(); return 0; }
-  if (o.version) { std::cout << "pg_mln 0.1.0\n"; return 0; }
+  if (o.version) { std::cout << "pg_mln 0.2.0\n"; return 0; }
+  if (o.stop_server) {
+    try {
+      std::cout << mln::cli::stop_private_server() << std::endl;
+      return 0;
+    } catch (const std::exception& e) {
+      std::cerr << "ERROR: " << e.what() << std::endl;
+      return 2;
+    }
+  }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
-  say("*** Welcome to pg_mln 0.1.0 (Tuffy-compatible)");
+  say("*** Welcome to pg_mln 0.2.0 (Tuffy-compatible)");
   try {
     return run(o);
   } catch (const std::exception& e) {

@@ -25,8 +25,11 @@ std::string usage() {
          "              [-dontBreak] [-activateAll] [-keepData] [-verbose 0-3] [-conf tuffy.conf] [-gz]\n"
          "              [--dsn CONNINFO] [--device auto|cpu|gpu|sql] [--search-device auto|cpu|gpu] [--seed N]\n"
          "              [--workdir DIR] [--version]\n"
-         "Without --dsn, -conf or PG* environment variables, pg_mln starts a private PostgreSQL cluster\n"
-         "in a temporary work directory and removes it at the end.\n";
+         "       pg_mln --stop-server\n"
+         "Without --dsn, -conf or PG* environment variables, pg_mln uses a private PostgreSQL server that it\n"
+         "keeps running between runs (~/.cache/pg_mln/server; `make demo`'s cluster when that one is up),\n"
+         "starting it only when none is running; each run removes the data it created. --stop-server stops\n"
+         "the kept server. With --workdir DIR, a throwaway cluster in DIR is started and removed instead.\n";
 }
 
 namespace {
@@ -98,13 +101,14 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--workdir") o.work_dir = val();
     else if (a == "-help" || a == "--help" || a == "-h") o.help = true;
     else if (a == "--version") o.version = true;
+    else if (a == "--stop-server") o.stop_server = true;
     else if (unsupported.count(a))
       throw std::invalid_argument("option " + a + " is not yet supported by pg_mln (MAP inference only for now)");
     else if (ignored_bool.count(a)) continue;
     else if (ignored_val.count(a)) (void)val();
     else throw std::invalid_argument("unknown option \"" + a + "\"");
   }
-  if (o.help || o.version) return o;
+  if (o.help || o.version || o.stop_server) return o;
   if (o.program_files.empty()) throw std::invalid_argument("option -i (program file) is required");
   if (o.output.empty()) throw std::invalid_argument("option -r (output file) is required");
   if (o.query_files.empty() && o.query_atoms.empty())

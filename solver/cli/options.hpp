@@ -34,6 +34,7 @@ struct Options {
   std::string work_dir;                     // --workdir (pg_mln extension)
   bool help = false;
   bool version = false;
+  bool stop_server = false;                 // --stop-server: stop the kept private server
 };
 
 // Parses argv; throws std::invalid_argument with a user-facing message.

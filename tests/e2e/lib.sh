@@ -3,8 +3,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${1:-$root/build/cmake}
 case $build in /*) ;; *) build=$root/$build ;; esac
-DATA=${MLN_DATASETS:-$root/../shared/datasets/tuffy}
-[ -d "$DATA" ] || DATA=$root/examples
+DATA=${MLN_DATASETS:-$root/examples}  # the Tuffy samples, committed (examples/NOTICE)
 PGMLN=$build/solver/pg_mln
 WORKER=$build/solver/mln_worker
 pass=0; fail=0

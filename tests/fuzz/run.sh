@@ -9,7 +9,7 @@ secs=${1:?usage: tests/fuzz/run.sh SECONDS}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${MLN_FUZZ_BUILD:-$root/build/fuzz}
-datasets=${MLN_DATASETS:-$(cd "$root/.." && pwd)/shared/datasets/tuffy}
+datasets=${MLN_DATASETS:-$root/examples}
 
 if ! command -v clang++ >/dev/null && ! command -v clang++-14 >/dev/null; then
   echo "clang++ missing: apt-get install -y clang libclang-rt-14-dev" >&2

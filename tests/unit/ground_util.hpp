@@ -48,7 +48,7 @@ inline std::string read_file(const std::string& path) {
 
 inline std::string datasets_dir() {
   const char* d = std::getenv("MLN_DATASETS");
-  return d && *d ? d : "/work/shared/datasets/tuffy";
+  return d && *d ? d : MLN_EXAMPLES_DIR;  // the repository's examples/ (tests/CMakeLists.txt)
 }
 
 // A program, its queries and evidence, parsed from text with the real parser.

@@ -1,5 +1,5 @@
 // Loads every program, query and evidence file of the bundled Tuffy samples
-// ($MLN_DATASETS, default /work/shared/datasets/tuffy).
+// ($MLN_DATASETS, default the repository's examples/, MLN_EXAMPLES_DIR).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -13,7 +13,7 @@ namespace {
 
 std::string datasets() {
   const char* env = std::getenv("MLN_DATASETS");
-  return env && *env ? env : "/work/shared/datasets/tuffy";
+  return env && *env ? env : MLN_EXAMPLES_DIR;
 }
 
 // Contents of a sample file; fails the test when it cannot be read.

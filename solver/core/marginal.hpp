@@ -1,0 +1,63 @@
+// Marginal inference by MC-SAT (Poon & Domingos 2006) driving SampleSAT
+// (Wei, Erenrich & Selman 2004), per connected component, on CPU threads and
+// on the GPU (docs/tuffy-reference.md section 7.3; docs/solver.md says where
+// we follow Tuffy and where the papers).
+//
+// No database and no CUDA types here.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mln/network.hpp"
+
+namespace mln::solver {
+
+struct MarginalOptions {
+  int samples = 100;            // counted samples per component (-mcsatSamples)
+  int burn_in = 0;              // MC-SAT steps before counting starts (Tuffy: none)
+  double mcsat_param = 1.0;     // a satisfied clause is kept with probability 1 - exp(-|w| * x) (-mcsatParam)
+  double sa_temperature = 10;   // SampleSAT's SA coefficient: accept uphill delta with exp(-delta * sa) (-sa)
+  double sa_probability = 0.5;  // share of SampleSAT steps that are SA steps (the rest WalkSAT steps)
+  double random_step = 0.5;     // WalkSAT random-walk probability inside SampleSAT (-randomStep)
+  int64_t max_flips = 0;        // flips per SampleSAT call, run-wide, prorated by component atoms; 0: 100 x atoms
+  uint64_t seed = 1;            // results are a function of (network, options) for a given device
+  int threads = 0;              // CPU threads; 0 = hardware concurrency
+  double timeout_s = 0;         // wall-clock limit; 0 = none (results so far are kept, `cancelled` set)
+  std::string device = "auto";  // auto | cpu | gpu
+  bool skip_components_without_query = true;
+  // Components with at most this many atoms get exact marginals by
+  // enumerating their 2^n states (weighted by exp(-cost)); 0 turns it off.
+  int exact_max_atoms = 12;
+  // Components with at least this many atoms are sampled on the GPU in "auto" mode.
+  int64_t gpu_min_atoms = 20000;
+  // Called with (samples done, samples total) summed over components; from
+  // any thread (calls are serialised), at most ~10x per second.
+  std::function<void(int64_t done, int64_t total)> progress;
+  std::atomic<bool>* cancel = nullptr;  // set to true to stop early
+};
+
+struct MarginalResult {
+  std::vector<double> prob;      // P(atom true) by atom id, size num_atoms + 1 ([0] unused);
+                                 // atoms of components that were not solved: NaN
+  int64_t samples = 0;           // samples counted per component (the smallest over solved components)
+  double average_cost = 0;       // mean full-network cost per sample, summed over components (Tuffy's figure)
+  int64_t flips = 0;             // SampleSAT steps, all components
+  double seconds = 0;
+  int components = 0;
+  int solved_components = 0;
+  int exact_components = 0;      // solved by enumeration
+  std::string device_used;       // "cpu", "gpu" or "cpu+gpu"
+  size_t gpu_memory_peak_bytes = 0;
+  std::vector<std::string> warnings;
+  bool cancelled = false;        // stopped by cancel or timeout (prob holds what was counted)
+};
+
+// Marginal probabilities of every atom of `net`.  Throws std::invalid_argument
+// on bad options and std::runtime_error when device == "gpu" and no GPU is usable.
+MarginalResult solve_marginal(const mln::Network& net, const MarginalOptions& opts);
+
+}  // namespace mln::solver

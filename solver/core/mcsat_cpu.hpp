@@ -1,0 +1,62 @@
+// MC-SAT (Poon & Domingos 2006) driving SampleSAT (Wei, Erenrich & Selman
+// 2004) on one (sub)network, one chain on one CPU thread; and exact
+// marginals by enumeration for small ones.  docs/solver.md, "Marginal
+// inference (MC-SAT)", says where this follows the papers and not Tuffy.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "run_control.hpp"
+#include "walksat_cpu.hpp"
+
+namespace mln::solver {
+
+struct McsatParams {
+  int64_t samples = 100;          // samples this chain counts
+  int64_t burn_in = 0;            // MC-SAT steps this chain discards first
+  double mcsat_param = 1.0;       // keep a satisfied clause with 1 - exp(-|w| * x)
+  double sa_temperature = 10;     // accept an uphill SA move of delta with exp(-delta * sa)
+  double sa_probability = 0.5;    // share of SA steps while an alive clause is violated
+  double random_step = 0.5;       // WalkSAT random-walk probability
+  int64_t max_flips = 0;          // SampleSAT steps per call at most; 0: 100 x atoms
+  int64_t steps_after_sat = 0;    // SampleSAT steps after M is satisfied; 0: one per atom
+  uint64_t seed = 1;
+  StopToken* stop = nullptr;      // polled every few thousand steps
+  // Called now and then with the number of samples counted since the last call.
+  std::function<void(int64_t)> on_samples;
+};
+
+struct McsatOutcome {
+  std::vector<int64_t> true_count;  // per atom (0-based): counted samples with the atom true
+  int64_t counted = 0;              // samples counted
+  double cost_sum = 0;              // sum over counted samples of the instance's cost
+  int64_t flips = 0;                // SampleSAT steps, the initial hard-clause walk included
+  int64_t unsat_calls = 0;          // SampleSAT calls that kept the previous state
+  bool hard_satisfied = true;       // the start state satisfied every hard clause
+  bool stopped = false;             // the stop token fired
+};
+
+// Budget and after-SAT steps of one SampleSAT call on an instance of n atoms.
+inline int64_t mcsat_flips_budget(const McsatParams& p, int32_t n) {
+  return p.max_flips > 0 ? p.max_flips : 100 * static_cast<int64_t>(n > 0 ? n : 1);
+}
+inline int64_t mcsat_steps_after_sat(const McsatParams& p, int32_t n) {
+  return p.steps_after_sat > 0 ? p.steps_after_sat : static_cast<int64_t>(n > 0 ? n : 1);
+}
+
+// Runs one MC-SAT chain from `init` (size n, 0/1 per atom; empty: coin
+// flips): WalkSAT on the hard clauses, then burn_in + samples MC-SAT steps.
+McsatOutcome mcsat_cpu(const WalkInstance& inst, const std::vector<uint8_t>& init, const McsatParams& params);
+
+struct ExactMarginals {
+  std::vector<double> prob;  // P(atom true), 0-based
+  double expected_cost = 0;  // E[cost] under P(x) ~ exp(-cost(x))
+};
+
+// Exact marginals of an instance of at most kExactMaxAtoms atoms, by
+// visiting all 2^n states in Gray-code order (one incremental flip each).
+ExactMarginals exact_marginals_cpu(const WalkInstance& inst);
+
+}  // namespace mln::solver

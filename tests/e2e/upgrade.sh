@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Extension upgrade: install 0.1.0, load and ground a program, ALTER
+# EXTENSION pg_mln UPDATE, and the program still grounds and solves; the
+# upgraded extension has exactly the objects of a fresh install.
+source "$(dirname "$0")/lib.sh"
+export PGDATABASE=mln_e2e_upgrade
+dropdb --if-exists "$PGDATABASE"; createdb "$PGDATABASE"
+dropdb --if-exists mln_e2e_fresh; createdb mln_e2e_fresh
+q() { psql -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
+
+q "CREATE EXTENSION pg_mln VERSION '0.1.0'"
+check "installed at 0.1.0" test "$(q "SELECT extversion FROM pg_extension WHERE extname = 'pg_mln'")" = 0.1.0
+psql -qX -v ON_ERROR_STOP=1 >/dev/null <<SQL
+SELECT mln.create_program('smoke', pg_read_file('$DATA/smoke/prog.mln'));
+SELECT mln.load_evidence('smoke', pg_read_file('$DATA/smoke/evidence.db'));
+SELECT mln.set_query('smoke', 'Cancer(x)');
+SELECT mln.ground('smoke');
+SQL
+check "program loaded and grounded under 0.1.0" test $? -eq 0
+clauses_before=$(q "SELECT count(*) FROM mln.ground_clauses('smoke')")
+
+q "ALTER EXTENSION pg_mln UPDATE" >/dev/null
+check "ALTER EXTENSION pg_mln UPDATE reaches the default version" \
+  test "$(q "SELECT extversion = default_version FROM pg_extension, pg_available_extensions WHERE extname = 'pg_mln' AND name = extname")" = t
+check "the program survived the upgrade" test "$(q "SELECT count(*) FROM mln.programs WHERE name = 'smoke'")" = 1
+check "its ground network is still readable" test "$(q "SELECT count(*) FROM mln.ground_clauses('smoke')")" = "$clauses_before"
+q "SELECT mln.ground('smoke')" >/dev/null
+check "it grounds again after the upgrade" test $? -eq 0
+job=$(q "SELECT mln.infer('smoke')")
+"$WORKER" --quiet --once >/dev/null 2>&1
+check "and solves: job done with cost 0" test "$(q "SELECT (mln.wait($job, interval '30 s'))->>'best_cost'")" = 0
+check "MAP answer after the upgrade" \
+  test "$(q "SELECT string_agg(arguments[1], ',' ORDER BY arguments[1]) FROM mln.map('smoke') WHERE truth")" = "Anna,Bob,Edward,Frank"
+check "every function has a comment after the upgrade" \
+  test "$(q "SELECT count(*) FROM pg_proc WHERE pronamespace = 'mln'::regnamespace AND obj_description(oid, 'pg_proc') IS NULL")" = 0
+
+# The same objects as a fresh install (which PostgreSQL builds by the same path).
+objects() {
+  psql -qXAt -d "$1" -c "SELECT pg_describe_object(classid, objid, objsubid) FROM pg_depend
+                         WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
+                           AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pg_mln') ORDER BY 1"
+}
+psql -qXAt -d mln_e2e_fresh -c "CREATE EXTENSION pg_mln" >/dev/null
+objects "$PGDATABASE" >"$tmp/upgraded"; objects mln_e2e_fresh >"$tmp/fresh"
+check "upgraded and fresh installs have the same objects ($(wc -l <"$tmp/fresh"))" diff -u "$tmp/fresh" "$tmp/upgraded"
+cols() { psql -qXAt -d "$1" -c "SELECT table_name || '.' || column_name || ':' || data_type FROM information_schema.columns WHERE table_schema = 'mln' ORDER BY 1"; }
+cols "$PGDATABASE" >"$tmp/ucols"; cols mln_e2e_fresh >"$tmp/fcols"
+check "and the same catalog columns" diff -u "$tmp/fcols" "$tmp/ucols"
+dropdb mln_e2e_fresh
+finish
