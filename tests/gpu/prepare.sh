@@ -11,7 +11,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(git rev-parse --show-toplevel)
 cache="$root/.devcache"
 mkdir -p "$cache"
-grep -qx '/.devcache/' "$root/.git/info/exclude" 2>/dev/null || echo '/.devcache/' >> "$root/.git/info/exclude"
+# .gitignore lists .devcache/ (no need for .git/info/exclude, which a clone may lack)
+git -C "$root" check-ignore -q .devcache || { echo ".devcache/ must be in .gitignore" >&2; exit 1; }
 cp "$here/pg-build.sh" "$cache/"
 if ! ls "$cache"/postgresql-15_*.orig.tar.bz2 >/dev/null 2>&1; then
   src=/etc/apt/sources.list.d/debian-src.sources
