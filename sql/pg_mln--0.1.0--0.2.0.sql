@@ -35,11 +35,11 @@ ALTER TABLE mln.jobs ADD CONSTRAINT jobs_task_check CHECK (task IN ('map', 'marg
 ALTER TABLE mln.jobs
   ADD COLUMN samples       bigint,   -- MC-SAT samples counted per component so far (of samples_total)
   ADD COLUMN samples_total bigint,   -- samples asked for per component
-  ADD COLUMN samples_per_s float8,   -- samples drawn per second, all components together
+  ADD COLUMN samples_per_s float8,   -- samples per component per second (components run in parallel)
   ADD COLUMN average_cost  float8;   -- mean full-network cost per sample (Tuffy's "### Average Cost")
 COMMENT ON COLUMN mln.jobs.samples IS 'marginal/dual jobs: MC-SAT samples counted per component so far';
 COMMENT ON COLUMN mln.jobs.samples_total IS 'marginal/dual jobs: MC-SAT samples asked for per component';
-COMMENT ON COLUMN mln.jobs.samples_per_s IS 'marginal/dual jobs: samples drawn per second, all components together';
+COMMENT ON COLUMN mln.jobs.samples_per_s IS 'marginal/dual jobs: samples per component per second (the rate of samples toward samples_total)';
 COMMENT ON COLUMN mln.jobs.average_cost IS 'marginal/dual jobs: mean full-network cost per sample, summed over components';
 
 -- Columns may only be appended to a view that is replaced.
@@ -52,12 +52,12 @@ COMMENT ON VIEW mln.job_progress IS
   'inference jobs with their progress (MAP: best cost so far, flips/s; marginal: samples drawn of samples_total, samples/s)';
 
 -- A numeric option's value: a JSON number or a string holding one; NULL
--- for JSON null (the default applies).  Raises for anything else.
+-- when absent or JSON null (the default applies).  Raises for anything else.
 CREATE FUNCTION mln._infer_number(options jsonb, k text) RETURNS numeric
 LANGUAGE plpgsql IMMUTABLE STRICT AS $$
 DECLARE v jsonb := options -> k;
 BEGIN
-  IF jsonb_typeof(v) = 'null' THEN
+  IF v IS NULL OR jsonb_typeof(v) = 'null' THEN
     RETURN NULL;
   ELSIF jsonb_typeof(v) = 'number' THEN
     RETURN v::text::numeric;

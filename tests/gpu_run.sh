@@ -19,7 +19,8 @@
 #   clauses in the database (bench/big_run.sh, MLN_BIG_PAPERS); heap: the
 #   heap-to-heap operators alone (bench/heap_ops.sh at MLN_HEAP_SIZES, default
 #   10^7, MLN_HEAP_OPS); kernels: per-kernel DRAM bandwidth of the joins
-#   under Nsight Compute (bench/kernel_profile.sh); full: all.  MLN_PG_OPTS adds server settings
+#   under Nsight Compute (bench/kernel_profile.sh); marginal: the marginal
+#   e2e test and bench/marginal.sh; full: all.  MLN_PG_OPTS adds server settings
 #   (e.g. "-c shared_buffers=8GB").  Modes join
 #   with '+'.  The builds (PostgreSQL in /tmp/pg, pg_mln in build/gpu-cuda)
 #   are reused by later calls while the machine stays warm.
@@ -177,10 +178,25 @@ if has micro || has bench || has big; then
       fvar=MLN_FILTER_$b
       timeout "${MLN_MICRO_TIMEOUT:-200}" $B/bench/$b --benchmark_out="$OUT/$b.json" --benchmark_out_format=json \
         --benchmark_min_time=0.1 ${!fvar:+--benchmark_filter=${!fvar}} >/dev/null 2>>"$OUT/build.log"
+      rc=$?
       [ -f "$OUT/$b.json" ] && sed -i "s#\"$root/#\"#" "$OUT/$b.json"
-      note "- $b: exit $?"
+      note "- $b: exit $rc"
     done
   fi
+fi
+
+if has marginal; then
+  # Marginal inference: the e2e test on the GPU path, then bench/marginal.sh
+  # (accuracy on smoke, class -marginal/-dual, generated workloads; gpu and cpu).
+  note ""
+  note "## Marginal inference"
+  MLN_DATASETS=$root/examples PGOPTIONS='-c mln.device=gpu' timeout 300 bash tests/e2e/marginal.sh $B >"$OUT/marginal_e2e.log" 2>&1
+  note "marginal e2e: $(tail -1 "$OUT/marginal_e2e.log")"
+  grep '^not ok' "$OUT/marginal_e2e.log" | tee -a "$summary"
+  PGDATABASE=postgres MLN_BENCH_PATHS="gpu cpu" MLN_MARGINAL_SIZES="${MLN_MARGINAL_SIZES:-1000 10000 100000}" \
+    timeout ${MLN_MARGINAL_WALL:-400} bash bench/marginal.sh "$OUT" $B >"$OUT/marginal_bench.log" 2>&1
+  note "bench/marginal.sh: exit $?"
+  cat "$OUT/marginal.md" >>"$summary" 2>/dev/null
 fi
 
 if has kernels; then

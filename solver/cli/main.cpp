@@ -4,7 +4,8 @@
 //
 // Loads the program and evidence into PostgreSQL (a private cluster when no
 // database is named), grounds inside the database, runs the worker for MAP
-// inference, and writes Tuffy's output format.
+// inference (-marginal: MC-SAT marginals; -dual: both), and writes Tuffy's
+// output format.
 #include <unistd.h>
 
 #include <atomic>
@@ -280,18 +281,14 @@ int run(const mln::cli::Options& o) {
   lap("ground", t);
 
   // Inference: queue the job and serve it with an in-process worker unless
-  // an external worker is already serving this database.
-  std::ostringstream opts;
-  opts << "{\"max_tries\": " << o.max_tries
-       << ", \"dont_break\": " << (o.dont_break ? "true" : "false") << ", \"seed\": " << o.seed
-       << ", \"device\": \"" << o.search_device << "\", \"skip_components_without_query\": " << (o.nopush ? "false" : "true");
-  if (o.max_flips > 0) opts << ", \"max_flips\": " << o.max_flips;
-  if (o.random_step >= 0) opts << ", \"random_step\": " << o.random_step;
-  if (o.threads > 0) opts << ", \"threads\": " << o.threads;
-  if (o.timeout > 0) opts << ", \"timeout\": " << o.timeout;
-  opts << "}";
-  say(">>> Running MAP inference");
-  mln::worker::Result j = c.exec("SELECT mln.infer($1, 'map', $2::jsonb)", {prog, opts.str()});
+  // an external worker is already serving this database.  -dual is one job:
+  // MAP and then MC-SAT on the network read once.
+  const std::string task = mln::cli::inference_task(o);
+  if (task == "map") say(">>> Running MAP inference");
+  else if (task == "marginal") say(">>> Running marginal inference (MC-SAT)");
+  else say(">>> Running MAP inference, then marginal inference (MC-SAT)");
+  if (task != "map") say(">>> MCSAT FOR SAMPLES 0 ~ " + std::to_string(o.mcsat_samples));
+  mln::worker::Result j = c.exec("SELECT mln.infer($1, $2, $3::jsonb)", {prog, task, mln::cli::job_options_json(o)});
   long long job = j.num(0, 0);
   mln::worker::Result ext = c.exec(
       "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'mln_worker' AND datname = current_database()");
@@ -322,12 +319,16 @@ int run(const mln::cli::Options& o) {
   // Cost over time, for the benchmark report (MLN_TRACE_FILE).
   std::unique_ptr<std::ofstream> trace;
   if (const char* tf = std::getenv("MLN_TRACE_FILE")) trace = std::make_unique<std::ofstream>(tf, std::ios::app);
-  std::string status, best, hard, flips, err, gpu_mem;
+  // On a terminal, after 2 s: MAP shows its best cost so far on one line,
+  // MC-SAT a bar of the samples drawn (per component) of those asked for.
+  mln::cli::ProgressBar sample_bar("sampling");
+  bool map_line = false;
+  std::string status, best, hard, flips, err, gpu_mem, samples, samples_total, avg_cost;
   while (true) {
     if (g_interrupted) throw std::runtime_error("interrupted");
     mln::worker::Result r = c.exec(
         "SELECT s->>'status', s->>'best_cost', s->>'hard_violated', s->>'flips', s->>'error', "
-        "  s->>'gpu_memory_bytes' "
+        "  s->>'gpu_memory_bytes', s->>'samples', s->>'samples_total', s->>'average_cost', s->>'progress' "
         "FROM mln.wait($1, interval '0.2 s') s",
         {std::to_string(job)});
     status = r.get(0, 0);
@@ -336,28 +337,55 @@ int run(const mln::cli::Options& o) {
     flips = r.get(0, 3);
     err = r.get(0, 4);
     gpu_mem = r.get(0, 5);
+    samples = r.get(0, 6);
+    samples_total = r.get(0, 7);
+    avg_cost = r.get(0, 8);
     double el = std::chrono::duration<double>(Clock::now() - t_search).count();
     if (trace && !best.empty()) *trace << el << " " << best << " " << flips << "\n";
     if (status == "done" || status == "failed" || status == "cancelled") break;
-    if (tty && el > 2) {
+    if (tty && el > 2 && task != "map" && !samples.empty()) {
+      if (map_line) {  // a dual job's MAP phase is over: its line gives way to the bar
+        std::printf("\n");
+        map_line = false;
+      }
+      sample_bar.update(static_cast<int>(100 * r.dbl(0, 9)), samples + "/" + samples_total + " samples");
+    } else if (tty && el > 2 && task != "marginal" && samples.empty()) {
       std::printf("\r    searching... %.0f s, best cost %s, %s flips   ", el, best.empty() ? "-" : best.c_str(),
                   flips.empty() ? "0" : flips.c_str());
       std::fflush(stdout);
+      map_line = true;
     }
     if (own_worker && !worker_error.empty()) throw std::runtime_error("worker: " + worker_error);
   }
-  if (tty && std::chrono::duration<double>(Clock::now() - t_search).count() > 2) std::printf("\n");
+  sample_bar.clear();
+  if (map_line) std::printf("\n");
   if (status != "done") throw std::runtime_error("inference " + status + (err.empty() ? "" : ": " + err));
-  char costbuf[64];
-  std::snprintf(costbuf, sizeof costbuf, "%.2f", std::stod(best));
-  say("### Best answer has cost " + std::string(costbuf));
-  if (hard != "0") say("### " + hard + " hard clause(s) violated");
+  char buf[64];
+  if (task != "marginal") {
+    std::snprintf(buf, sizeof buf, "%.2f", std::stod(best));
+    say("### Best answer has cost " + std::string(buf));
+    if (hard != "0") say("### " + hard + " hard clause(s) violated");
+  }
+  if (task != "map") {
+    std::snprintf(buf, sizeof buf, "%.2f", avg_cost.empty() ? 0.0 : std::stod(avg_cost));
+    say("### Average Cost " + std::string(buf));
+    if (o.verbose > 0) say("    " + samples + " samples per component");
+  }
   if (o.verbose > 0 && !gpu_mem.empty() && gpu_mem != "0")
     say("    search GPU memory peak: " + std::to_string(std::stoll(gpu_mem) / 1024) + " kB");
   lap("search", t);
 
-  say(">>> Writing answer to file: " + o.output);
-  mln::cli::write_map_output(c, prog, o.output, o.gz);
+  // Tuffy's file names: -dual writes out.map and out.marginal.
+  if (task != "marginal") {
+    const std::string path = task == "dual" ? o.output + ".map" : o.output;
+    say(">>> Writing answer to file: " + path);
+    mln::cli::write_map_output(c, prog, path, o.gz);
+  }
+  if (task != "map") {
+    const std::string path = task == "dual" ? o.output + ".marginal" : o.output;
+    say(">>> Writing answer to file: " + path);
+    mln::cli::write_marginal_output(c, prog, path, o.gz, o.min_prob, o.prolog_facts);
+  }
   lap("output", t);
 
   say(">>> Cleaning up temporary data");

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 namespace mln::cli {
@@ -23,6 +24,8 @@ std::string usage() {
   return "usage: pg_mln -i prog.mln[,more.mln] -r out.txt [-e evidence.db[,...]] [-queryFile q.db | -q 'P(x),Q']\n"
          "              [-cw P,Q] [-maxFlips N] [-maxTries N] [-timeout S] [-threads N] [-randomStep P]\n"
          "              [-dontBreak] [-activateAll] [-keepData] [-verbose 0-3] [-conf tuffy.conf] [-gz]\n"
+         "              [-marginal | -dual] [-mcsatSamples N] [-mcsatParam X] [-sa X] [-minProb P]\n"
+         "              [-printResultsAsPrologFacts]\n"
          "              [--dsn CONNINFO] [--device auto|cpu|gpu|sql] [--search-device auto|cpu|gpu] [--seed N]\n"
          "              [--workdir DIR] [--version]\n"
          "       pg_mln --stop-server\n"
@@ -30,6 +33,27 @@ std::string usage() {
          "keeps running between runs (~/.cache/pg_mln/server; `make demo`'s cluster when that one is up),\n"
          "starting it only when none is running; each run removes the data it created. --stop-server stops\n"
          "the kept server. With --workdir DIR, a throwaway cluster in DIR is started and removed instead.\n";
+}
+
+std::string inference_task(const Options& o) { return o.dual ? "dual" : o.marginal ? "marginal" : "map"; }
+
+std::string job_options_json(const Options& o) {
+  const std::string task = inference_task(o);
+  std::ostringstream j;
+  j.precision(17);
+  j << "{\"seed\": " << o.seed << ", \"device\": \"" << o.search_device
+    << "\", \"skip_components_without_query\": " << (o.nopush ? "false" : "true");
+  if (task != "marginal")
+    j << ", \"max_tries\": " << o.max_tries << ", \"dont_break\": " << (o.dont_break ? "true" : "false");
+  if (task != "map")
+    j << ", \"samples\": " << o.mcsat_samples << ", \"mcsat_param\": " << o.mcsat_param
+      << ", \"sa_temperature\": " << o.sa;
+  if (o.max_flips > 0) j << ", \"max_flips\": " << o.max_flips;
+  if (o.random_step >= 0) j << ", \"random_step\": " << o.random_step;
+  if (o.threads > 0) j << ", \"threads\": " << o.threads;
+  if (o.timeout > 0) j << ", \"timeout\": " << o.timeout;
+  j << "}";
+  return j.str();
 }
 
 namespace {
@@ -59,16 +83,14 @@ double to_d(const std::string& flag, const std::string& v) {
 Options parse_options(int argc, char** argv) {
   Options o;
   // Tuffy's modes that pg_mln does not implement yet.
-  static const std::set<std::string> unsupported = {"-marginal", "-dual", "-learnwt", "-mle", "-mcsat", "-gibbs",
-                                                    "-nopart"};
+  static const std::set<std::string> unsupported = {"-learnwt", "-mle", "-mcsat", "-gibbs", "-nopart"};
   // Tuffy's research/no-op flags: accepted and ignored, as Tuffy does.
   static const std::set<std::string> ignored_bool = {"-snap", "-innerPara", "-serialmix", "-partComponent", "-small",
                                                      "-log", "-debug", "-gp", "-dbNeedTranslate", "-mcsatCumulative",
-                                                     "-printResultsAsPrologFacts", "-rawString", "-jt"};
+                                                     "-rawString", "-jt"};
   static const std::set<std::string> ignored_val = {"-iterSpan", "-key", "-gibbsThinning", "-sgdStepSize", "-sgdDecay",
-                                                    "-sgdMetaSample", "-sgdMU", "-mcsatSamples", "-mcsatParam", "-sa",
-                                                    "-dMaxIter", "-minProb", "-softT", "-dribble", "-lineHeader",
-                                                    "-mcsatDumpInt"};
+                                                    "-sgdMetaSample", "-sgdMU", "-dMaxIter", "-softT", "-dribble",
+                                                    "-lineHeader", "-mcsatDumpInt"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto val = [&]() -> std::string {
@@ -94,6 +116,13 @@ Options parse_options(int argc, char** argv) {
     else if (a == "-keepData") o.keep_data = true;
     else if (a == "-gz") o.gz = true;
     else if (a == "-nopush") o.nopush = true;
+    else if (a == "-marginal") o.marginal = true;
+    else if (a == "-dual") o.dual = true;
+    else if (a == "-mcsatSamples") o.mcsat_samples = to_ll(a, val());
+    else if (a == "-mcsatParam") o.mcsat_param = to_d(a, val());
+    else if (a == "-sa") o.sa = to_d(a, val());
+    else if (a == "-minProb") o.min_prob = to_d(a, val());
+    else if (a == "-printResultsAsPrologFacts") o.prolog_facts = true;
     else if (a == "--dsn" || a == "-dsn") o.dsn = val();
     else if (a == "--device") o.device = val();
     else if (a == "--search-device") o.search_device = val();
@@ -103,7 +132,7 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--version") o.version = true;
     else if (a == "--stop-server") o.stop_server = true;
     else if (unsupported.count(a))
-      throw std::invalid_argument("option " + a + " is not yet supported by pg_mln (MAP inference only for now)");
+      throw std::invalid_argument("option " + a + " is not yet supported by pg_mln (MAP and marginal inference only for now)");
     else if (ignored_bool.count(a)) continue;
     else if (ignored_val.count(a)) (void)val();
     else throw std::invalid_argument("unknown option \"" + a + "\"");
@@ -116,6 +145,11 @@ Options parse_options(int argc, char** argv) {
   if (o.max_tries < 1) throw std::invalid_argument("-maxTries must be at least 1");
   if (o.max_flips < 0) throw std::invalid_argument("-maxFlips must not be negative");
   if (o.random_step != -1 && (o.random_step < 0 || o.random_step > 1)) throw std::invalid_argument("-randomStep must be within [0, 1]");
+  if (o.mcsat_samples < 1 || o.mcsat_samples > 2147483647)
+    throw std::invalid_argument("-mcsatSamples must be a positive integer (at most 2147483647)");
+  if (!(o.mcsat_param > 0)) throw std::invalid_argument("-mcsatParam must be greater than 0");
+  if (!(o.sa > 0)) throw std::invalid_argument("-sa must be greater than 0");
+  if (!(o.min_prob >= 0 && o.min_prob <= 1)) throw std::invalid_argument("-minProb must be within [0, 1]");
   if (o.verbose < 0 || o.verbose > 3) throw std::invalid_argument("-verbose must be 0, 1, 2 or 3");
   if (o.device != "auto" && o.device != "cpu" && o.device != "gpu" && o.device != "sql")
     throw std::invalid_argument("--device must be auto, cpu, gpu or sql");

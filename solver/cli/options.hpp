@@ -27,6 +27,13 @@ struct Options {
   bool keep_data = false;                   // -keepData
   bool gz = false;                          // -gz
   bool nopush = false;                      // -nopush
+  bool marginal = false;                    // -marginal: MC-SAT marginals instead of MAP
+  bool dual = false;                        // -dual: MAP to out.map, then marginals to out.marginal
+  long long mcsat_samples = 100;            // -mcsatSamples (per component)
+  double mcsat_param = 1.0;                 // -mcsatParam
+  double sa = 10;                           // -sa (SampleSAT's simulated-annealing coefficient)
+  double min_prob = 0;                      // -minProb (marginal output threshold)
+  bool prolog_facts = false;                // -printResultsAsPrologFacts
   int verbose = 0;                          // -verbose
   long long seed = 1;                       // --seed (pg_mln extension)
   std::string device = "auto";              // --device: grounding operators (pg_mln extension)
@@ -41,6 +48,11 @@ struct Options {
 Options parse_options(int argc, char** argv);
 // The usage text.
 std::string usage();
+// The inference task the flags ask for: "map", "marginal" (-marginal) or
+// "dual" (-dual; it wins over -marginal).
+std::string inference_task(const Options& o);
+// The options of mln.infer for that task, as a JSON object.
+std::string job_options_json(const Options& o);
 // Splits "a,b,c" (Tuffy's comma-separated file lists).
 std::vector<std::string> split_commas(const std::string& s);
 

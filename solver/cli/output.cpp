@@ -1,10 +1,12 @@
-// MAP output in Tuffy's format: Pred("A", "B"), one true query atom a line.
+// Output files in Tuffy's format: MAP (Pred("A", "B"), one true query atom
+// a line) and marginals (0.6225<TAB>Pred("A"), most probable first).
 #include "cli/output.hpp"
 
 #include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
+#include <vector>
 
 #include "cli/embedded.hpp"
 #include "worker/pq.hpp"
@@ -34,6 +36,42 @@ std::string format_arg(const std::string& v) {
   return o + "\"";
 }
 
+namespace {
+
+// Pred("A", 7) from a predicate name and its arguments as a JSON array of
+// strings (array_to_json(text[])).
+std::string atom_line(const std::string& pred, const std::string& js) {
+  std::string line = pred + "(";
+  std::vector<std::string> args;
+  for (size_t p = 0; p < js.size(); ++p) {
+    if (js[p] != '"') continue;
+    std::string s;
+    for (++p; p < js.size() && js[p] != '"'; ++p) {
+      if (js[p] == '\\' && p + 1 < js.size()) {
+        char e = js[++p];
+        if (e == 'n') s += '\n';
+        else if (e == 't') s += '\t';
+        else if (e == 'r') s += '\r';
+        else if (e == 'u' && p + 4 < js.size()) { s += static_cast<char>(std::stoi(js.substr(p + 1, 4), nullptr, 16)); p += 4; }
+        else s += e;
+      } else {
+        s += js[p];
+      }
+    }
+    args.push_back(s);
+  }
+  for (size_t k = 0; k < args.size(); ++k) line += (k ? ", " : "") + format_arg(args[k]);
+  return line + ")";
+}
+
+void close_output(std::ofstream& f, const std::string& path, bool gz) {
+  f.close();
+  if (!f) throw std::runtime_error("error writing output file " + path);
+  if (gz && run_shell("gzip -f " + shq(path), false) != 0) throw std::runtime_error("gzip failed for " + path);
+}
+
+}  // namespace
+
 void write_map_output(mln::worker::Conn& c, const std::string& program, const std::string& path, bool gz) {
   // The worker materialises the decoded answer as <schema>.map_result when it
   // finishes a job; reading it avoids decoding the arguments a second time.
@@ -47,33 +85,48 @@ void write_map_output(mln::worker::Conn& c, const std::string& program, const st
       source == "mln.map($1)" ? std::vector<std::string>{program} : std::vector<std::string>{});
   std::ofstream f(path, std::ios::trunc);
   if (!f) throw std::runtime_error("cannot write output file " + path);
+  for (int i = 0; i < r.rows(); ++i) f << atom_line(r.get(i, 0), r.get(i, 1)) << "\n";
+  close_output(f, path, gz);
+}
+
+long long write_marginal_output(mln::worker::Conn& c, const std::string& program, const std::string& path, bool gz,
+                                double min_prob, bool prolog_facts) {
+  // mln._marginal_program raises the clear errors (no result yet, ...).
+  mln::worker::Result t = c.exec("SELECT quote_ident((mln._marginal_program($1)).schema_name)", {program});
+  // The same rows as mln.marginals, with the prior of soft-evidence atoms.
+  // Predicates sort by name in byte order (Tuffy sorts Java strings).
+  mln::worker::Result r = c.exec(
+      "SELECT a.predicate, array_to_json(a.arguments)::text, m.probability, a.prior "
+      "FROM mln.ground_atoms($1) a JOIN " + t.get(0, 0) + "._marginal m ON m.atom = a.id "
+      "WHERE a.is_query AND (a.evidence IS NULL OR a.prior IS NOT NULL) AND m.probability >= $2::float8 "
+      "ORDER BY a.predicate COLLATE \"C\", m.probability DESC, a.arguments",
+      {program, [min_prob] {
+         char b[40];
+         std::snprintf(b, sizeof b, "%.17g", min_prob);
+         return std::string(b);
+       }()});
+  std::ofstream f(path, std::ios::trunc);
+  if (!f) throw std::runtime_error("cannot write output file " + path);
+  char buf[96];
   for (int i = 0; i < r.rows(); ++i) {
-    // arguments arrive as a JSON array of strings: decode it.
-    std::string js = r.get(i, 1), line = r.get(i, 0) + "(";
-    std::vector<std::string> args;
-    for (size_t p = 0; p < js.size(); ++p) {
-      if (js[p] != '"') continue;
-      std::string s;
-      for (++p; p < js.size() && js[p] != '"'; ++p) {
-        if (js[p] == '\\' && p + 1 < js.size()) {
-          char e = js[++p];
-          if (e == 'n') s += '\n';
-          else if (e == 't') s += '\t';
-          else if (e == 'r') s += '\r';
-          else if (e == 'u' && p + 4 < js.size()) { s += static_cast<char>(std::stoi(js.substr(p + 1, 4), nullptr, 16)); p += 4; }
-          else s += e;
-        } else {
-          s += js[p];
-        }
-      }
-      args.push_back(s);
+    const double p = r.dbl(i, 2);
+    const std::string atom = atom_line(r.get(i, 0), r.get(i, 1));
+    if (prolog_facts) {
+      std::snprintf(buf, sizeof buf, "%.4f", p);
+      f << "tuffyPrediction(" << buf << ", " << atom << ").";
+    } else {
+      std::snprintf(buf, sizeof buf, "%.4f\t", p);
+      f << buf << atom;
     }
-    for (size_t k = 0; k < args.size(); ++k) line += (k ? ", " : "") + format_arg(args[k]);
-    f << line << ")\n";
+    if (!r.null(i, 3)) {
+      const double prior = r.dbl(i, 3);
+      std::snprintf(buf, sizeof buf, " // prior = %.4f ; delta = %.4f", prior, p - prior);
+      f << buf;
+    }
+    f << "\n";
   }
-  f.close();
-  if (!f) throw std::runtime_error("error writing output file " + path);
-  if (gz && run_shell("gzip -f " + shq(path), false) != 0) throw std::runtime_error("gzip failed for " + path);
+  close_output(f, path, gz);
+  return r.rows();
 }
 
 }  // namespace mln::cli

@@ -1,4 +1,4 @@
-// Tuffy's MAP output file (docs/tuffy-reference.md §8.1).
+// Tuffy's output files: MAP (docs/tuffy-reference.md §8.1) and marginal (§8.2).
 #pragma once
 
 #include <string>
@@ -13,5 +13,13 @@ std::string format_arg(const std::string& v);
 // Writes the true query atoms of `program` to `path` (gzipped to path.gz
 // with gz).
 void write_map_output(mln::worker::Conn& c, const std::string& program, const std::string& path, bool gz);
+// Writes the marginal probabilities of `program`'s active query atoms (hard
+// evidence and inactive atoms are not listed) with probability >= min_prob:
+// predicates sorted by name, then most probable first, one
+// "%.4f<TAB>Atom" line each ("tuffyPrediction(%.4f, Atom)." with
+// `prolog_facts`), with " // prior = %.4f ; delta = %.4f" when the atom
+// has a prior (soft evidence).  Returns the number of lines.
+long long write_marginal_output(mln::worker::Conn& c, const std::string& program, const std::string& path, bool gz,
+                                double min_prob, bool prolog_facts);
 
 }  // namespace mln::cli

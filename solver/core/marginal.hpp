@@ -24,6 +24,16 @@ struct MarginalOptions {
   double sa_probability = 0.5;  // share of SampleSAT steps that are SA steps (the rest WalkSAT steps)
   double random_step = 0.5;     // WalkSAT random-walk probability inside SampleSAT (-randomStep)
   int64_t max_flips = 0;        // flips per SampleSAT call, run-wide, prorated by component atoms; 0: 100 x atoms
+  // SampleSAT steps (simulated annealing, mostly) after the alive clauses
+  // are satisfied, for near-uniformity over their solutions; 0: two sweeps
+  // (2 x component atoms).  Within max_flips.
+  int64_t sa_steps_after_sat = 0;
+  // Independent chains per sampled component: they split `samples`, each
+  // with its own burn-in and seed (derived from `seed`, the component and
+  // the chain), and CPU threads run them in parallel.  0: one chain on the
+  // CPU (results do not depend on the thread count), the GPU sampler's
+  // choice on the GPU (see docs/solver.md).
+  int chains = 0;
   uint64_t seed = 1;            // results are a function of (network, options) for a given device
   int threads = 0;              // CPU threads; 0 = hardware concurrency
   double timeout_s = 0;         // wall-clock limit; 0 = none (results so far are kept, `cancelled` set)

@@ -1,10 +1,12 @@
 // The job loop: LISTEN, claim with FOR UPDATE SKIP LOCKED under a lease,
-// solve in a thread while the main thread renews the lease, reports
-// progress and watches for cancellation, then write results and finish.
+// solve in a thread (MAP, MC-SAT marginals, or both for a dual job) while the
+// main thread renews the lease, reports progress and watches for
+// cancellation, then write results and finish (results.cpp).
 #include "worker/worker.hpp"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -13,7 +15,9 @@
 #include <sstream>
 #include <thread>
 
+#include "core/marginal.hpp"
 #include "core/maxwalksat.hpp"
+#include "worker/job.hpp"
 #include "worker/pq.hpp"
 
 namespace mln::worker {
@@ -21,53 +25,81 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Job {
-  int64_t id = 0;
-  std::string program;
-  std::string schema;
-  solver::SolveOptions opts;
-};
-
 std::string default_name() {
   char host[256] = "localhost";
   gethostname(host, sizeof host - 1);
   return std::string(host) + ":" + std::to_string(getpid());
 }
 
+// The options a job may carry (mln._check_infer_options has checked them),
+// in the order claim() reads them.
+const char* const kOptionKeys[] = {"max_flips", "max_tries", "timeout", "seed", "threads", "dont_break", "device",
+                                   "random_step", "skip_components_without_query", "exact_max_atoms", "samples",
+                                   "burn_in", "mcsat_param", "sa_temperature"};
+enum OptionCol { kMaxFlips, kMaxTries, kTimeout, kSeed, kThreads, kDontBreak, kDevice, kRandomStep, kSkip, kExact,
+                 kSamples, kBurnIn, kMcsatParam, kSaTemperature };
+
+void read_options(const Result& r, const WorkerOptions& wo, Job& job);
+
 // Claims the next queued job (or one whose lease ran out).
 bool claim(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job) {
   std::string where = wo.only_job ? "id = " + std::to_string(wo.only_job) + " AND " : "";
+  std::string cols;
+  for (const char* k : kOptionKeys) cols += std::string(", j.options->>'") + k + "'";
   Result r = c.exec(
       "UPDATE mln.jobs j SET status = 'running', worker = $1, attempts = attempts + 1, "
       "  started_at = clock_timestamp(), lease_until = clock_timestamp() + make_interval(secs => $2::int), "
-      "  error = NULL "
+      "  error = NULL, samples = NULL, samples_per_s = NULL "
       "WHERE j.id = (SELECT id FROM mln.jobs WHERE " + where +
           "(status = 'queued' OR (status = 'running' AND lease_until < clock_timestamp())) "
       "  ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) "
-      "RETURNING j.id, j.program, "
-      "  (SELECT schema_name FROM mln.programs p WHERE p.name = j.program), "
-      "  j.options->>'max_flips', j.options->>'max_tries', j.options->>'timeout', j.options->>'seed', "
-      "  j.options->>'threads', j.options->>'dont_break', j.options->>'device', j.options->>'random_step', "
-      "  j.options->>'skip_components_without_query', j.options->>'exact_max_atoms'",
+      "RETURNING j.id, j.program, (SELECT schema_name FROM mln.programs p WHERE p.name = j.program), j.task" + cols,
       {me, std::to_string(wo.lease_seconds)});
   if (r.rows() == 0) return false;
   job = Job();
   job.id = r.num(0, 0);
   job.program = r.get(0, 1);
   job.schema = r.get(0, 2);
-  auto& o = job.opts;
-  if (!r.null(0, 3)) o.max_flips = r.num(0, 3);
-  if (!r.null(0, 4)) o.max_tries = static_cast<int>(r.num(0, 4));
-  if (!r.null(0, 5)) o.timeout_s = r.dbl(0, 5);
-  if (!r.null(0, 6)) o.seed = static_cast<uint64_t>(r.num(0, 6));
-  o.threads = r.null(0, 7) ? wo.threads : static_cast<int>(r.num(0, 7));
-  if (!r.null(0, 8)) o.dont_break = r.get(0, 8) == "true";
-  if (!r.null(0, 9)) o.device = r.get(0, 9);
-  if (!r.null(0, 10)) o.random_step = r.dbl(0, 10);
-  o.adaptive_noise = r.null(0, 10);  // -randomStep not pinned: lower the noise per try
-  if (!r.null(0, 11)) o.skip_components_without_query = r.get(0, 11) == "true";
-  if (!r.null(0, 12)) o.exact_max_atoms = static_cast<int>(r.num(0, 12));
+  job.task = r.get(0, 3);
+  try {
+    read_options(r, wo, job);
+  } catch (const std::exception&) {  // a row written around mln.infer's checks
+    job.bad_options = "invalid options for this job (mln.infer checks them: queue jobs with it)";
+  }
   return true;
+}
+
+// The job's options, from claim()'s columns 4...
+void read_options(const Result& r, const WorkerOptions& wo, Job& job) {
+  auto has = [&](int k) { return !r.null(0, 4 + k); };
+  auto str = [&](int k) { return r.get(0, 4 + k); };
+  auto i64 = [&](int k) { return r.num(0, 4 + k); };
+  auto dbl = [&](int k) { return r.dbl(0, 4 + k); };
+  auto& o = job.map;
+  if (has(kMaxFlips)) o.max_flips = i64(kMaxFlips);
+  if (has(kMaxTries)) o.max_tries = static_cast<int>(i64(kMaxTries));
+  if (has(kTimeout)) o.timeout_s = dbl(kTimeout);
+  if (has(kSeed)) o.seed = static_cast<uint64_t>(i64(kSeed));
+  o.threads = has(kThreads) ? static_cast<int>(i64(kThreads)) : wo.threads;
+  if (has(kDontBreak)) o.dont_break = str(kDontBreak) == "true";
+  if (has(kDevice)) o.device = str(kDevice);
+  if (has(kRandomStep)) o.random_step = dbl(kRandomStep);
+  o.adaptive_noise = !has(kRandomStep);  // -randomStep not pinned: lower the noise per try
+  if (has(kSkip)) o.skip_components_without_query = str(kSkip) == "true";
+  if (has(kExact)) o.exact_max_atoms = static_cast<int>(i64(kExact));
+  auto& m = job.marginal;
+  if (has(kSamples)) m.samples = static_cast<int>(i64(kSamples));
+  if (has(kBurnIn)) m.burn_in = static_cast<int>(i64(kBurnIn));
+  if (has(kMcsatParam)) m.mcsat_param = dbl(kMcsatParam);
+  if (has(kSaTemperature)) m.sa_temperature = dbl(kSaTemperature);
+  if (has(kRandomStep)) m.random_step = o.random_step;
+  if (has(kMaxFlips)) m.max_flips = o.max_flips;
+  m.seed = o.seed;
+  m.threads = o.threads;
+  m.timeout_s = o.timeout_s;
+  m.device = o.device;
+  m.skip_components_without_query = o.skip_components_without_query;
+  if (has(kExact)) m.exact_max_atoms = o.exact_max_atoms;
 }
 
 void fail(Conn& c, const Job& job, const std::string& me, const std::string& why) {
@@ -76,24 +108,14 @@ void fail(Conn& c, const Job& job, const std::string& me, const std::string& why
          {std::to_string(job.id), me, why});
 }
 
-std::string pg_array(const std::vector<std::string>& v) {
-  std::string o = "{";
-  for (size_t i = 0; i < v.size(); ++i) {
-    o += i ? ",\"" : "\"";
-    for (char ch : v[i]) {
-      if (ch == '"' || ch == '\\') o += '\\';
-      o += ch;
-    }
-    o += "\"";
-  }
-  return o + "}";
-}
-
 // Shared between the solver thread and the supervising loop.
 struct Progress {
   std::mutex mu;
-  double best = NAN;
-  int64_t flips = 0;
+  double best = NAN;              // MAP: best cost so far
+  int64_t flips = 0;              // MAP: flips so far
+  bool sampling = false;          // the marginal phase has started
+  Clock::time_point sampling_since;
+  int64_t done = 0, total = 0;    // MC-SAT samples, all components together
 };
 
 // Watches the job while it runs: renews the lease, publishes progress, and
@@ -105,20 +127,45 @@ class Supervisor {
   // One tick; returns false when the job must stop.
   bool tick(Progress& pr, double elapsed) {
     double best;
-    int64_t flips;
+    int64_t flips, done, total;
+    bool sampling;
+    Clock::time_point since;
     {
       std::lock_guard<std::mutex> g(pr.mu);
       best = pr.best;
       flips = pr.flips;
+      sampling = pr.sampling;
+      since = pr.sampling_since;
+      done = pr.done;
+      total = pr.total;
     }
-    std::vector<std::string> p{std::to_string(job_.id), me_, std::to_string(lease_)};
-    std::vector<bool> nulls{false, false, false, std::isnan(best), false, false};
-    p.push_back(std::isnan(best) ? "" : std::to_string(best));
-    p.push_back(std::to_string(flips));
-    p.push_back(std::to_string(elapsed > 0 ? flips / elapsed : 0.0));
+    // During MAP: best cost, flips, flips/s.  During MC-SAT: samples per
+    // component (the unit of the job's `samples` option) and their rate;
+    // the MAP figures of a dual job stay as they were.
+    std::vector<std::string> p(9);
+    std::vector<bool> nulls(9, true);
+    auto set = [&](size_t i, const std::string& v) { p[i] = v, nulls[i] = false; };
+    set(0, std::to_string(job_.id));
+    set(1, me_);
+    set(2, std::to_string(lease_));
+    if (!sampling) {
+      if (!std::isnan(best)) set(3, std::to_string(best));
+      set(4, std::to_string(flips));
+      set(5, std::to_string(elapsed > 0 ? flips / elapsed : 0.0));
+    } else {
+      const int64_t per = job_.marginal.samples;
+      const int64_t samples =
+          total > 0 ? static_cast<int64_t>(static_cast<double>(done) / static_cast<double>(total) * per) : 0;
+      const double el = std::chrono::duration<double>(Clock::now() - since).count();
+      set(6, std::to_string(std::min(samples, per)));
+      set(7, std::to_string(el > 0 ? static_cast<double>(samples) / el : 0.0));
+      set(8, std::to_string(per));
+    }
     Result r = c_.exec_n(
         "UPDATE mln.jobs SET lease_until = clock_timestamp() + make_interval(secs => $3::int), "
-        "  best_cost = $4::float8, flips = $5::bigint, flips_per_s = $6::float8 "
+        "  best_cost = coalesce($4::float8, best_cost), flips = coalesce($5::bigint, flips), "
+        "  flips_per_s = coalesce($6::float8, flips_per_s), samples = coalesce($7::bigint, samples), "
+        "  samples_per_s = coalesce($8::float8, samples_per_s), samples_total = coalesce(samples_total, $9::bigint) "
         "WHERE id = $1 AND worker = $2 RETURNING status, "
         "  pg_try_advisory_xact_lock(20260522, id::int4), wait_ok_at, clock_timestamp()",
         p, nulls);
@@ -149,52 +196,56 @@ class Supervisor {
   std::string waiter_seen_;
 };
 
-// Writes the MAP state and marks the job done, in one transaction.
-void finish(Conn& c, const Job& job, const std::string& me, const Network& net, const solver::SolveResult& res) {
-  c.exec("BEGIN");
-  try {
-    const std::string s = c.quote_ident(job.schema);
-    Result owner = c.exec("SELECT status FROM mln.jobs WHERE id = $1 AND worker = $2 FOR UPDATE",
-                          {std::to_string(job.id), me});
-    if (owner.rows() == 0 || owner.get(0, 0) != "running") {
-      c.exec("ROLLBACK");
-      return;
-    }
-    c.exec("TRUNCATE " + s + "._map");
-    // The primary key is rebuilt after the rows: one sorted index build
-    // instead of an insertion per row (RC 10^5: 0.73 s -> 0.39 s).
-    c.exec("ALTER TABLE " + s + "._map DROP CONSTRAINT IF EXISTS _map_pkey");
-    int32_t next = 1;
-    c.copy_in("COPY " + s + "._map (atom, truth) FROM STDIN", [&](std::string& chunk) {
-      for (; next <= net.num_atoms && chunk.size() < (1 << 20); ++next) {
-        chunk += std::to_string(next);
-        chunk += res.truth[next] ? "\tt\n" : "\tf\n";
-      }
-      return next <= net.num_atoms;
-    });
-    c.exec("ALTER TABLE " + s + "._map ADD PRIMARY KEY (atom)");
-    c.exec("SELECT mln._materialize_map($1)", {job.program});
-    c.exec(
-        "UPDATE mln.jobs SET status = 'done', finished_at = clock_timestamp(), best_cost = $2::float8, "
-        "hard_violated = $3::bigint, flips = $4::bigint, seconds = $5::float8, device = $6, atoms = $7::bigint, "
-        "clauses = $8::bigint, components = $9::int, warnings = $10::text[], gpu_memory_bytes = $11::bigint, "
-        "flips_per_s = CASE WHEN $5::float8 > 0 THEN $4::bigint / $5::float8 END WHERE id = $1",
-        {std::to_string(job.id), std::to_string(res.cost), std::to_string(res.hard_violated),
-         std::to_string(res.flips), std::to_string(res.seconds), res.device_used, std::to_string(net.num_atoms),
-         std::to_string(net.clauses.size()), std::to_string(res.components), pg_array(res.warnings),
-         std::to_string(res.gpu_memory_peak_bytes)});
-    c.exec("COMMIT");
-  } catch (...) {
-    c.exec("ROLLBACK");
-    throw;
-  }
-}
-
 // Seconds since `t`, formatted with millisecond precision.
 std::string seconds_since(Clock::time_point t) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", std::chrono::duration<double>(Clock::now() - t).count());
   return buf;
+}
+
+// Runs the job's solver(s) on `net`: MAP, MC-SAT, or MAP then MC-SAT (dual,
+// within one timeout).  In the solver thread.
+JobOutcome solve(const Network& net, Job& job, Progress& pr, std::atomic<bool>& cancel) {
+  JobOutcome out;
+  const auto t0 = Clock::now();
+  if (job.wants_map()) {
+    job.map.cancel = &cancel;
+    job.map.progress = [&pr](double best, int64_t flips) {
+      std::lock_guard<std::mutex> gl(pr.mu);
+      pr.best = best;
+      pr.flips = flips;
+    };
+    out.map = solver::solve_map(net, job.map);
+    out.have_map = true;
+    if (cancel) return out;
+  }
+  if (job.wants_marginal()) {
+    auto& m = job.marginal;
+    if (out.have_map && m.timeout_s > 0) {  // the rest of the job's time
+      const double left = m.timeout_s - std::chrono::duration<double>(Clock::now() - t0).count();
+      m.timeout_s = std::max(left, 1e-3);
+    }
+    m.cancel = &cancel;
+    m.progress = [&pr](int64_t done, int64_t total) {
+      std::lock_guard<std::mutex> gl(pr.mu);
+      pr.done = done;
+      pr.total = total;
+    };
+    {
+      std::lock_guard<std::mutex> gl(pr.mu);
+      pr.sampling = true;
+      pr.sampling_since = Clock::now();
+    }
+    out.marginal = solver::solve_marginal(net, m);
+    out.have_marginal = true;
+    if (out.marginal.cancelled && !cancel) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "marginal inference stopped by the timeout after %lld of %d samples per component",
+                    static_cast<long long>(out.marginal.samples), m.samples);
+      out.marginal.warnings.push_back(buf);
+    }
+  }
+  return out;
 }
 
 // Runs one claimed job to its end.
@@ -203,31 +254,29 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
     if (wo.log) wo.log("job " + std::to_string(job.id) + ": " + s);
   };
   if (job.schema.empty()) return fail(c, job, me, "program \"" + job.program + "\" does not exist");
+  if (!job.bad_options.empty()) return fail(c, job, me, job.bad_options);
+  if (!job.wants_map() && !job.wants_marginal())
+    return fail(c, job, me, "unknown inference task \"" + job.task + "\" (this worker serves map, marginal, dual)");
   Result g = c.exec("SELECT to_regclass($1) IS NOT NULL, grounded_at IS NOT NULL FROM mln.programs WHERE name = $2",
                     {c.quote_ident(job.schema) + "._clauses", job.program});
   if (g.rows() == 0 || g.get(0, 0) != "t" || g.get(0, 1) != "t")
     return fail(c, job, me, "program \"" + job.program + "\" is not grounded; run mln.ground('" + job.program + "')");
   const auto t_read = Clock::now();
+  const std::string net_oid = network_oid(c, job.schema);
   Network net = read_network(c, job.schema);
-  log("read " + std::to_string(net.num_atoms) + " atoms, " + std::to_string(net.clauses.size()) + " clauses in " +
-      seconds_since(t_read) + " s");
+  log(job.task + ": read " + std::to_string(net.num_atoms) + " atoms, " + std::to_string(net.clauses.size()) +
+      " clauses in " + seconds_since(t_read) + " s");
 
   std::atomic<bool> cancel{false};
   Progress pr;
-  job.opts.cancel = &cancel;
-  job.opts.progress = [&pr](double best, int64_t flips) {
-    std::lock_guard<std::mutex> gl(pr.mu);
-    pr.best = best;
-    pr.flips = flips;
-  };
-  solver::SolveResult res;
+  JobOutcome out;
   std::string error;
   std::atomic<bool> done{false};
   std::mutex done_mu;
   std::condition_variable done_cv;  // wakes the supervising loop as soon as the search ends
   std::thread t([&] {
     try {
-      res = solver::solve_map(net, job.opts);
+      out = solve(net, job, pr, cancel);
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -262,10 +311,23 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   }
   if (stop) return;  // shutting down: the lease runs out and another worker re-runs it
   const auto t_write = Clock::now();
-  finish(c, job, me, net, res);
-  log("done: cost " + std::to_string(res.cost) + ", " + std::to_string(res.flips) + " flips, " +
-      std::to_string(res.components) + " components; search " + std::to_string(res.seconds) + " s, write " +
-      seconds_since(t_write) + " s");
+  const std::string why = finish_job(c, job, me, net_oid, net, out);
+  if (!why.empty()) {
+    log("results not written: " + why);
+    return;
+  }
+  std::string what;
+  if (out.have_map)
+    what += "cost " + std::to_string(out.map.cost) + ", " + std::to_string(out.map.flips) + " flips, " +
+            std::to_string(out.map.components) + " components, search " + std::to_string(out.map.seconds) + " s";
+  if (out.have_marginal) {
+    const auto& m = out.marginal;
+    what += std::string(what.empty() ? "" : "; ") + std::to_string(m.samples) + " samples per component, " +
+            "average cost " + std::to_string(m.average_cost) + ", " + std::to_string(m.solved_components) + " of " +
+            std::to_string(m.components) + " components solved (" + std::to_string(m.exact_components) +
+            " exactly), sampling " + std::to_string(m.seconds) + " s";
+  }
+  log("done: " + what + "; write " + seconds_since(t_write) + " s");
 }
 
 }  // namespace

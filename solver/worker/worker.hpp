@@ -1,5 +1,6 @@
 // The inference worker: claims jobs from mln.jobs, reads the ground
-// network with binary COPY, solves it, and writes the MAP state back.
+// network with binary COPY, solves it (MAP, MC-SAT marginals, or both for a
+// dual job), and writes the MAP state / the marginal probabilities back.
 #pragma once
 
 #include <atomic>

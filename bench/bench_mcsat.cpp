@@ -1,0 +1,109 @@
+// MC-SAT sampling throughput on planted random weighted MaxSAT instances
+// (solver/core/instance_gen.hpp; 10^5, 10^6, 10^7 clauses, one giant
+// component): the GPU sampler (many chains), the CPU sampler on all cores
+// (one chain per thread) and on one core (one chain).
+//
+//   MLN_BENCH_MAX_CLAUSES  largest instance on the CPU (default 1e6; the GPU
+//                          always runs 1e7)
+//   MLN_BENCH_CPU_SAMPLES  samples per CPU run at 10^5 clauses (default 64;
+//                          scaled down by size, at least 2 per chain)
+//   MLN_BENCH_GPU_CHAINS   GPU chains (default 8 per SM, capped by memory)
+//
+// Counters: samples_per_s, chains, flips_per_s (SampleSAT steps).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "core/instance_gen.hpp"
+#include "core/marginal.hpp"
+#include "core/mcsat_gpu.hpp"
+
+namespace {
+
+using namespace mln::solver;
+
+double env_num(const char* name, double dflt) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atof(v) : dflt;
+}
+
+// Builds (once per size) the instance: atoms = clauses / 4.2, as bench_walksat.
+const mln::Network& instance(int64_t clauses) {
+  static std::map<int64_t, std::unique_ptr<GeneratedInstance>> cache;
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = cache[clauses];
+  if (!slot)
+    slot = std::make_unique<GeneratedInstance>(
+        generate_planted_maxsat(static_cast<int32_t>(clauses / 4.2), clauses, 1));
+  return slot->net;
+}
+
+// One timed solve_marginal run per iteration; samples_per_s counts the
+// samples of the (one) giant component.
+void run(benchmark::State& state, const std::string& device, int threads, int chains, int64_t samples) {
+  const mln::Network& net = instance(state.range(0));
+  MarginalOptions o;
+  o.device = device;
+  o.threads = threads;
+  o.chains = chains;
+  o.samples = static_cast<int>(samples);
+  o.exact_max_atoms = 0;
+  o.gpu_min_atoms = 0;
+  o.skip_components_without_query = false;
+  int64_t counted = 0, flips = 0;
+  double seconds = 0;
+  for (auto _ : state) {
+    MarginalResult r = solve_marginal(net, o);
+    if (!r.warnings.empty() && device == "gpu" && r.device_used != "gpu") {
+      state.SkipWithError(r.warnings[0].c_str());
+      return;
+    }
+    counted += r.samples;
+    flips += r.flips;
+    seconds += r.seconds;
+    state.SetIterationTime(r.seconds);
+  }
+  state.counters["samples_per_s"] = seconds > 0 ? counted / seconds : 0;
+  state.counters["flips_per_s"] = seconds > 0 ? flips / seconds : 0;
+  state.counters["chains"] = chains;
+}
+
+int64_t cpu_samples(int64_t clauses, int chains) {
+  const double base = env_num("MLN_BENCH_CPU_SAMPLES", 64);
+  return std::max<int64_t>(2 * chains, static_cast<int64_t>(base * 1e5 / static_cast<double>(clauses)));
+}
+
+void BM_McsatCpu1(benchmark::State& state) {
+  if (state.range(0) > env_num("MLN_BENCH_MAX_CLAUSES", 1e6)) { state.SkipWithError("above MLN_BENCH_MAX_CLAUSES"); return; }
+  run(state, "cpu", 1, 1, cpu_samples(state.range(0), 1));
+}
+
+void BM_McsatCpuAll(benchmark::State& state) {
+  if (state.range(0) > env_num("MLN_BENCH_MAX_CLAUSES", 1e6)) { state.SkipWithError("above MLN_BENCH_MAX_CLAUSES"); return; }
+  const int t = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  run(state, "cpu", t, t, cpu_samples(state.range(0), t));
+}
+
+void BM_McsatGpu(benchmark::State& state) {
+  std::string why;
+  if (!gpu_mcsat_available(&why)) { state.SkipWithError(("no GPU: " + why).c_str()); return; }
+  // Chains fill the GPU (8 warps per SM) unless memory caps them; two
+  // samples each, no burn-in, as the CPU runs.
+  const int chains = static_cast<int>(env_num("MLN_BENCH_GPU_CHAINS", 132 * 8));
+  run(state, "gpu", 1, chains, 2 * static_cast<int64_t>(chains));
+}
+
+}  // namespace
+
+BENCHMARK(BM_McsatCpu1)->Arg(100000)->Arg(1000000)->Arg(10000000)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_McsatCpuAll)->Arg(100000)->Arg(1000000)->Arg(10000000)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_McsatGpu)->Arg(100000)->Arg(1000000)->Arg(10000000)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();

@@ -1,0 +1,20 @@
+// The GPU sampler's entry points when the library is built without CUDA.
+#include "mcsat_gpu.hpp"
+
+#ifndef MLN_HAVE_CUDA
+namespace mln::solver {
+
+bool gpu_mcsat_available(std::string* why_not) {
+  if (why_not) *why_not = "pg_mln was built without CUDA";
+  return false;
+}
+
+size_t gpu_mcsat_peak_bytes(bool) { return 0; }
+
+McsatOutcome mcsat_gpu(const WalkInstance&, const std::vector<uint8_t>&, const McsatParams&, const GpuMcsatOptions&,
+                       int*) {
+  throw GpuError("pg_mln was built without CUDA");
+}
+
+}  // namespace mln::solver
+#endif

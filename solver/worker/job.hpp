@@ -1,0 +1,53 @@
+// Internal to the worker: one claimed job (task and solver options) and
+// what its run produced, between the job loop (worker.cpp) and the writing
+// of results (results.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/marginal.hpp"
+#include "core/maxwalksat.hpp"
+#include "mln/network.hpp"
+
+namespace mln::worker {
+
+class Conn;
+
+struct Job {
+  int64_t id = 0;
+  std::string program;
+  std::string schema;
+  std::string task = "map";  // map | marginal | dual
+  solver::SolveOptions map;  // task map and dual
+  solver::MarginalOptions marginal;  // task marginal and dual
+  std::string bad_options;   // why the options could not be read (the job fails)
+  bool wants_map() const { return task == "map" || task == "dual"; }
+  bool wants_marginal() const { return task == "marginal" || task == "dual"; }
+};
+
+// What a run produced.
+struct JobOutcome {
+  bool have_map = false;
+  solver::SolveResult map;
+  bool have_marginal = false;
+  solver::MarginalResult marginal;
+};
+
+// The network the job read, identified by its _atoms table: a re-grounding
+// drops and re-creates it, so a different oid means the results belong to a
+// network that is gone.
+std::string network_oid(Conn& c, const std::string& schema);
+
+// Writes the results (_map + map_result, _marginal + marginal_result) and
+// marks the job done, in one transaction.  Returns "" when done, or why the
+// results were not written (the job is no longer ours, or the program was
+// re-grounded meanwhile: then the job is marked failed).
+std::string finish_job(Conn& c, const Job& job, const std::string& me, const std::string& net_oid,
+                       const Network& net, const JobOutcome& out);
+
+// {"a","b"}: a text[] literal.
+std::string pg_array(const std::vector<std::string>& v);
+
+}  // namespace mln::worker

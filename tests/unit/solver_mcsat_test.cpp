@@ -1,0 +1,337 @@
+// Marginal inference: MC-SAT against exact marginals computed by enumerating
+// every world, the enumeration path against brute force, negative weights,
+// options, cancellation, and the GPU sampler when a GPU is usable (with
+// MLN_REQUIRE_GPU=1 and no GPU those tests fail instead of skipping).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <limits>
+
+#include "core/instance_gen.hpp"
+#include "core/marginal.hpp"
+#include "core/mcsat_gpu.hpp"
+#include "solver_test_util.hpp"
+
+namespace mln::solver {
+namespace {
+
+using testing::add_clause;
+
+// A random MLN over n atoms: clauses of 1-3 literals with positive and
+// negative soft weights, a few hard clauses, and weighted unit clauses
+// ln(p / (1 - p)) standing for soft evidence (priors).
+mln::Network random_mln(int32_t n, uint64_t seed) {
+  Rng rng(derive_seed(seed, 0x4D4C4Eull));
+  mln::Network net;
+  net.num_atoms = n;
+  net.is_query.assign(n + 1, 1);
+  const int m = n + static_cast<int>(rng.below(static_cast<uint32_t>(2 * n)));
+  for (int c = 0; c < m; ++c) {
+    const int k = std::min<int>(n, 1 + static_cast<int>(rng.below(3)));
+    std::vector<int32_t> lits;
+    while (static_cast<int>(lits.size()) < k) {
+      int32_t a = 1 + static_cast<int32_t>(rng.below(static_cast<uint32_t>(n)));
+      bool dup = false;
+      for (int32_t l : lits) dup |= (l == a || l == -a);
+      if (!dup) lits.push_back((rng.next() >> 63) ? a : -a);
+    }
+    const double r = rng.uniform();
+    double w;
+    if (r < 0.07 && k > 1) w = kHardWeight;
+    else if (r < 0.35) w = -(0.2 + 1.8 * rng.uniform());
+    else w = 0.2 + 1.8 * rng.uniform();
+    add_clause(net, lits, w);
+  }
+  for (int e = 0; e < n / 4; ++e) {  // soft evidence on a few atoms
+    int32_t a = 1 + static_cast<int32_t>(rng.below(static_cast<uint32_t>(n)));
+    double p = 0.1 + 0.8 * rng.uniform();
+    add_clause(net, {a}, std::log(p / (1 - p)));
+  }
+  return net;
+}
+
+// P(atom true) by enumerating all 2^n worlds, P(x) ~ exp(-cost(x)).
+std::vector<double> brute_force_marginals(const mln::Network& net) {
+  const int n = net.num_atoms;
+  std::vector<uint8_t> truth(n + 1, 0);
+  std::vector<double> cost(size_t{1} << n);
+  for (uint32_t bits = 0; bits < (1u << n); ++bits) {
+    for (int a = 1; a <= n; ++a) truth[a] = (bits >> (a - 1)) & 1;
+    cost[bits] = total_cost(net.clauses, truth);
+  }
+  const double lo = *std::min_element(cost.begin(), cost.end());
+  std::vector<double> p(n + 1, 0.0);
+  double z = 0;
+  for (uint32_t bits = 0; bits < (1u << n); ++bits) {
+    const double w = std::exp(-(cost[bits] - lo));
+    z += w;
+    for (int a = 1; a <= n; ++a)
+      if ((bits >> (a - 1)) & 1) p[a] += w;
+  }
+  for (int a = 1; a <= n; ++a) p[a] /= z;
+  return p;
+}
+
+double mean_abs_error(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0;
+  for (size_t i = 1; i < a.size(); ++i) s += std::fabs(a[i] - b[i]);
+  return a.size() > 1 ? s / static_cast<double>(a.size() - 1) : 0.0;
+}
+
+// True when the GPU tests must run; fails the test when a GPU is required
+// but missing.
+bool have_gpu_or_fail() {
+  const bool have = gpu_mcsat_available(nullptr);
+  const char* req = std::getenv("MLN_REQUIRE_GPU");
+  if (!have && req && std::strcmp(req, "1") == 0) ADD_FAILURE() << "MLN_REQUIRE_GPU=1 but no usable GPU";
+  return have;
+}
+
+constexpr int kNetworks = 50;
+constexpr double kMaxMae = 0.02;
+
+// The sampler (enumeration off) on kNetworks random MLNs of 4-16 atoms.
+void check_sampler_against_exact(const std::string& device) {
+  double worst = 0, total = 0;
+  for (uint64_t seed = 1; seed <= kNetworks; ++seed) {
+    const int32_t n = 4 + static_cast<int32_t>(seed % 13);
+    mln::Network net = random_mln(n, seed);
+    std::vector<double> exact = brute_force_marginals(net);
+    MarginalOptions o;
+    o.samples = 10000;
+    o.seed = seed;
+    o.device = device;
+    o.exact_max_atoms = 0;  // test the sampler, not the enumeration
+    MarginalResult r = solve_marginal(net, o);
+    ASSERT_FALSE(r.cancelled);
+    EXPECT_EQ(r.exact_components, 0);
+    if (device == "gpu") EXPECT_EQ(r.device_used, "gpu");
+    EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+    const double mae = mean_abs_error(r.prob, exact);
+    EXPECT_LE(mae, kMaxMae) << "network " << seed << " (" << n << " atoms)";
+    worst = std::max(worst, mae);
+    total += mae;
+  }
+  std::cout << "[ mcsat " << device << " ] " << kNetworks << " networks: MAE max " << worst << ", mean "
+            << total / kNetworks << "\n";
+  ::testing::Test::RecordProperty("mae_max_" + device, std::to_string(worst));
+}
+
+TEST(SolverMcsat, CpuSamplerMatchesExactMarginalsOnRandomNetworks) { check_sampler_against_exact("cpu"); }
+
+TEST(SolverMarginal, ExactPathMatchesBruteForce) {
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    const int32_t n = 2 + static_cast<int32_t>(seed % 15);
+    mln::Network net = random_mln(n, seed + 1000);
+    std::vector<double> exact = brute_force_marginals(net);
+    MarginalOptions o;
+    o.exact_max_atoms = 16;
+    o.seed = seed;
+    MarginalResult r = solve_marginal(net, o);
+    EXPECT_EQ(r.exact_components, r.solved_components - [&] {
+      int nc = 0;  // clause-free components are 0.5 without enumeration
+      for (int32_t a = 1; a <= n; ++a) {
+        bool used = false;
+        for (int32_t l : net.clauses.lits) used |= (l == a || l == -a);
+        nc += !used;
+      }
+      return nc;
+    }());
+    for (int32_t a = 1; a <= n; ++a) EXPECT_NEAR(r.prob[a], exact[a], 1e-9) << "seed " << seed << " atom " << a;
+  }
+}
+
+TEST(SolverMarginal, SmokeNetworkExactAndSamplerAgree) {
+  mln::Network net = testing::smoke_network();
+  net.is_query.clear();  // every atom
+  std::vector<double> exact = brute_force_marginals(net);
+  MarginalOptions o;
+  o.samples = 20000;
+  MarginalResult e = solve_marginal(net, o);
+  o.exact_max_atoms = 0;
+  MarginalResult s = solve_marginal(net, o);
+  for (int32_t a = 1; a <= net.num_atoms; ++a) {
+    EXPECT_NEAR(e.prob[a], exact[a], 1e-9);
+    EXPECT_NEAR(s.prob[a], e.prob[a], 0.02) << "atom " << a;
+  }
+  // Only atoms 1-4 are queried; each component holds one of them.
+  net = testing::smoke_network();
+  MarginalResult q = solve_marginal(net, MarginalOptions{});
+  for (int32_t a = 1; a <= 6; ++a) EXPECT_NEAR(q.prob[a], exact[a], 1e-9) << a;
+}
+
+// A network whose marginals depend on its negative weights: a sampler that
+// treated them as positive (or dropped them) would be far off.
+TEST(SolverMcsat, NegativeWeightsAreHonoured) {
+  mln::Network net;
+  net.num_atoms = 4;
+  net.is_query.assign(5, 1);
+  add_clause(net, {1, 2}, -1.5);   // costs 1.5 when 1 or 2 is true
+  add_clause(net, {-3, 4}, -2.0);  // costs 2 when 3 is false or 4 true
+  add_clause(net, {2, 3}, 1.0);
+  add_clause(net, {1}, 0.8);       // prior on 1
+  add_clause(net, {-1, 4}, kHardWeight);
+  std::vector<double> exact = brute_force_marginals(net);
+  mln::Network flipped = net;  // the same with the negative weights made positive
+  for (double& w : flipped.clauses.weights) w = std::fabs(w);
+  std::vector<double> wrong = brute_force_marginals(flipped);
+  EXPECT_GT(mean_abs_error(exact, wrong), 0.15);
+  MarginalOptions o;
+  o.samples = 20000;
+  o.exact_max_atoms = 0;
+  MarginalResult r = solve_marginal(net, o);
+  EXPECT_LE(mean_abs_error(r.prob, exact), 0.015);
+  o.exact_max_atoms = 12;
+  MarginalResult e = solve_marginal(net, o);
+  EXPECT_LE(mean_abs_error(e.prob, exact), 1e-9);
+}
+
+TEST(SolverMarginal, UnconstrainedAndHardAtoms) {
+  mln::Network net;
+  net.num_atoms = 4;
+  net.is_query = {0, 1, 1, 1, 0};
+  add_clause(net, {2}, kHardWeight);  // atom 2 must be true
+  add_clause(net, {-3}, kHardWeight);
+  add_clause(net, {4}, 1.0);          // atom 4: not queried, own component
+  for (int exact : {0, 12}) {
+    MarginalOptions o;
+    o.exact_max_atoms = exact;
+    o.samples = 500;
+    MarginalResult r = solve_marginal(net, o);
+    EXPECT_DOUBLE_EQ(r.prob[1], 0.5);  // in no clause: uniform
+    EXPECT_DOUBLE_EQ(r.prob[2], 1.0);
+    EXPECT_DOUBLE_EQ(r.prob[3], 0.0);
+    EXPECT_TRUE(std::isnan(r.prob[4]));
+    EXPECT_EQ(r.components, 4);
+    EXPECT_EQ(r.solved_components, 3);
+    EXPECT_NEAR(r.average_cost, 0.0, 1e-9);
+  }
+}
+
+TEST(SolverMarginal, AverageCostIsTheExpectedCost) {
+  mln::Network net = random_mln(10, 7);
+  MarginalOptions o;
+  o.exact_max_atoms = 16;
+  MarginalResult e = solve_marginal(net, o);
+  o.exact_max_atoms = 0;
+  o.samples = 20000;
+  MarginalResult s = solve_marginal(net, o);
+  EXPECT_NEAR(s.average_cost, e.average_cost, 0.05 * std::max(1.0, e.average_cost));
+}
+
+TEST(SolverMarginal, DeterministicInSeedAndThreads) {
+  GeneratedInstance g = generate_planted_maxsat(300, 900, 3);
+  MarginalOptions o;
+  o.samples = 200;
+  o.chains = 4;
+  o.threads = 1;
+  MarginalResult a = solve_marginal(g.net, o);
+  o.threads = 3;
+  MarginalResult b = solve_marginal(g.net, o);
+  EXPECT_EQ(a.prob, b.prob);
+  EXPECT_EQ(a.samples, 200);
+  o.seed = 2;
+  MarginalResult c = solve_marginal(g.net, o);
+  EXPECT_NE(a.prob, c.prob);
+}
+
+TEST(SolverMarginal, BadOptionsThrow) {
+  mln::Network net = testing::smoke_network();
+  auto expect_bad = [&](auto change) {
+    MarginalOptions o;
+    change(o);
+    EXPECT_THROW(solve_marginal(net, o), std::invalid_argument);
+  };
+  expect_bad([](MarginalOptions& o) { o.samples = 0; });
+  expect_bad([](MarginalOptions& o) { o.samples = -5; });
+  expect_bad([](MarginalOptions& o) { o.burn_in = -1; });
+  expect_bad([](MarginalOptions& o) { o.device = "tpu"; });
+  expect_bad([](MarginalOptions& o) { o.mcsat_param = -1; });
+  expect_bad([](MarginalOptions& o) { o.sa_probability = 1.5; });
+  expect_bad([](MarginalOptions& o) { o.exact_max_atoms = 99; });
+  expect_bad([](MarginalOptions& o) { o.chains = -1; });
+}
+
+TEST(SolverMarginal, CancelStopsEarly) {
+  GeneratedInstance g = generate_planted_maxsat(5000, 15000, 9);
+  std::atomic<bool> cancel{false};
+  MarginalOptions o;
+  o.samples = 1000000;
+  o.device = "cpu";
+  o.cancel = &cancel;
+  int64_t calls = 0;
+  o.progress = [&](int64_t done, int64_t total) {
+    EXPECT_LE(done, total);
+    if (++calls >= 2) cancel = true;
+  };
+  MarginalResult r = solve_marginal(g.net, o);
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_LT(r.samples, o.samples);
+  EXPECT_GT(r.samples, 0);
+  EXPECT_FALSE(std::isnan(r.prob[1]));
+  // Cancelled before anything started: every atom unsolved.
+  MarginalResult none = solve_marginal(g.net, o);
+  EXPECT_TRUE(none.cancelled);
+  EXPECT_TRUE(std::isnan(none.prob[1]));
+  // Timeout.
+  cancel = false;
+  o.progress = nullptr;
+  o.timeout_s = 0.2;
+  MarginalResult t = solve_marginal(g.net, o);
+  EXPECT_TRUE(t.cancelled);
+  EXPECT_LT(t.seconds, 5.0);
+}
+
+TEST(SolverMarginalGpu, WithoutGpuDeviceGpuThrows) {
+  if (have_gpu_or_fail()) GTEST_SKIP() << "a GPU is usable";
+  MarginalOptions o;
+  o.device = "gpu";
+  EXPECT_THROW(solve_marginal(testing::smoke_network(), o), std::runtime_error);
+  o.device = "auto";
+  EXPECT_EQ(solve_marginal(testing::smoke_network(), o).device_used, "cpu");
+}
+
+TEST(SolverMcsatGpu, GpuSamplerMatchesExactMarginalsOnRandomNetworks) {
+  if (!have_gpu_or_fail()) GTEST_SKIP() << "no usable GPU";
+  check_sampler_against_exact("gpu");
+}
+
+TEST(SolverMcsatGpu, GpuAgreesWithCpu) {
+  if (!have_gpu_or_fail()) GTEST_SKIP() << "no usable GPU";
+  double worst = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    mln::Network net = random_mln(12 + static_cast<int32_t>(seed % 5), seed + 500);
+    MarginalOptions o;
+    o.samples = 10000;
+    o.seed = seed;
+    o.exact_max_atoms = 0;
+    o.device = "cpu";
+    MarginalResult c = solve_marginal(net, o);
+    o.device = "gpu";
+    MarginalResult g = solve_marginal(net, o);
+    EXPECT_EQ(g.device_used, "gpu");
+    EXPECT_EQ(g.samples, c.samples);
+    const double mae = mean_abs_error(c.prob, g.prob);
+    EXPECT_LE(mae, kMaxMae) << "seed " << seed;
+    worst = std::max(worst, mae);
+  }
+  std::cout << "[ mcsat gpu vs cpu ] MAE max " << worst << "\n";
+  // A larger instance: counts and costs of the same order on both devices.
+  GeneratedInstance gi = generate_planted_maxsat(20000, 60000, 5);
+  MarginalOptions o;
+  o.samples = 64;
+  o.device = "gpu";
+  MarginalResult g = solve_marginal(gi.net, o);
+  EXPECT_EQ(g.samples, 64);
+  o.device = "cpu";
+  MarginalResult c = solve_marginal(gi.net, o);
+  EXPECT_NEAR(g.average_cost, c.average_cost, 0.25 * std::max(1.0, c.average_cost));
+}
+
+}  // namespace
+}  // namespace mln::solver
