@@ -25,8 +25,8 @@ struct MarginalOptions {
   double random_step = 0.5;     // WalkSAT random-walk probability inside SampleSAT (-randomStep)
   int64_t max_flips = 0;        // flips per SampleSAT call, run-wide, prorated by component atoms; 0: 100 x atoms
   // SampleSAT steps (simulated annealing, mostly) after the alive clauses
-  // are satisfied, for near-uniformity over their solutions; 0: two sweeps
-  // (2 x component atoms).  Within max_flips.
+  // are satisfied, for near-uniformity over their solutions; 0: four sweeps
+  // (4 x component atoms).  Within max_flips.
   int64_t sa_steps_after_sat = 0;
   // Independent chains per sampled component: they split `samples`, each
   // with its own burn-in and seed (derived from `seed`, the component and
@@ -44,6 +44,13 @@ struct MarginalOptions {
   int exact_max_atoms = 12;
   // Components with at least this many atoms are sampled on the GPU in "auto" mode.
   int64_t gpu_min_atoms = 20000;
+  // ... and when at least this many samples are asked for.  The GPU runs
+  // independent chains (up to 8 per SM, each counting >= 1000 samples), and
+  // one chain on a warp is ~6x slower than a CPU core (H100 host, bench_mcsat
+  // at 10^6 clauses: 1,246 samples/s from 1,056 chains, 7.2 on one core),
+  // while the CPU samples a component with one chain: the GPU only wins from
+  // about 8 chains.  With Tuffy's default of 100 samples, the CPU runs it.
+  int64_t gpu_min_samples = 8000;
   // Called with (samples done, samples total) summed over components; from
   // any thread (calls are serialised), at most ~10x per second.
   std::function<void(int64_t done, int64_t total)> progress;

@@ -240,15 +240,28 @@ McsatOutcome mcsat_cpu(const WalkInstance& in, const std::vector<uint8_t>& init,
 
   int64_t reported = 0, polled_flips = out.flips;
   const int64_t steps = p.burn_in + p.samples;
+  std::vector<uint8_t> prev;
   for (int64_t step = 0; step < steps; ++step) {
     if (p.stop && (out.flips - polled_flips >= 4096 || (step & 255) == 0)) {
       polled_flips = out.flips;
       if (p.stop->should_stop()) { out.stopped = true; break; }
     }
-    // M: each satisfied clause, kept with its probability.  The current
-    // state satisfies M, so SampleSAT starts (validly) from it.
+    // M: each satisfied clause, kept with its probability.
     s.set_alive([&](int64_t c) { return s.sat(c) && rng.uniform() < keep[c]; });
-    if (!ss.run(budget, after, p.sa_probability, true, out.flips)) ++out.unsat_calls;
+    // SampleSAT starts from a fresh coin-flip state (Wei et al.; Tuffy does
+    // the same).  Starting at the current state, which satisfies M, is valid
+    // but does not mix: on class, where most satisfied clauses are kept,
+    // no atom could move without violating an alive clause, and the chain
+    // stayed at its random start (every marginal 0 or 1).  If M is not
+    // satisfied within the budget, the chain keeps its previous state.
+    prev = s.truth_;
+    for (int32_t a = 0; a < in.n; ++a)
+      if (static_cast<uint8_t>(rng.next() >> 63) != s.truth_[a]) s.flip(static_cast<uint32_t>(a));
+    if (!ss.run(budget, after, p.sa_probability, true, out.flips)) {
+      ++out.unsat_calls;
+      for (int32_t a = 0; a < in.n; ++a)
+        if (s.truth_[a] != prev[a]) s.flip(static_cast<uint32_t>(a));
+    }
     if (step < p.burn_in) continue;
     for (int32_t a = 0; a < in.n; ++a) out.true_count[a] += s.truth_[a];
     out.cost_sum += static_cast<double>(s.cost_) / in.scale;

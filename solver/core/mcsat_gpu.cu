@@ -59,6 +59,7 @@ struct Params {
 // Per-chain mutable arrays (chain-major).
 struct ChainArrays {
   uint8_t* truth;     // chains x n
+  uint8_t* prev;      // chains x n: the state before this step's SampleSAT
   int32_t* tc;        // chains x m
   uint8_t* alive;     // chains x m
   int32_t* viol;      // chains x m
@@ -88,6 +89,7 @@ struct Chain {
   DevInstance I;
   Params P;
   uint8_t* truth;
+  uint8_t* prev;
   int32_t* tc;
   uint8_t* alive;
   int32_t* viol;
@@ -268,7 +270,7 @@ __global__ void mcsat_kernel(DevInstance I, Params P, ChainArrays A, int phase, 
   const int64_t chain = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   if (chain >= P.chains) return;
   const unsigned lane = threadIdx.x & 31;
-  Chain ch{I, P, A.truth + chain * I.n, A.tc + chain * I.m, A.alive + chain * I.m, A.viol + chain * I.m,
+  Chain ch{I, P, A.truth + chain * I.n, A.prev + chain * I.n, A.tc + chain * I.m, A.alive + chain * I.m, A.viol + chain * I.m,
            A.vpos + chain * I.m, A.trail + chain * kTrailCap, lane, Rng(1), A.ctl[chain]};
   ch.rng.s = ch.c.rng;
   const uint64_t chain_seed = derive_seed(P.seed, static_cast<uint64_t>(chain));
@@ -299,7 +301,19 @@ __global__ void mcsat_kernel(DevInstance I, Params P, ChainArrays A, int phase, 
     for (int64_t step = step_begin; step < end; ++step) {
       const uint64_t key = ch.rng.next();
       ch.set_alive([&](int64_t cl) { return ch.sat(cl) && hash_uniform(key, cl) < A.keep[cl]; });
-      if (!ch.run(P.budget, P.after, P.sa_probability, true)) ++ch.c.unsat_calls;
+      // SampleSAT from a fresh coin-flip state, as mcsat_cpu explains; the
+      // previous state comes back when M is not satisfied.
+      for (int64_t a = lane; a < I.n; a += 32) ch.prev[a] = ch.truth[a];
+      __syncwarp();
+      const uint64_t coins = ch.rng.next();
+      for (int64_t a = 0; a < I.n; ++a)
+        if (static_cast<uint8_t>(derive_seed(coins, static_cast<uint64_t>(a)) >> 63) != ch.truth[a])
+          ch.flip(static_cast<uint32_t>(a));
+      if (!ch.run(P.budget, P.after, P.sa_probability, true)) {
+        ++ch.c.unsat_calls;
+        for (int64_t a = 0; a < I.n; ++a)
+          if (ch.truth[a] != ch.prev[a]) ch.flip(static_cast<uint32_t>(a));
+      }
       if (step < P.burn_in) continue;
       for (int64_t a = lane; a < I.n; a += 32)
         if (ch.truth[a]) atomicAdd(&A.count[a], 1ull);
@@ -336,7 +350,7 @@ McsatOutcome mcsat_gpu(const WalkInstance& in, const std::vector<uint8_t>& init,
     chains = std::min<int64_t>(chains, p.samples);
     size_t free_b = 0, total_b = 0;
     MLN_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-    const size_t per_chain = static_cast<size_t>(in.n) + static_cast<size_t>(in.m) * 13 + kTrailCap * 4 + sizeof(ChainCtl);
+    const size_t per_chain = static_cast<size_t>(in.n) * 2 + static_cast<size_t>(in.m) * 13 + kTrailCap * 4 + sizeof(ChainCtl);
     const int64_t fit = static_cast<int64_t>(free_b / 2 / per_chain);
     if (fit < 1) throw GpuError("mcsat_gpu: not enough device memory for one chain");
     chains = std::max<int64_t>(1, std::min(chains, fit));
@@ -355,7 +369,7 @@ McsatOutcome mcsat_gpu(const WalkInstance& in, const std::vector<uint8_t>& init,
     DeviceArray<uint8_t> d_init;
     if (!init.empty()) d_init.upload(init);
     const size_t C = static_cast<size_t>(chains);
-    DeviceArray<uint8_t> truth(C * in.n), alive(C * in.m);
+    DeviceArray<uint8_t> truth(C * in.n), prev(C * in.n), alive(C * in.m);
     DeviceArray<int32_t> tc(C * in.m), viol(C * in.m), vpos(C * in.m);
     DeviceArray<uint32_t> trail(C * kTrailCap);
     DeviceArray<ChainCtl> ctl(C);
@@ -371,7 +385,7 @@ McsatOutcome mcsat_gpu(const WalkInstance& in, const std::vector<uint8_t>& init,
     const int64_t burn_in = mcsat_chain_burn_in(p.burn_in, p.samples, chains);
     Params P{mcsat_flips_budget(p, in.n), mcsat_steps_after_sat(p, in.n), burn_in, p.samples, chains,
              p.sa_probability, p.random_step, p.sa_temperature, 1.0 / in.scale, p.seed};
-    ChainArrays A{truth.get(), tc.get(), alive.get(), viol.get(), vpos.get(), trail.get(), ctl.get(), count.get(),
+    ChainArrays A{truth.get(), prev.get(), tc.get(), alive.get(), viol.get(), vpos.get(), trail.get(), ctl.get(), count.get(),
                   d_keep.get(), init.empty() ? nullptr : d_init.get()};
     const int threads = 32 * kWarpsPerBlock;
     const int blocks = static_cast<int>((chains + kWarpsPerBlock - 1) / kWarpsPerBlock);

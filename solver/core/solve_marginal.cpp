@@ -265,7 +265,7 @@ MarginalResult solve_marginal(const mln::Network& net, const MarginalOptions& op
       c.pending = 1;
       cpu_q.push_back({k, -1});
     } else {
-      c.on_gpu = gpu_on && (opts.device == "gpu" || n >= opts.gpu_min_atoms);
+      c.on_gpu = gpu_on && (opts.device == "gpu" || (n >= opts.gpu_min_atoms && opts.samples >= opts.gpu_min_samples));
       c.chains = static_cast<int>(std::min<int64_t>(opts.chains > 0 ? opts.chains : 1, opts.samples));
       if (c.on_gpu) {
         c.pending = 1;

@@ -127,7 +127,11 @@ WalkInstance build_walk_instance(const mln::Network& net) {
   in.m = static_cast<int64_t>(cs.size());
   if (in.m >= (int64_t{1} << 31)) throw std::length_error("walksat: more than 2^31 clauses in one (sub)network");
   in.scale = fixed_point_scale(cs.weights);
-  in.hard_fixed = static_cast<int64_t>(std::llround(kHardThreshold * in.scale));
+  // Clamped: with small weights the scale is up to 2^40 and 1e7 * 2^40
+  // overflows int64 (llround gave LLONG_MIN, so -dontBreak refused every
+  // flip).  No fixed-point weight reaches 2^61 (fixed_point_scale), so 2^62
+  // means "no clause is hard", which is then true.
+  in.hard_fixed = static_cast<int64_t>(std::llround(std::min(kHardThreshold * in.scale, 0x1.0p62)));
   in.cl_off.assign(cs.offsets.begin(), cs.offsets.end());
   in.cl_lit.resize(cs.lits.size());
   in.w.resize(in.m);

@@ -170,6 +170,14 @@ check "cli -dual class: out.map and out.marginal" \
   bash -c "grep -qE '^category\(' '$tmp/cd.out.map' && [ \$(wc -l <'$tmp/cd.out.marginal') -eq \$(wc -l <'$tmp/cl.out') ]"
 check "cli -dual class: ### Best answer and ### Average Cost" \
   bash -c "grep -q '### Best answer has cost' '$tmp/cd.log' && grep -q '^### Average Cost' '$tmp/cd.log'"
+# The marginals agree with the MAP world: its true atoms are likely, the rest
+# unlikely (a chain stuck at its random start, as an early sampler was on
+# class, gives 0/1 marginals unrelated to the MAP world and fails this).
+read -r on off <<<"$(awk -F'\t' 'NR == FNR { map[$1] = 1; next }
+  { if ($2 in map) { s1 += $1; n1++ } else { s0 += $1; n0++ } }
+  END { printf "%.3f %.3f", (n1 ? s1 / n1 : 0), (n0 ? s0 / n0 : 1) }' "$tmp/cd.out.map" "$tmp/cd.out.marginal")"
+check "cli -dual class: MAP-true atoms mean marginal $on >= 0.6, the others $off <= 0.1" \
+  awk -v a="$on" -v b="$off" 'BEGIN { exit !(a >= 0.6 && b <= 0.1) }'
 
 dropdb "$PGDATABASE"
 finish

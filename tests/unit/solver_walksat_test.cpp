@@ -134,5 +134,24 @@ TEST(SolverWalkSat, DontBreakNeverBreaksASatisfiedHardClause) {
   EXPECT_GT(count_hard_breaks(net, false), 0);
 }
 
+// With small weights only, the fixed-point scale is large (2^40) and the
+// hard threshold used to overflow int64 (LLONG_MIN): -dontBreak then
+// refused every flip and the walk never moved.
+TEST(SolverWalkSat, DontBreakWithSmallWeightsStillSearches) {
+  mln::Network net;
+  net.num_atoms = 3;
+  net.is_query.assign(4, 1);
+  add_clause(net, {1}, 0.5);
+  add_clause(net, {2}, 0.5);
+  add_clause(net, {-3}, 0.5);
+  WalkInstance inst = build_walk_instance(net);
+  EXPECT_GT(inst.hard_fixed, 0);
+  WalkParams p;
+  p.flips_per_try = 1000;
+  p.dont_break = true;
+  WalkOutcome out = walksat_cpu(inst, {0, 0, 1}, p);
+  EXPECT_EQ(out.best_cost_fixed, 0) << "the walk must reach the optimum (all three clauses satisfied)";
+}
+
 }  // namespace
 }  // namespace mln::solver
