@@ -27,12 +27,14 @@ std::string usage() {
          "              [-marginal | -dual] [-mcsatSamples N] [-mcsatParam X] [-sa X] [-minProb P]\n"
          "              [-printResultsAsPrologFacts]\n"
          "              [--dsn CONNINFO] [--device auto|cpu|gpu|sql] [--search-device auto|cpu|gpu] [--seed N]\n"
-         "              [--workdir DIR] [--version]\n"
+         "              [--exact-max-atoms 0-20] [--workdir DIR] [--version]\n"
          "       pg_mln --stop-server\n"
          "Without --dsn, -conf or PG* environment variables, pg_mln uses a private PostgreSQL server that it\n"
          "keeps running between runs (~/.cache/pg_mln/server; `make demo`'s cluster when that one is up),\n"
          "starting it only when none is running; each run removes the data it created. --stop-server stops\n"
-         "the kept server. With --workdir DIR, a throwaway cluster in DIR is started and removed instead.\n";
+         "the kept server. With --workdir DIR, a throwaway cluster in DIR is started and removed instead.\n"
+         "--exact-max-atoms N: components of at most N atoms are solved (MAP) or their marginals computed\n"
+         "exactly, by enumeration (default 12; 0 turns it off).\n";
 }
 
 std::string inference_task(const Options& o) { return o.dual ? "dual" : o.marginal ? "marginal" : "map"; }
@@ -52,6 +54,7 @@ std::string job_options_json(const Options& o) {
   if (o.random_step >= 0) j << ", \"random_step\": " << o.random_step;
   if (o.threads > 0) j << ", \"threads\": " << o.threads;
   if (o.timeout > 0) j << ", \"timeout\": " << o.timeout;
+  if (o.exact_max_atoms >= 0) j << ", \"exact_max_atoms\": " << o.exact_max_atoms;
   j << "}";
   return j.str();
 }
@@ -126,6 +129,7 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--dsn" || a == "-dsn") o.dsn = val();
     else if (a == "--device") o.device = val();
     else if (a == "--search-device") o.search_device = val();
+    else if (a == "--exact-max-atoms") o.exact_max_atoms = static_cast<int>(to_ll(a, val()));
     else if (a == "--seed") o.seed = to_ll(a, val());
     else if (a == "--workdir") o.work_dir = val();
     else if (a == "-help" || a == "--help" || a == "-h") o.help = true;
@@ -156,6 +160,8 @@ Options parse_options(int argc, char** argv) {
   if (o.search_device.empty()) o.search_device = (o.device == "cpu" || o.device == "sql") ? "cpu" : "auto";
   if (o.search_device != "auto" && o.search_device != "cpu" && o.search_device != "gpu")
     throw std::invalid_argument("--search-device must be auto, cpu or gpu");
+  if (o.exact_max_atoms < -1 || o.exact_max_atoms > 20)
+    throw std::invalid_argument("--exact-max-atoms must be from 0 (off: search or sample every component) to 20");
   return o;
 }
 

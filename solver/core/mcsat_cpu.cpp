@@ -12,6 +12,10 @@ namespace mln::solver {
 
 namespace {
 
+// Fresh SampleSAT starts that may miss SAT(M) in a row before a chain keeps
+// to local moves from its current state.
+constexpr int kMaxFreshFailures = 3;
+
 // The state of one chain: truth, true literals per clause, the alive set M
 // of the current MC-SAT step and the alive clauses it violates.
 //
@@ -207,15 +211,34 @@ class SampleSat {
 
 }  // namespace
 
+std::vector<uint8_t> mcsat_start_state(const WalkInstance& in, const std::vector<uint8_t>& init, const McsatParams& p,
+                                       int64_t* flips) {
+  std::vector<uint8_t> start(init);
+  if (start.empty()) {
+    Rng rng(derive_seed(p.seed, 0x53544152ull));
+    start.resize(in.n);
+    for (auto& t : start) t = static_cast<uint8_t>(rng.next() >> 63);
+  }
+  if (static_cast<int32_t>(start.size()) != in.n) throw std::invalid_argument("mcsat: init has the wrong size");
+  WalkParams wp;
+  wp.flips_per_try = mcsat_flips_budget(p, in.n);
+  wp.max_tries = 1;
+  wp.random_step = p.random_step;
+  wp.seed = derive_seed(p.seed, 0x57414C4Bull);
+  wp.stop = p.stop;
+  WalkOutcome w = walksat_cpu(in, start, wp);
+  if (flips) *flips += w.flips;
+  return w.best;
+}
+
 McsatOutcome mcsat_cpu(const WalkInstance& in, const std::vector<uint8_t>& init, const McsatParams& p) {
   McsatOutcome out;
   out.true_count.assign(in.n, 0);
   Rng rng(derive_seed(p.seed, 0x4D435341ull));
-  std::vector<uint8_t> start(init);
-  if (start.empty()) {
-    start.resize(in.n);
-    for (auto& t : start) t = static_cast<uint8_t>(rng.next() >> 63);
-  }
+  // The chain starts from a low-cost state (one MaxWalkSAT try), so that a
+  // chain on a network where SampleSAT must fall back to local moves (see
+  // below) sits near the mode, not at a coin-flip state.
+  const std::vector<uint8_t> start = p.start_given ? init : mcsat_start_state(in, init, p, &out.flips);
   if (static_cast<int32_t>(start.size()) != in.n) throw std::invalid_argument("mcsat_cpu: init has the wrong size");
   ChainState s(in);
   s.load(start);
@@ -241,6 +264,7 @@ McsatOutcome mcsat_cpu(const WalkInstance& in, const std::vector<uint8_t>& init,
   int64_t reported = 0, polled_flips = out.flips;
   const int64_t steps = p.burn_in + p.samples;
   std::vector<uint8_t> prev;
+  int fresh_failures = 0;  // fresh starts that missed SAT(M) in a row
   for (int64_t step = 0; step < steps; ++step) {
     if (p.stop && (out.flips - polled_flips >= 4096 || (step & 255) == 0)) {
       polled_flips = out.flips;
@@ -250,17 +274,27 @@ McsatOutcome mcsat_cpu(const WalkInstance& in, const std::vector<uint8_t>& init,
     s.set_alive([&](int64_t c) { return s.sat(c) && rng.uniform() < keep[c]; });
     // SampleSAT starts from a fresh coin-flip state (Wei et al.; Tuffy does
     // the same).  Starting at the current state, which satisfies M, is valid
-    // but does not mix: on class, where most satisfied clauses are kept,
-    // no atom could move without violating an alive clause, and the chain
-    // stayed at its random start (every marginal 0 or 1).  If M is not
-    // satisfied within the budget, the chain keeps its previous state.
+    // but mixes only locally: on class, where most satisfied clauses are
+    // kept, no atom could move without violating an alive clause, and a
+    // chain stayed at its start (every marginal 0 or 1).  When a fresh start
+    // does not satisfy M within the budget (large, tightly coupled networks:
+    // RC at 10^3 papers missed 9 of 10), the step goes on from the previous
+    // state instead, which satisfies M; after kMaxFreshFailures misses in a
+    // row the chain stops trying fresh starts (a warning says so).
     prev = s.truth_;
-    for (int32_t a = 0; a < in.n; ++a)
-      if (static_cast<uint8_t>(rng.next() >> 63) != s.truth_[a]) s.flip(static_cast<uint32_t>(a));
-    if (!ss.run(budget, after, p.sa_probability, true, out.flips)) {
-      ++out.unsat_calls;
+    bool sampled = false;
+    if (fresh_failures < kMaxFreshFailures) {
       for (int32_t a = 0; a < in.n; ++a)
-        if (s.truth_[a] != prev[a]) s.flip(static_cast<uint32_t>(a));
+        if (static_cast<uint8_t>(rng.next() >> 63) != s.truth_[a]) s.flip(static_cast<uint32_t>(a));
+      sampled = ss.run(budget, after, p.sa_probability, true, out.flips);
+      fresh_failures = sampled ? 0 : fresh_failures + 1;
+      if (!sampled)
+        for (int32_t a = 0; a < in.n; ++a)
+          if (s.truth_[a] != prev[a]) s.flip(static_cast<uint32_t>(a));
+    }
+    if (!sampled) {
+      ++out.unsat_calls;
+      ss.run(budget, after, p.sa_probability, true, out.flips);  // from prev: satisfies M at once
     }
     if (step < p.burn_in) continue;
     for (int32_t a = 0; a < in.n; ++a) out.true_count[a] += s.truth_[a];

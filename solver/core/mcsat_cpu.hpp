@@ -24,6 +24,7 @@ struct McsatParams {
   int64_t max_flips = 0;          // SampleSAT steps per call at most; 0: 100 x atoms
   int64_t steps_after_sat = 0;    // SampleSAT steps after M is satisfied; 0: four sweeps (4 x atoms)
   uint64_t seed = 1;
+  bool start_given = false;       // init is the chain's start state as it is (no MaxWalkSAT try first)
   StopToken* stop = nullptr;      // polled every few thousand steps
   // Called now and then with the number of samples counted since the last call.
   std::function<void(int64_t)> on_samples;
@@ -64,8 +65,15 @@ inline int64_t mcsat_chain_burn_in(int64_t burn_in, int64_t samples, int64_t cha
   return burn_in > warm ? burn_in : warm;
 }
 
-// Runs one MC-SAT chain from `init` (size n, 0/1 per atom; empty: coin
-// flips): WalkSAT on the hard clauses, then burn_in + samples MC-SAT steps.
+// A chain's start: one MaxWalkSAT try (the flip budget) from `init` (empty:
+// coin flips), its best state.  Adds its flips to *flips.
+std::vector<uint8_t> mcsat_start_state(const WalkInstance& inst, const std::vector<uint8_t>& init,
+                                       const McsatParams& params, int64_t* flips);
+
+// Runs one MC-SAT chain from mcsat_start_state(init) (or from `init` itself
+// with start_given), WalkSAT on the hard clauses should any stay violated,
+// then burn_in + samples MC-SAT steps.  unsat_calls counts the steps whose
+// fresh SampleSAT start missed SAT(M) and that went on from the previous state.
 McsatOutcome mcsat_cpu(const WalkInstance& inst, const std::vector<uint8_t>& init, const McsatParams& params);
 
 struct ExactMarginals {

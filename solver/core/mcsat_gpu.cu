@@ -47,8 +47,11 @@ struct ChainCtl {
   int32_t nviol;
   uint32_t scan;
   int32_t hard_ok;
-  int32_t pad;
+  int32_t fresh_failures;  // fresh SampleSAT starts that missed SAT(M) in a row
 };
+
+// As kMaxFreshFailures in mcsat_cpu.cpp.
+constexpr int kMaxFreshFailures = 3;
 
 struct Params {
   int64_t budget, after, burn_in, samples, chains;
@@ -301,18 +304,25 @@ __global__ void mcsat_kernel(DevInstance I, Params P, ChainArrays A, int phase, 
     for (int64_t step = step_begin; step < end; ++step) {
       const uint64_t key = ch.rng.next();
       ch.set_alive([&](int64_t cl) { return ch.sat(cl) && hash_uniform(key, cl) < A.keep[cl]; });
-      // SampleSAT from a fresh coin-flip state, as mcsat_cpu explains; the
-      // previous state comes back when M is not satisfied.
-      for (int64_t a = lane; a < I.n; a += 32) ch.prev[a] = ch.truth[a];
-      __syncwarp();
-      const uint64_t coins = ch.rng.next();
-      for (int64_t a = 0; a < I.n; ++a)
-        if (static_cast<uint8_t>(derive_seed(coins, static_cast<uint64_t>(a)) >> 63) != ch.truth[a])
-          ch.flip(static_cast<uint32_t>(a));
-      if (!ch.run(P.budget, P.after, P.sa_probability, true)) {
-        ++ch.c.unsat_calls;
+      // SampleSAT from a fresh coin-flip state; when it misses SAT(M), the
+      // step goes on from the previous state (as mcsat_cpu explains).
+      bool sampled = false;
+      if (ch.c.fresh_failures < kMaxFreshFailures) {
+        for (int64_t a = lane; a < I.n; a += 32) ch.prev[a] = ch.truth[a];
+        __syncwarp();
+        const uint64_t coins = ch.rng.next();
         for (int64_t a = 0; a < I.n; ++a)
-          if (ch.truth[a] != ch.prev[a]) ch.flip(static_cast<uint32_t>(a));
+          if (static_cast<uint8_t>(derive_seed(coins, static_cast<uint64_t>(a)) >> 63) != ch.truth[a])
+            ch.flip(static_cast<uint32_t>(a));
+        sampled = ch.run(P.budget, P.after, P.sa_probability, true);
+        ch.c.fresh_failures = sampled ? 0 : ch.c.fresh_failures + 1;
+        if (!sampled)
+          for (int64_t a = 0; a < I.n; ++a)
+            if (ch.truth[a] != ch.prev[a]) ch.flip(static_cast<uint32_t>(a));
+      }
+      if (!sampled) {
+        ++ch.c.unsat_calls;
+        ch.run(P.budget, P.after, P.sa_probability, true);
       }
       if (step < P.burn_in) continue;
       for (int64_t a = lane; a < I.n; a += 32)

@@ -211,7 +211,12 @@ struct Run {
         GpuMcsatOptions g;
         g.chains = opts.chains;
         int used = 0;
-        McsatOutcome o = mcsat_gpu(*inst, init_of(t.comp), p, g, &used);
+        // Every chain starts from one low-cost state found here (the CPU
+        // chains each find their own).
+        int64_t start_flips = 0;
+        const std::vector<uint8_t> start = mcsat_start_state(*inst, init_of(t.comp), p, &start_flips);
+        flips += start_flips;
+        McsatOutcome o = mcsat_gpu(*inst, start, p, g, &used);
         merge(t.comp, o);
         gpu_used = true;
         done = true;
@@ -331,7 +336,9 @@ MarginalResult solve_marginal(const mln::Network& net, const MarginalOptions& op
   res.flips = run.flips.load();
   if (run.unsat_calls > 0)
     run.warn(std::to_string(run.unsat_calls.load()) +
-             " SampleSAT calls did not satisfy the alive clauses within max_flips and kept the previous state");
+             " MC-SAT steps: SampleSAT from a fresh start did not satisfy the alive clauses within max_flips, and the "
+             "step went on from the previous state (local moves: on such networks the chains mix slowly and the "
+             "marginals lean toward the start state, a low-cost one)");
   res.device_used = run.gpu_used && run.cpu_used ? "cpu+gpu" : run.gpu_used ? "gpu" : "cpu";
   if (run.gpu_used) res.gpu_memory_peak_bytes = gpu_mcsat_peak_bytes();
   res.warnings = std::move(run.warnings);
