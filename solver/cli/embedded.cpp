@@ -178,10 +178,30 @@ class FileLock {
 
 // Database "pg_mln" in the server at `base` (conninfo without dbname), with
 // the extension at the installed library's default version.
+// The database holds nothing between runs (each run removes what it made),
+// so one made by another build of the extension's SQL (same version, other
+// scripts: a rebuilt development tree) is dropped and made again; if another
+// run is using it, it stays and ALTER EXTENSION below does what it can.
 void ensure_database(const std::string& base) {
   {
     mln::worker::Conn c(base + " dbname=postgres");
-    if (c.exec("SELECT 1 FROM pg_database WHERE datname = 'pg_mln'").rows() == 0) c.exec("CREATE DATABASE pg_mln");
+    c.exec("SET client_min_messages = warning");
+    const std::string stamp = std::string("pg_mln kept server; extension scripts ") + MLN_SQL_FINGERPRINT;
+    mln::worker::Result d =
+        c.exec("SELECT coalesce(shobj_description(oid, 'pg_database'), '') FROM pg_database WHERE datname = 'pg_mln'");
+    bool create = d.rows() == 0;
+    if (!create && d.get(0, 0) != stamp) {
+      try {
+        c.exec("DROP DATABASE pg_mln");
+        create = true;
+      } catch (const std::exception&) {
+        // in use by another run: keep it
+      }
+    }
+    if (create) {
+      c.exec("CREATE DATABASE pg_mln");
+      c.exec("COMMENT ON DATABASE pg_mln IS '" + stamp + "'");  // hex digits: no quoting needed
+    }
   }
   mln::worker::Conn c(base + " dbname=pg_mln");
   c.exec("SET client_min_messages = warning");
