@@ -300,12 +300,14 @@ McsatOutcome mcsat_cpu(const WalkInstance& in, const std::vector<uint8_t>& init,
     for (int32_t a = 0; a < in.n; ++a) out.true_count[a] += s.truth_[a];
     out.cost_sum += static_cast<double>(s.cost_) / in.scale;
     ++out.counted;
+    if (p.on_sample) p.on_sample(s.truth_);
     if (p.on_samples && (out.counted - reported >= 256 || out.flips - polled_flips >= 4096)) {
       p.on_samples(out.counted - reported);
       reported = out.counted;
     }
   }
   if (p.on_samples && out.counted > reported) p.on_samples(out.counted - reported);
+  out.final_state = s.truth_;
   return out;
 }
 

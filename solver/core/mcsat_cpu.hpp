@@ -28,6 +28,9 @@ struct McsatParams {
   StopToken* stop = nullptr;      // polled every few thousand steps
   // Called now and then with the number of samples counted since the last call.
   std::function<void(int64_t)> on_samples;
+  // Called with the chain's state (0-based atoms) at each counted sample
+  // (weight learning counts clause features there).
+  std::function<void(const std::vector<uint8_t>&)> on_sample;
 };
 
 struct McsatOutcome {
@@ -38,6 +41,7 @@ struct McsatOutcome {
   int64_t unsat_calls = 0;          // SampleSAT calls that kept the previous state
   bool hard_satisfied = true;       // the start state satisfied every hard clause
   bool stopped = false;             // the stop token fired
+  std::vector<uint8_t> final_state; // the chain's last state (0-based; a later run may start there)
 };
 
 // Budget and after-SAT steps of one SampleSAT call on an instance of n atoms.

@@ -1,0 +1,138 @@
+// Discriminative weight learning (docs/tuffy-reference.md section 7.4;
+// docs/solver.md, "Weight learning"): diagonal Newton (Lowd & Domingos
+// 2007) on expected clause counts from MC-SAT, and the voted perceptron
+// (Collins 2002; Singla & Domingos 2005) on MAP counts.
+//
+// The model: every ground clause g has the weight
+//     w_g = base_g + sum over its origins (k, c) of c * w_k
+// where w_k are the learnable first-order clauses' weights and base_g what
+// is not learned (hard and fixed clauses, soft evidence).  Under Tuffy's
+// cost semantics log P(x) = sum_g w_g * sat_g(x) + const for either sign of
+// w_g, so the features are n_k(x) = sum_g c * sat_g(x) and the gradient of
+// the conditional log-likelihood is n_k(training world) - E_w[n_k].
+//
+// No database and no CUDA types here.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mln/network.hpp"
+
+namespace mln::solver {
+
+// A ground network whose clauses know their learnable first-order origins,
+// and the training world.
+struct LearnNetwork {
+  mln::Network net;                    // net.clauses.weights: ignored (recomputed from base and origins)
+  std::vector<double> base_weight;     // per ground clause
+  std::vector<int64_t> origin_off{0};  // CSR per ground clause: its (rule, coef) pairs
+  std::vector<int32_t> origin_rule;    // 0 .. num_rules - 1
+  std::vector<double> origin_coef;
+  int32_t num_rules = 0;               // learnable first-order clauses
+  std::vector<uint8_t> truth;          // training world by atom id (size num_atoms + 1)
+
+  // Appends a ground clause (literals as in mln::ClauseSet: sorted, distinct).
+  void add_clause(const std::vector<int32_t>& lits, double base,
+                  const std::vector<std::pair<int32_t, double>>& origins);
+  // Ground weights for learnable weights `w` (size num_rules) into net.clauses.weights.
+  void set_weights(const std::vector<double>& w);
+  // Throws std::invalid_argument when the sizes do not agree.
+  void validate() const;
+};
+
+// n_k(x) for every learnable clause: x by atom id (size num_atoms + 1).
+std::vector<double> feature_counts(const LearnNetwork& ln, const std::vector<uint8_t>& x);
+
+// E_w[n] and Cov_w[n] (num_rules x num_rules, row-major) over the query
+// atoms, given the evidence already folded into the network.
+struct FeatureStats {
+  std::vector<double> mean;
+  std::vector<double> cov;
+  int64_t samples = 0;       // MC-SAT samples per sampled component (0: all exact)
+  int exact_components = 0;
+  int sampled_components = 0;
+  int64_t flips = 0;
+  bool stopped = false;
+};
+
+struct LearnOptions {
+  std::string method = "dn";    // dn (diagonal Newton, MC-SAT counts) | perceptron (MAP counts)
+  int iterations = 100;         // -dMaxIter (Tuffy's default is 500)
+  int samples = 100;            // MC-SAT samples per iteration and component (-mcsatSamples)
+  double prior_stddev = 2;      // Gaussian prior N(0, s^2) on each weight; 0: none
+  // Initial weights: "tuffy" (ln(#satisfied / #violated) in the training
+  // world, 1e-5 for a zero count) or "given" (initial_weights).
+  std::string init = "tuffy";
+  std::vector<double> initial_weights;
+  double lambda = 100;          // trust-region start (Tuffy's)
+  double tolerance = 1e-4;      // stop when a full Newton step would gain less (log posterior)
+  double learning_rate = 0.1;   // perceptron step (per unit of count difference / groundings)
+  int exact_max_atoms = 12;     // components this small get exact expectations by enumeration
+  uint64_t seed = 1;
+  int threads = 0;              // CPU threads; 0 = hardware concurrency
+  double timeout_s = 0;         // wall clock; 0 = none (the weights so far are kept)
+  std::string device = "auto";  // auto | cpu | gpu (the sampler's)
+  // Called after each iteration, from the calling thread.
+  std::function<void(int iteration, const std::vector<double>& weights, double objective)> on_iteration;
+  std::atomic<bool>* cancel = nullptr;
+};
+
+struct LearnIteration {
+  int iteration = 0;
+  std::vector<double> weights;  // after the iteration
+  double objective = 0;         // estimated gain in log posterior since the initial weights
+  double gradient_norm = 0;
+  double lambda = 0;
+  bool accepted = true;         // false: the step was taken back (trust region)
+};
+
+struct LearnResult {
+  std::vector<double> initial_weights;
+  std::vector<double> weights;          // the learned weights (last accepted)
+  std::vector<double> average_weights;  // mean over the iterations (Tuffy's first output section)
+  std::vector<LearnIteration> trace;
+  int iterations = 0;
+  bool converged = false;
+  bool cancelled = false;
+  double seconds = 0;
+  int64_t samples = 0;
+  std::string device_used = "cpu";
+  std::vector<std::string> warnings;
+};
+
+// Expected feature counts, component by component: exact by enumeration
+// for small components, MC-SAT chains on CPU threads for the others, each
+// chain starting where the previous call's chain ended (warm start).
+class FeatureSampler {
+ public:
+  FeatureSampler(const LearnNetwork& ln, const LearnOptions& o);
+  ~FeatureSampler();
+  FeatureSampler(const FeatureSampler&) = delete;
+  FeatureSampler& operator=(const FeatureSampler&) = delete;
+  // E_w[n] and Cov_w[n] for learnable weights `w` (size num_rules).
+  FeatureStats expect(const std::vector<double>& w, uint64_t seed);
+  // The most probable world's features (perceptron): MaxWalkSAT per
+  // component (exact for small ones), warm-started likewise.
+  std::vector<double> map_counts(const std::vector<double>& w, uint64_t seed);
+  int components() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Learns the weights.  Throws std::invalid_argument on bad options or input.
+LearnResult learn_weights(const LearnNetwork& ln, const LearnOptions& opts);
+
+// Exact conditional log-likelihood of world `x` (query atoms) under `w`:
+// sum over components of log P(x_c), by enumeration; throws
+// std::invalid_argument when a component has more than 20 atoms.
+double exact_conditional_log_likelihood(const LearnNetwork& ln, const std::vector<double>& w,
+                                        const std::vector<uint8_t>& x);
+
+}  // namespace mln::solver

@@ -1,0 +1,335 @@
+// Clause features for weight learning: the network with origins, feature
+// counts of a world, and their expectation (exact for small components,
+// MC-SAT chains otherwise) or their MAP value, component by component.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "components.hpp"
+#include "learn.hpp"
+#include "mcsat_cpu.hpp"
+#include "rng.hpp"
+#include "run_control.hpp"
+#include "subnetwork.hpp"
+#include "walksat_cpu.hpp"
+
+namespace mln::solver {
+
+void LearnNetwork::add_clause(const std::vector<int32_t>& lits, double base,
+                              const std::vector<std::pair<int32_t, double>>& origins) {
+  double w = base;
+  for (const auto& o : origins) {
+    origin_rule.push_back(o.first);
+    origin_coef.push_back(o.second);
+    w += o.second;  // placeholder until set_weights
+  }
+  origin_off.push_back(static_cast<int64_t>(origin_rule.size()));
+  base_weight.push_back(base);
+  net.clauses.add(lits.data(), lits.size(), w);
+}
+
+void LearnNetwork::validate() const {
+  auto bad = [](const std::string& what) { throw std::invalid_argument("learning network: " + what); };
+  const size_t m = net.clauses.size();
+  if (base_weight.size() != m || origin_off.size() != m + 1) bad("origins and clauses do not agree");
+  if (origin_off.back() != static_cast<int64_t>(origin_rule.size()) || origin_rule.size() != origin_coef.size())
+    bad("malformed origins");
+  for (int32_t r : origin_rule)
+    if (r < 0 || r >= num_rules) bad("origin names clause " + std::to_string(r) + " of " + std::to_string(num_rules));
+  if (truth.size() != static_cast<size_t>(net.num_atoms) + 1) bad("training world size differs from the atoms");
+  if (net.clauses.offsets.size() != m + 1 || net.clauses.offsets.back() != static_cast<int64_t>(net.clauses.lits.size()))
+    bad("malformed clauses");
+}
+
+void LearnNetwork::set_weights(const std::vector<double>& w) {
+  for (size_t g = 0; g < net.clauses.size(); ++g) {
+    double x = base_weight[g];
+    for (int64_t i = origin_off[g]; i < origin_off[g + 1]; ++i) x += origin_coef[i] * w[origin_rule[i]];
+    net.clauses.weights[g] = x;
+  }
+}
+
+namespace {
+
+bool clause_sat(const int32_t* l, size_t n, const uint8_t* truth_by_id) {
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t a = l[i] > 0 ? l[i] : -l[i];
+    if ((l[i] > 0) == (truth_by_id[a] != 0)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<double> feature_counts(const LearnNetwork& ln, const std::vector<uint8_t>& x) {
+  std::vector<double> n(ln.num_rules, 0.0);
+  const auto& cs = ln.net.clauses;
+  for (size_t g = 0; g < cs.size(); ++g) {
+    if (ln.origin_off[g] == ln.origin_off[g + 1]) continue;
+    if (!clause_sat(&cs.lits[cs.offsets[g]], cs.offsets[g + 1] - cs.offsets[g], x.data())) continue;
+    for (int64_t i = ln.origin_off[g]; i < ln.origin_off[g + 1]; ++i) n[ln.origin_rule[i]] += ln.origin_coef[i];
+  }
+  return n;
+}
+
+// One component: its sub-network (local atoms 1..n), the learnable clauses
+// that occur in it (local rule index -> global), and each local clause's
+// origins in local rule indices.
+struct CompData {
+  SubNetwork sub;
+  std::vector<int64_t> global_clause;  // local clause -> ground clause id
+  std::vector<int32_t> rules;          // local rule -> learnable clause
+  std::vector<int64_t> off{0};         // CSR per local clause
+  std::vector<int32_t> rule;           // local rule index
+  std::vector<double> coef;
+  std::vector<uint8_t> state;          // last chain / walk state (0-based), empty at first
+
+  int32_t n() const { return sub.net.num_atoms; }
+  size_t k() const { return rules.size(); }
+
+  // Local features of a state (0-based local atoms) into f (size k()).
+  void features(const std::vector<uint8_t>& x, std::vector<double>& f, std::vector<uint8_t>& by_id) const {
+    std::fill(f.begin(), f.end(), 0.0);
+    by_id.resize(x.size() + 1);
+    std::copy(x.begin(), x.end(), by_id.begin() + 1);
+    const auto& cs = sub.net.clauses;
+    for (size_t j = 0; j < cs.size(); ++j) {
+      if (off[j] == off[j + 1]) continue;
+      if (!clause_sat(&cs.lits[cs.offsets[j]], cs.offsets[j + 1] - cs.offsets[j], by_id.data())) continue;
+      for (int64_t i = off[j]; i < off[j + 1]; ++i) f[rule[i]] += coef[i];
+    }
+  }
+
+  void set_weights(const LearnNetwork& ln) {
+    for (size_t j = 0; j < global_clause.size(); ++j) sub.net.clauses.weights[j] = ln.net.clauses.weights[global_clause[j]];
+  }
+};
+
+// Log of the unnormalised probability, sum_j w_j sat_j, of each of the
+// 2^n states of a small component (state bit i = local atom i + 1).
+std::vector<double> state_log_weights(const CompData& c) {
+  const int32_t n = c.n();
+  const auto& cs = c.sub.net.clauses;
+  std::vector<double> lw(size_t{1} << n, 0.0);
+  std::vector<uint8_t> by_id(static_cast<size_t>(n) + 1, 0);
+  for (size_t s = 0; s < lw.size(); ++s) {
+    for (int32_t a = 0; a < n; ++a) by_id[a + 1] = (s >> a) & 1u;
+    double v = 0;
+    for (size_t j = 0; j < cs.size(); ++j)
+      if (clause_sat(&cs.lits[cs.offsets[j]], cs.offsets[j + 1] - cs.offsets[j], by_id.data())) v += cs.weights[j];
+    lw[s] = v;
+  }
+  return lw;
+}
+
+std::vector<uint8_t> state_of(size_t s, int32_t n) {
+  std::vector<uint8_t> x(static_cast<size_t>(n));
+  for (int32_t a = 0; a < n; ++a) x[a] = (s >> a) & 1u;
+  return x;
+}
+
+}  // namespace mln::solver
+
+namespace mln::solver {
+
+struct FeatureSampler::Impl {
+  LearnNetwork ln;  // a copy whose weights change
+  LearnOptions opts;
+  std::vector<CompData> comps;
+  StopToken stop;
+
+  Impl(const LearnNetwork& l, const LearnOptions& o) : ln(l), opts(o), stop(o.cancel, o.timeout_s) {
+    Components cc = find_components(ln.net);
+    for (int32_t k = 0; k < cc.count; ++k) {
+      const int64_t* cl = cc.clauses.data() + cc.clause_off[k];
+      const int64_t m = cc.num_clauses(k);
+      bool learnable = false;
+      for (int64_t j = 0; j < m && !learnable; ++j) learnable = ln.origin_off[cl[j]] != ln.origin_off[cl[j] + 1];
+      if (!learnable) continue;  // no feature here: constant in every count
+      CompData d;
+      std::vector<int32_t> atoms(cc.atoms.begin() + cc.atom_off[k], cc.atoms.begin() + cc.atom_off[k + 1]);
+      d.sub = extract_subnetwork(ln.net, atoms, cl, static_cast<size_t>(m), cc.index_in_comp, nullptr);
+      if (d.sub.net.clauses.size() != static_cast<size_t>(m))
+        throw std::logic_error("learning: a component's sub-network lost clauses");
+      d.global_clause.assign(cl, cl + m);
+      std::vector<int32_t> local_of(ln.num_rules, -1);
+      for (int64_t j = 0; j < m; ++j) {
+        for (int64_t i = ln.origin_off[cl[j]]; i < ln.origin_off[cl[j] + 1]; ++i) {
+          const int32_t r = ln.origin_rule[i];
+          if (local_of[r] < 0) {
+            local_of[r] = static_cast<int32_t>(d.rules.size());
+            d.rules.push_back(r);
+          }
+          d.rule.push_back(local_of[r]);
+          d.coef.push_back(ln.origin_coef[i]);
+        }
+        d.off.push_back(static_cast<int64_t>(d.rule.size()));
+      }
+      comps.push_back(std::move(d));
+    }
+  }
+
+  // Runs fn(component index) over every component on the CPU threads.
+  template <typename Fn>
+  void for_each_component(Fn fn) {
+    std::atomic<size_t> next{0};
+    std::exception_ptr failure;
+    std::mutex mu;
+    auto work = [&]() {
+      try {
+        for (size_t i; (i = next.fetch_add(1)) < comps.size();) {
+          if (stop.should_stop()) continue;
+          fn(i);
+        }
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!failure) failure = std::current_exception();
+      }
+    };
+    int t = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    t = static_cast<int>(std::min<size_t>(static_cast<size_t>(t), comps.size()));
+    std::vector<std::thread> pool;
+    for (int i = 1; i < t; ++i) pool.emplace_back(work);
+    work();
+    for (auto& th : pool) th.join();
+    if (failure) std::rethrow_exception(failure);
+  }
+};
+
+FeatureSampler::FeatureSampler(const LearnNetwork& ln, const LearnOptions& o) : impl_(std::make_unique<Impl>(ln, o)) {}
+FeatureSampler::~FeatureSampler() = default;
+int FeatureSampler::components() const { return static_cast<int>(impl_->comps.size()); }
+
+FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed) {
+  Impl& im = *impl_;
+  im.ln.set_weights(w);
+  const size_t K = static_cast<size_t>(im.ln.num_rules);
+  FeatureStats st;
+  st.mean.assign(K, 0.0);
+  st.cov.assign(K * K, 0.0);
+  std::mutex mu;
+  std::atomic<int64_t> flips{0}, min_samples{std::numeric_limits<int64_t>::max()};
+  std::atomic<int> exact{0}, sampled{0};
+  im.for_each_component([&](size_t ci) {
+    CompData& c = im.comps[ci];
+    c.set_weights(im.ln);
+    const size_t k = c.k();
+    std::vector<double> sum(k, 0.0), outer(k * k, 0.0), f(k);
+    std::vector<uint8_t> by_id;
+    double total = 0;  // samples, or the partition function's mass
+    if (c.n() <= im.opts.exact_max_atoms) {
+      const std::vector<double> lw = state_log_weights(c);
+      const double mx = *std::max_element(lw.begin(), lw.end());
+      for (size_t s = 0; s < lw.size(); ++s) {
+        const double p = std::exp(lw[s] - mx);
+        if (p == 0) continue;
+        c.features(state_of(s, c.n()), f, by_id);
+        for (size_t a = 0; a < k; ++a) {
+          sum[a] += p * f[a];
+          for (size_t b = 0; b < k; ++b) outer[a * k + b] += p * f[a] * f[b];
+        }
+        total += p;
+      }
+      ++exact;
+    } else {
+      const WalkInstance inst = build_walk_instance(c.sub.net);
+      McsatParams p;
+      p.samples = im.opts.samples;
+      p.seed = derive_seed(seed, ci);
+      p.stop = &im.stop;
+      p.start_given = !c.state.empty();
+      p.on_sample = [&](const std::vector<uint8_t>& x) {
+        c.features(x, f, by_id);
+        for (size_t a = 0; a < k; ++a) {
+          sum[a] += f[a];
+          for (size_t b = 0; b < k; ++b) outer[a * k + b] += f[a] * f[b];
+        }
+      };
+      McsatOutcome o = mcsat_cpu(inst, c.state, p);
+      c.state = std::move(o.final_state);
+      flips += o.flips;
+      total = static_cast<double>(o.counted);
+      int64_t prev = min_samples.load();
+      while (o.counted < prev && !min_samples.compare_exchange_weak(prev, o.counted)) {}
+      ++sampled;
+    }
+    if (total <= 0) return;
+    std::lock_guard<std::mutex> lock(mu);
+    for (size_t a = 0; a < k; ++a) {
+      const double ma = sum[a] / total;
+      st.mean[c.rules[a]] += ma;
+      for (size_t b = 0; b < k; ++b)
+        st.cov[c.rules[a] * K + c.rules[b]] += outer[a * k + b] / total - ma * (sum[b] / total);
+    }
+  });
+  st.exact_components = exact;
+  st.sampled_components = sampled;
+  st.samples = sampled > 0 ? min_samples.load() : 0;
+  st.flips = flips;
+  st.stopped = im.stop.tripped();
+  return st;
+}
+
+std::vector<double> FeatureSampler::map_counts(const std::vector<double>& w, uint64_t seed) {
+  Impl& im = *impl_;
+  im.ln.set_weights(w);
+  const size_t K = static_cast<size_t>(im.ln.num_rules);
+  std::vector<double> n(K, 0.0);
+  std::mutex mu;
+  im.for_each_component([&](size_t ci) {
+    CompData& c = im.comps[ci];
+    c.set_weights(im.ln);
+    const WalkInstance inst = build_walk_instance(c.sub.net);
+    std::vector<uint8_t> init = c.state.empty() ? std::vector<uint8_t>(static_cast<size_t>(c.n()), 0) : c.state;
+    WalkOutcome o;
+    if (c.n() <= im.opts.exact_max_atoms) {
+      o = solve_exact_cpu(inst, init);
+    } else {
+      WalkParams p;
+      p.flips_per_try = 100 * static_cast<int64_t>(c.n());
+      p.max_tries = 3;
+      p.seed = derive_seed(seed, ci);
+      p.stop = &im.stop;
+      o = walksat_cpu(inst, init, p);
+    }
+    c.state = o.best;
+    std::vector<double> f(c.k());
+    std::vector<uint8_t> by_id;
+    c.features(c.state, f, by_id);
+    std::lock_guard<std::mutex> lock(mu);
+    for (size_t a = 0; a < c.k(); ++a) n[c.rules[a]] += f[a];
+  });
+  return n;
+}
+
+double exact_conditional_log_likelihood(const LearnNetwork& ln, const std::vector<double>& w,
+                                        const std::vector<uint8_t>& x) {
+  LearnNetwork l = ln;
+  l.set_weights(w);
+  Components cc = find_components(l.net);
+  double cll = 0;
+  for (int32_t k = 0; k < cc.count; ++k) {
+    const int64_t n = cc.num_atoms(k);
+    if (n > kExactMaxAtoms)
+      throw std::invalid_argument("exact_conditional_log_likelihood: a component has " + std::to_string(n) + " atoms");
+    std::vector<int32_t> atoms(cc.atoms.begin() + cc.atom_off[k], cc.atoms.begin() + cc.atom_off[k + 1]);
+    CompData c;
+    c.sub = extract_subnetwork(l.net, atoms, cc.clauses.data() + cc.clause_off[k], cc.num_clauses(k), cc.index_in_comp,
+                               nullptr);
+    const std::vector<double> lw = state_log_weights(c);
+    const double mx = *std::max_element(lw.begin(), lw.end());
+    double z = 0;
+    for (double v : lw) z += std::exp(v - mx);
+    size_t s = 0;
+    for (int64_t i = 0; i < n; ++i) s |= static_cast<size_t>(x[atoms[i]] != 0) << i;
+    cll += lw[s] - mx - std::log(z);
+  }
+  return cll;
+}
+
+}  // namespace mln::solver
