@@ -263,3 +263,237 @@ BEGIN
 END $$;
 COMMENT ON FUNCTION mln._materialize_marginal(text) IS
   'internal: called by the worker after writing _marginal; rebuilds the program''s marginal_result table';
+
+-------------------------------------------------------------------------------
+-- Weight learning: mln.learn_weights queues task 'learn'.
+-------------------------------------------------------------------------------
+-- mln.learn_weights grounds the program for learning in the caller's
+-- transaction (the query predicates' evidence becomes the training world;
+-- mln_<name>._learn_rules, _learn_clauses and _learn_world hold what the
+-- worker needs) and queues the job.  The worker learns by diagonal Newton on
+-- MC-SAT counts (or the voted perceptron), records every iteration in
+-- mln.learn_iterations and, in the transaction that marks the job done,
+-- writes the weights to mln.clauses as a new version in mln.weight_history
+-- (the weights before learning are kept there as an earlier version).  A
+-- failed or cancelled job changes no weight.  New weights make the ground
+-- network stale: mln.ground the program again before inference.
+
+ALTER TABLE mln.jobs DROP CONSTRAINT jobs_task_check;
+ALTER TABLE mln.jobs ADD CONSTRAINT jobs_task_check CHECK (task IN ('map', 'marginal', 'dual', 'learn'));
+ALTER TABLE mln.jobs
+  ADD COLUMN iterations       int,     -- learning iterations done
+  ADD COLUMN iterations_total int,     -- learning iterations asked for (at most)
+  ADD COLUMN objective        float8;  -- estimated gain in conditional log-likelihood so far
+COMMENT ON COLUMN mln.jobs.iterations IS 'learn jobs: iterations done';
+COMMENT ON COLUMN mln.jobs.iterations_total IS 'learn jobs: iterations asked for (the job may converge sooner)';
+COMMENT ON COLUMN mln.jobs.objective IS 'learn jobs: estimated gain in (penalised) conditional log-likelihood since the initial weights';
+
+CREATE OR REPLACE VIEW mln.job_progress AS
+  SELECT id, program, task, status, worker, best_cost, hard_violated, flips, flips_per_s,
+         seconds, device, gpu_memory_bytes, attempts, created_at, started_at, finished_at, error, warnings,
+         samples, samples_total, samples_per_s, average_cost, iterations, iterations_total, objective
+    FROM mln.jobs;
+COMMENT ON VIEW mln.job_progress IS
+  'jobs with their progress (MAP: best cost so far, flips/s; marginal: samples drawn of samples_total, samples/s; '
+  'learn: iterations of iterations_total and the objective)';
+
+CREATE TABLE mln.learn_iterations (
+  job        bigint NOT NULL REFERENCES mln.jobs ON DELETE CASCADE,
+  program    text NOT NULL REFERENCES mln.programs ON DELETE CASCADE,
+  iteration  int NOT NULL,
+  clauses    int[] NOT NULL,              -- mln.clauses.idx of each weight
+  weights    float8[] NOT NULL,
+  objective  float8,
+  accepted   boolean NOT NULL DEFAULT true,  -- false: the trust region took the step back
+  PRIMARY KEY (job, iteration)
+);
+COMMENT ON TABLE mln.learn_iterations IS 'weights after each iteration of each learning job (see mln.learning_trace)';
+ALTER TABLE mln.learn_iterations ENABLE ROW LEVEL SECURITY;
+CREATE POLICY own_learn_iterations ON mln.learn_iterations
+  USING (EXISTS (SELECT 1 FROM mln.programs p WHERE p.name = program));
+GRANT SELECT, INSERT, DELETE ON mln.learn_iterations TO PUBLIC;
+
+CREATE TABLE mln.weight_history (
+  program    text NOT NULL REFERENCES mln.programs ON DELETE CASCADE,
+  version    int NOT NULL,
+  idx        int NOT NULL,
+  weight     float8 NOT NULL,
+  source     text NOT NULL,            -- 'as written', 'learned', 'restored'
+  job        bigint,                   -- the learning job of a 'learned' version
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  PRIMARY KEY (program, version, idx)
+);
+COMMENT ON TABLE mln.weight_history IS
+  'every version of each program''s soft clause weights: the weights as written (version 1, kept when first learning), '
+  'each learning job''s result and each restore; mln.restore_weights brings one back';
+ALTER TABLE mln.weight_history ENABLE ROW LEVEL SECURITY;
+CREATE POLICY own_weight_history ON mln.weight_history
+  USING (EXISTS (SELECT 1 FROM mln.programs p WHERE p.name = program));
+GRANT SELECT, INSERT, DELETE ON mln.weight_history TO PUBLIC;
+
+CREATE VIEW mln.learning_trace AS
+  SELECT i.program, i.job, i.iteration, c.idx + 1 AS clause_no, c.clause, u.weight, i.objective, i.accepted
+    FROM mln.learn_iterations i
+   CROSS JOIN LATERAL unnest(i.clauses, i.weights) AS u(idx, weight)
+    JOIN mln.clauses c ON c.program = i.program AND c.idx = u.idx;
+COMMENT ON VIEW mln.learning_trace IS 'each learnable clause''s weight after each iteration of each learning job';
+GRANT SELECT ON mln.learning_trace TO PUBLIC;
+
+CREATE VIEW mln.weight_versions AS
+  SELECT h.program, h.version, h.source, h.job, h.created_at, c.idx + 1 AS clause_no, c.clause, h.weight
+    FROM mln.weight_history h JOIN mln.clauses c ON c.program = h.program AND c.idx = h.idx;
+COMMENT ON VIEW mln.weight_versions IS 'the program''s weight versions, clause by clause (mln.restore_weights brings one back)';
+GRANT SELECT ON mln.weight_versions TO PUBLIC;
+
+CREATE FUNCTION mln._ground_learning(name text, device text DEFAULT 'auto') RETURNS jsonb
+  AS 'MODULE_PATHNAME', 'mln_ground_learning' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION mln._ground_learning(text, text) IS
+  'internal: grounds a program for weight learning (query predicates'' evidence as the training world, every unknown atom '
+  'active, each ground clause''s learnable origins); raises when there is nothing to learn or no training data';
+
+-- Checks learning options; raises with a HINT on the first problem.
+CREATE FUNCTION mln._check_learn_options(options jsonb) RETURNS void
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  allowed text[] := ARRAY['method', 'iterations', 'samples', 'prior_stddev', 'init', 'seed', 'timeout', 'threads',
+                          'device', 'exact_max_atoms', 'learning_rate'];
+  k text;
+  v numeric;
+  lim record;
+BEGIN
+  IF options IS NULL OR jsonb_typeof(options) <> 'object' THEN
+    RAISE EXCEPTION 'options must be a JSON object' USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'for example ''{"iterations": 50, "samples": 200}''';
+  END IF;
+  FOR k IN SELECT jsonb_object_keys(options) LOOP
+    CONTINUE WHEN k = ANY (allowed);
+    RAISE EXCEPTION 'unknown learning option "%"', k USING ERRCODE = 'invalid_parameter_value',
+      HINT = format('learning options: %s', array_to_string(allowed, ', '));
+  END LOOP;
+  IF options ? 'method' AND coalesce(options->>'method', '') NOT IN ('dn', 'perceptron') THEN
+    RAISE EXCEPTION 'invalid learning method %', options->'method' USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'methods are dn (diagonal Newton on MC-SAT counts, the default) and perceptron (voted perceptron on MAP counts)';
+  END IF;
+  IF options ? 'init' AND coalesce(options->>'init', '') NOT IN ('tuffy', 'program') THEN
+    RAISE EXCEPTION 'invalid learning option init %', options->'init' USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'init is tuffy (ln(#satisfied / #violated) in the training world, the default) or program (the current weights)';
+  END IF;
+  IF options ? 'device' AND coalesce(options->>'device', '') NOT IN ('auto', 'cpu') THEN
+    RAISE EXCEPTION 'invalid learning device %', options->'device' USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'the learner samples on CPU threads: auto or cpu';
+  END IF;
+  FOR lim IN SELECT * FROM (VALUES
+      ('iterations',      true,  1::numeric, true,  100000::numeric, 'an integer from 1 to 100000'),
+      ('samples',         true,  1,          true,  2147483647,      'a positive integer (MC-SAT samples per iteration)'),
+      ('prior_stddev',    false, 0,          true,  NULL,            'a number >= 0 (0: no prior)'),
+      ('learning_rate',   false, 0,          false, NULL,            'a number > 0'),
+      ('seed',            true,  0,          true,  9223372036854775807, 'an integer >= 0'),
+      ('timeout',         false, 0,          true,  NULL,            'seconds >= 0 (0: none)'),
+      ('threads',         true,  0,          true,  4096,            'an integer from 0 (all cores) to 4096'),
+      ('exact_max_atoms', true,  0,          true,  20,              'an integer from 0 (off) to 20')
+    ) t(name, integral, lo, lo_incl, hi, what) LOOP
+    CONTINUE WHEN NOT options ? lim.name;
+    v := mln._infer_number(options, lim.name);
+    CONTINUE WHEN v IS NULL;
+    IF (lim.integral AND v <> trunc(v)) OR (lim.lo_incl AND v < lim.lo) OR (NOT lim.lo_incl AND v <= lim.lo)
+       OR (lim.hi IS NOT NULL AND v > lim.hi) THEN
+      RAISE EXCEPTION 'invalid value % for learning option "%"', options->lim.name, lim.name
+        USING ERRCODE = 'invalid_parameter_value', HINT = format('%s must be %s', lim.name, lim.what);
+    END IF;
+  END LOOP;
+END $$;
+COMMENT ON FUNCTION mln._check_learn_options(jsonb) IS
+  'internal: validates learning options; raises with a HINT naming what is allowed';
+
+CREATE FUNCTION mln.learn_weights(name text, options jsonb DEFAULT '{}', device text DEFAULT 'auto') RETURNS bigint
+LANGUAGE plpgsql VOLATILE STRICT AS $$
+DECLARE
+  r mln.programs;
+  j bigint;
+BEGIN
+  r := mln._program(name);
+  PERFORM mln._check_learn_options(options);
+  IF EXISTS (SELECT 1 FROM mln.jobs WHERE program = name AND task = 'learn' AND status IN ('queued', 'running')) THEN
+    RAISE EXCEPTION 'program "%" already has a learning job queued or running', name
+      USING ERRCODE = 'object_in_use', HINT = 'wait for it (mln.wait) or cancel it (mln.cancel)';
+  END IF;
+  PERFORM mln._ground_learning(name, device);
+  INSERT INTO mln.jobs(program, task, options, iterations_total)
+  VALUES (name, 'learn', options, coalesce(mln._infer_number(options, 'iterations'), 100))
+  RETURNING id INTO j;
+  PERFORM pg_notify('mln_jobs', j::text);
+  RETURN j;
+END $$;
+COMMENT ON FUNCTION mln.learn_weights(text, jsonb, text) IS
+  'grounds the program for learning (the query predicates'' evidence is the training world) on device (auto, gpu, cpu) and '
+  'queues a learning job; returns its id.  Options: method (dn | perceptron), iterations (default 100), samples (MC-SAT, '
+  'default 100), prior_stddev (2), init (tuffy | program), seed, timeout, threads, exact_max_atoms, learning_rate.  '
+  'The learned weights replace mln.clauses'' weights (previous ones kept in mln.weight_history) when the job is done';
+
+-- Called by the worker in the transaction that finishes a learning job.
+CREATE FUNCTION mln._apply_learned_weights(name text, job bigint, clauses int[], weights float8[]) RETURNS int
+LANGUAGE plpgsql VOLATILE STRICT AS $$
+DECLARE v int;
+BEGIN
+  PERFORM mln._program(name);
+  PERFORM 1 FROM mln.programs WHERE programs.name = _apply_learned_weights.name FOR UPDATE;
+  IF NOT EXISTS (SELECT 1 FROM mln.weight_history h WHERE h.program = name) THEN
+    INSERT INTO mln.weight_history(program, version, idx, weight, source)
+    SELECT name, 1, c.idx, c.weight, 'as written' FROM mln.clauses c WHERE c.program = name AND NOT c.hard;
+  END IF;
+  SELECT max(version) + 1 INTO v FROM mln.weight_history h WHERE h.program = name;
+  UPDATE mln.clauses c SET weight = u.w
+    FROM unnest(clauses, weights) AS u(i, w) WHERE c.program = name AND c.idx = u.i;
+  INSERT INTO mln.weight_history(program, version, idx, weight, source, job)
+  SELECT name, v, c.idx, c.weight, 'learned', job FROM mln.clauses c WHERE c.program = name AND NOT c.hard;
+  UPDATE mln.programs SET grounded_at = NULL WHERE programs.name = _apply_learned_weights.name;
+  RETURN v;
+END $$;
+COMMENT ON FUNCTION mln._apply_learned_weights(text, bigint, int[], float8[]) IS
+  'internal: called by the worker when a learning job is done: writes the weights to mln.clauses as a new version';
+
+CREATE FUNCTION mln.restore_weights(name text, version int DEFAULT NULL) RETURNS int
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  want int := version;
+  v int;
+BEGIN
+  PERFORM mln._program(name);
+  IF want IS NULL THEN  -- the version before the current one
+    SELECT max(h.version) - 1 INTO want FROM mln.weight_history h WHERE h.program = name;
+  END IF;
+  IF want IS NULL OR NOT EXISTS (SELECT 1 FROM mln.weight_history h WHERE h.program = name AND h.version = want) THEN
+    RAISE EXCEPTION 'program "%" has no weight version %', name, coalesce(want::text, '(none)')
+      USING ERRCODE = 'undefined_object', HINT = 'SELECT DISTINCT version, source FROM mln.weight_versions WHERE program = ...';
+  END IF;
+  UPDATE mln.clauses c SET weight = h.weight FROM mln.weight_history h
+   WHERE c.program = name AND h.program = name AND h.version = want AND h.idx = c.idx;
+  SELECT max(h.version) + 1 INTO v FROM mln.weight_history h WHERE h.program = name;
+  INSERT INTO mln.weight_history(program, version, idx, weight, source)
+  SELECT name, v, c.idx, c.weight, 'restored' FROM mln.clauses c WHERE c.program = name AND NOT c.hard;
+  UPDATE mln.programs SET grounded_at = NULL WHERE programs.name = restore_weights.name;
+  RETURN v;
+END $$;
+COMMENT ON FUNCTION mln.restore_weights(text, int) IS
+  'writes an earlier weight version back to mln.clauses (default: the one before the current), recorded as a new version; '
+  'the program must be grounded again';
+
+CREATE OR REPLACE FUNCTION mln._job_json(j mln.jobs) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT jsonb_build_object('job', j.id, 'task', j.task, 'status', j.status, 'best_cost', j.best_cost,
+                            'hard_violated', j.hard_violated, 'flips', j.flips,
+                            'seconds', coalesce(j.seconds, CASE WHEN j.status = 'running' AND j.started_at IS NOT NULL
+                              THEN round(extract(epoch FROM clock_timestamp() - j.started_at)::numeric, 3)::float8 END),
+                            'samples', j.samples, 'samples_total', j.samples_total,
+                            'samples_per_s', j.samples_per_s, 'average_cost', j.average_cost,
+                            'iterations', j.iterations, 'iterations_total', j.iterations_total, 'objective', j.objective,
+                            'progress', CASE WHEN j.status = 'done' THEN 1.0::float8
+                                             WHEN j.samples_total > 0
+                                             THEN least(1.0, coalesce(j.samples, 0)::float8 / j.samples_total)
+                                             WHEN j.iterations_total > 0
+                                             THEN least(1.0, coalesce(j.iterations, 0)::float8 / j.iterations_total) END,
+                            'device', j.device, 'gpu_memory_bytes', j.gpu_memory_bytes, 'error', j.error,
+                            'warnings', to_jsonb(j.warnings))
+$$;
+COMMENT ON FUNCTION mln._job_json(mln.jobs) IS
+  'internal: the JSON that mln.wait returns for a job row (status, costs, flips, samples drawn of samples_total, '
+  'learning iterations and objective, seconds, progress in [0, 1])';

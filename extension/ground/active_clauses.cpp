@@ -30,6 +30,7 @@ class ActiveClauses {
       bool any_mutable = false;
       for (const auto& l : cl.lits) any_mutable |= !c_.preds[l.pred].immutable();
       if (!any_mutable) continue;  // Tuffy: no atom ids, nothing to ground
+      origin_ = learnable_clause(cl) ? static_cast<int32_t>(ci) + 1 : 0;
       if (!cl.weight_var.empty()) {
         ground_clause(cl, true);
         ground_clause(cl, false);
@@ -170,7 +171,7 @@ class ActiveClauses {
       for (size_t r = 0; r < n; ++r) {
         lits.clear();
         for (const IdSource& s : ids) lits.push_back(id(s, r));
-        raw_.add(lits, weight(r));
+        raw_.add(lits, weight(r), origin_);
       }
       return;
     }
@@ -189,13 +190,14 @@ class ActiveClauses {
       lits.clear();
       for (; j < n && !less(idx[i], idx[j]); ++j)
         for (const IdSource& s : ids) lits.push_back(id(s, idx[j]));
-      raw_.add(lits, weight(idx[i]));
+      raw_.add(lits, weight(idx[i]), origin_);
       i = j;
     }
   }
 
   Ctx& c_;
   RawClauses& raw_;
+  int32_t origin_ = 0;  // learning: +(index + 1) of the clause being grounded, 0 if not learnable
   std::vector<StaticSets> st_;
   std::vector<ClauseSets> sets_;
 };

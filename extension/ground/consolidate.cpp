@@ -25,7 +25,8 @@ void add_soft_evidence_clauses(Ctx& c, const GroundOutput& out, RawClauses& raw)
 // then, inside a run of equal hashes, by literals and weight; so the sums and
 // the output order do not depend on the order in which the engine produced
 // the raw clauses.
-void consolidate(RawClauses& raw, ClauseSet& out) {
+void consolidate(RawClauses& raw, ClauseSet& out, std::vector<int64_t>* origin_off, std::vector<int32_t>* origins) {
+  const bool track = raw.track_origins && origin_off && origins;
   const int64_t n = static_cast<int64_t>(raw.size());
   auto len = [&](size_t i) { return static_cast<size_t>(raw.offsets[i + 1] - raw.offsets[i]); };
   auto lits = [&](size_t i) { return &raw.lits[raw.offsets[i]]; };
@@ -56,6 +57,8 @@ void consolidate(RawClauses& raw, ClauseSet& out) {
     cut[b] = at;
   }
   std::vector<ClauseSet> part(nblocks);
+  std::vector<std::vector<int64_t>> part_ooff(nblocks);  // per block: origin counts per clause
+  std::vector<std::vector<int32_t>> part_orig(nblocks);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int b = 0; b < nblocks; ++b) {
     ClauseSet& o = part[b];
@@ -73,8 +76,12 @@ void consolidate(RawClauses& raw, ClauseSet& out) {
       for (size_t a = 0; a < run.size();) {
         size_t e = a;
         double w = 0;
-        for (; e < run.size() && same(run[a], run[e]); ++e) w += raw.weights[run[e]];
+        for (; e < run.size() && same(run[a], run[e]); ++e) {
+          w += raw.weights[run[e]];
+          if (track && raw.origin[run[e]] != 0) part_orig[b].push_back(raw.origin[run[e]]);
+        }
         o.add(lits(run[a]), len(run[a]), w);
+        if (track) part_ooff[b].push_back(static_cast<int64_t>(part_orig[b].size()));
         a = e;
       }
       i = j;
@@ -86,6 +93,15 @@ void consolidate(RawClauses& raw, ClauseSet& out) {
   out.lits.reserve(total_lits);
   out.weights.reserve(total_clauses);
   out.offsets.reserve(total_clauses + 1);
+  if (track) {
+    origin_off->assign(1, 0);
+    origins->clear();
+    for (int b = 0; b < nblocks; ++b) {
+      const int64_t base = static_cast<int64_t>(origins->size());
+      origins->insert(origins->end(), part_orig[b].begin(), part_orig[b].end());
+      for (int64_t e : part_ooff[b]) origin_off->push_back(base + e);
+    }
+  }
   for (ClauseSet& o : part) {
     const int64_t base = static_cast<int64_t>(out.lits.size());
     out.lits.insert(out.lits.end(), o.lits.begin(), o.lits.end());

@@ -1,6 +1,7 @@
 // ground(): Tuffy's grounding pipeline (reference §5.1) as phases over the
 // engine, plus the shared context (predicate tables and their relations).
 #include <algorithm>
+#include <map>
 #include <parallel/algorithm>
 #include <utility>
 #include <chrono>
@@ -47,6 +48,21 @@ Ctx::Ctx(const GroundInput& i, gpu::Engine& e, const GroundOptions& o)
   u.cols.push_back({0});
   unit = eng.upload(u);
   relevant.assign(prog.clauses.size(), 0);
+  if (opts.learning) {
+    training.resize(preds.size());
+    bool any = false;
+    for (const PredState& s : preds) {
+      if (!s.has_query) continue;
+      any = true;
+      if (s.closed_world)
+        throw lang::LangError(lang::LangError::Kind::BadValue, 0, 0, s.decl->name,
+                              "query predicate " + s.decl->name +
+                                  " is closed-world: learning needs its atoms unknown (its evidence is the training world)");
+    }
+    if (!any)
+      throw lang::LangError(lang::LangError::Kind::BadValue, 0, 0, "",
+                            "no query predicates: learning needs the predicates whose evidence is the training world");
+  }
 }
 
 const gpu::Relation& Ctx::full(int p) {
@@ -118,7 +134,7 @@ std::string Ctx::symbol_text(int32_t v, lang::TypeKind kind) const {
   return s ? *s : std::string();
 }
 
-void RawClauses::add(std::vector<int32_t>& l, double w) {
+void RawClauses::add(std::vector<int32_t>& l, double w, int32_t from) {
   l.erase(std::remove(l.begin(), l.end(), 0), l.end());
   std::sort(l.begin(), l.end());
   l.erase(std::unique(l.begin(), l.end()), l.end());
@@ -126,14 +142,16 @@ void RawClauses::add(std::vector<int32_t>& l, double w) {
   if (l.size() == 1 && l[0] < 0) {  // unit flipping: [-a], w  ->  [a], -w
     l[0] = -l[0];
     w = -w;
+    from = -from;
   }
-  add_sorted(l.data(), l.size(), w);
+  add_sorted(l.data(), l.size(), w, from);
 }
 
-void RawClauses::add_sorted(const int32_t* l, size_t n, double w) {
+void RawClauses::add_sorted(const int32_t* l, size_t n, double w, int32_t from) {
   lits.insert(lits.end(), l, l + n);
   offsets.push_back(static_cast<int64_t>(lits.size()));
   weights.push_back(w);
+  if (track_origins) origin.push_back(from);
 }
 
 // Loads evidence into the predicate tables, deduplicating identical rows
@@ -144,6 +162,10 @@ void load_evidence(Ctx& c) {
     PredState& s = c.preds[p];
     size_t n = ev.rows();
     if (n == 0) continue;
+    if (c.opts.learning && s.has_query) {  // the training world, not evidence
+      c.training[p] = ev;
+      continue;
+    }
     if (static_cast<int>(ev.args.size()) != s.arity)
       throw lang::LangError(lang::LangError::Kind::ArityMismatch, 0, 0, s.decl->name, "evidence arity mismatch");
     // Rows to keep: the last of each run of identical argument tuples, in
@@ -203,6 +225,31 @@ void load_evidence(Ctx& c) {
 
 namespace {
 
+// Learning: each atom's truth in the training world (the query predicates'
+// held-back evidence; an atom without a row is false, as in Tuffy).
+void training_world(detail::Ctx& c, GroundOutput& out) {
+  out.training_truth.assign(out.atoms.size() + 1, 0);
+  for (auto& s : c.preds) {
+    const PredEvidence& ev = c.training[s.index];
+    if (ev.rows() == 0) continue;
+    std::map<std::vector<int32_t>, int32_t> id_of;
+    for (size_t r = 0; r < s.rows(); ++r) {
+      if (!s.atom_id[r]) continue;
+      std::vector<int32_t> a(s.arity);
+      for (int k = 0; k < s.arity; ++k) a[k] = s.args[k][r];
+      id_of.emplace(std::move(a), s.atom_id[r]);
+    }
+    std::vector<int32_t> a(s.arity);
+    for (size_t r = 0; r < ev.rows(); ++r) {  // the last row of a tuple wins, as in load_evidence
+      for (int k = 0; k < s.arity; ++k) a[k] = ev.args[k][r];
+      auto it = id_of.find(a);
+      if (it == id_of.end()) continue;  // outside the query patterns
+      const double pr = r < ev.prior.size() ? ev.prior[r] : std::nan("");
+      out.training_truth[it->second] = std::isnan(pr) ? ev.truth[r] != 0 : pr >= 0.5;
+    }
+  }
+}
+
 // Collects true query evidence (club 3, truth true), printed by MAP output.
 void collect_true_query_evidence(detail::Ctx& c, GroundOutput& out) {
   for (auto& s : c.preds) {
@@ -232,6 +279,7 @@ GroundOutput ground(const GroundInput& in, gpu::Engine& eng, const GroundOptions
     c.progress(name, 1.0);
   };
   detail::RawClauses raw;
+  raw.track_origins = opts.learning;
   phase("evidence", [&] { detail::load_evidence(c); });
   phase("kbmc", [&] {
     detail::compute_safe_ref_only(c);
@@ -240,15 +288,19 @@ GroundOutput ground(const GroundInput& in, gpu::Engine& eng, const GroundOptions
   phase("rules", [&] { detail::run_rules(c); });
   phase("queries", [&] { detail::mark_queries(c); });
   phase("closure", [&] {
-    if (opts.activate_all) detail::activate_all(c);
+    if (opts.activate_all || opts.learning) detail::activate_all(c);
     else detail::compute_closure(c, out);
   });
-  phase("atoms", [&] { detail::build_atom_table(c, out); });
+  phase("atoms", [&] {
+    detail::build_atom_table(c, out);
+    if (opts.learning) training_world(c, out);
+  });
   phase("clauses", [&] { detail::ground_active_clauses(c, raw); });
   phase("soft_evidence", [&] { detail::add_soft_evidence_clauses(c, out, raw); });
   phase("key_constraints", [&] { detail::add_key_constraint_clauses(c, raw); });
   phase("consolidate", [&] {
-    detail::consolidate(raw, out.network.clauses);
+    if (opts.learning) detail::consolidate(raw, out.network.clauses, &out.origin_off, &out.origins);
+    else detail::consolidate(raw, out.network.clauses);
     out.network.num_atoms = static_cast<int32_t>(out.atoms.size());
     out.network.is_query.assign(out.atoms.size() + 1, 0);
     for (size_t i = 0; i < out.atoms.size(); ++i) out.network.is_query[i + 1] = out.atoms[i].is_query;

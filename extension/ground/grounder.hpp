@@ -61,6 +61,11 @@ struct QueryPattern {
 
 struct GroundOptions {
   bool activate_all = false;          // Tuffy's -activateAll
+  // Weight learning (Tuffy's -learnwt, reference section 7.4): evidence of
+  // the query predicates is the training world, not evidence (their atoms
+  // stay unknown and every unknown atom is active), and each ground clause
+  // keeps the learnable first-order clauses it came from (out.origins).
+  bool learning = false;
   std::vector<int> extra_closed_world;  // -cw predicates (indices)
   // Progress callback: phase name and a fraction in [0,1]; called from the
   // calling thread only, at most a few times a second.  May throw to cancel.
@@ -101,7 +106,18 @@ struct GroundOutput {
   std::vector<std::string> kbmc_patterns;  // "Cancer(v1)" lines Tuffy prints
   int closure_rounds = 0;
   std::vector<PhaseTime> phases;
+  // Learning only.  Per ground clause (CSR), the learnable first-order
+  // clauses it came from as +-(clause index + 1): minus where the ground
+  // clause is the first-order clause's negation (a negative unit clause
+  // stored flipped, weight negated).  A learnable clause is soft, not fixed
+  // ('@') and has no embedded weight.
+  std::vector<int64_t> origin_off;
+  std::vector<int32_t> origins;
+  std::vector<uint8_t> training_truth;  // by atom id (size atoms + 1): the query predicates' evidence
 };
+
+// Whether the learner may change first-order clause c's weight.
+inline bool learnable_clause(const lang::Clause& c) { return !c.hard && !c.fixed && c.weight_var.empty(); }
 
 // Grounds `in` on `eng`.  Throws lang::LangError for semantic problems,
 // gpu::EngineError for engine failures (including cancellation).

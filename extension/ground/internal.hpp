@@ -93,6 +93,9 @@ struct Ctx {
   std::unordered_map<std::string, gpu::Relation> domain_rels;  // [zero, v]
   gpu::Relation unit;                                          // one row: [0]
   std::vector<uint8_t> relevant;                               // by clause index
+  // Learning: the query predicates' evidence rows, held back from the
+  // tables (columnar args per predicate, and truth).
+  std::vector<PredEvidence> training;
 
   // Calls opts.progress (which may throw to cancel).
   void progress(const std::string& phase, double f) const {
@@ -125,17 +128,23 @@ struct RawClauses;
 void ground_active_clauses(Ctx& c, RawClauses& raw);         // active_clauses.cpp
 void add_soft_evidence_clauses(Ctx& c, const GroundOutput& out, RawClauses& raw);  // consolidate.cpp
 void add_key_constraint_clauses(Ctx& c, RawClauses& raw);    // key_constraints.cpp
-void consolidate(RawClauses& raw, ClauseSet& out);           // consolidate.cpp
+// With raw.track_origins, also the merged clauses' origins (CSR, zeros dropped).
+void consolidate(RawClauses& raw, ClauseSet& out, std::vector<int64_t>* origin_off = nullptr,
+                 std::vector<int32_t>* origins = nullptr);    // consolidate.cpp
 
 // Raw ground clauses before consolidation (Tuffy's cbuffer).
 struct RawClauses {
   std::vector<int64_t> offsets{0};
   std::vector<int32_t> lits;
   std::vector<double> weights;
+  // Learning only (track_origins): per clause, +-(first-order clause + 1)
+  // of a learnable origin, or 0; negated when add() flips a unit clause.
+  bool track_origins = false;
+  std::vector<int32_t> origin;
   // Adds a clause: sorts and dedups `l`, drops zeros, flips [-a],w to [a],-w,
   // and drops empty clauses.
-  void add(std::vector<int32_t>& l, double w);
-  void add_sorted(const int32_t* l, size_t n, double w);
+  void add(std::vector<int32_t>& l, double w, int32_t from = 0);
+  void add_sorted(const int32_t* l, size_t n, double w, int32_t from = 0);
   size_t size() const { return weights.size(); }
 };
 

@@ -86,6 +86,7 @@ struct RuleInfo {
   std::string label;
   SourcePos pos;
   bool drop = false;          // zero weight: check the clauses, keep none
+  bool fixed = false;         // '@': not learned
 };
 
 // Adds rule clauses to a program: dedups literals, checks variable safety,

@@ -70,6 +70,7 @@ void ClauseMerger::add(std::vector<RawClause> clauses, const RuleInfo& info) {
                       "embedded weight " + info.weight_var + " does not occur in any literal of the clause");
     c.weight = info.weight;
     c.hard = info.hard;
+    c.fixed = info.fixed;
     c.weight_var = info.weight_var;
     c.label = info.label;
     c.pos = info.pos;
@@ -85,6 +86,7 @@ void ClauseMerger::add(std::vector<RawClause> clauses, const RuleInfo& info) {
       Clause& old = prog_.clauses[it->second];
       old.weight += c.weight;
       old.hard = old.weight >= kHardWeight;
+      old.fixed = old.fixed || c.fixed;  // a fixed part keeps the merged clause fixed
       continue;
     }
     c.hard = c.weight >= kHardWeight;

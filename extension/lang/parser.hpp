@@ -43,7 +43,8 @@ class Parser {
 
   // ---- rules and formulas (parser_rule.cpp)
   void parse_rule();
-  void parse_clause_rule(bool has_weight, double weight, const std::string& weight_var, SourcePos pos);
+  void parse_clause_rule(bool has_weight, double weight, const std::string& weight_var, SourcePos pos,
+                         bool fixed = false);
   void parse_datalog(char prefix, bool scoping, double prior, SourcePos pos);
   Formula parse_formula();
   Formula parse_iff();

@@ -115,7 +115,7 @@ void Parser::parse_rule() {
     if (at(Tok::Number, 1)) {
       advance();
       read_weight();
-      parse_clause_rule(true, w, "", pos);
+      parse_clause_rule(true, w, "", pos, true);
       return;
     }
     if (at(Tok::Id, 1) && at(Tok::Colon, 2)) {
@@ -163,7 +163,7 @@ void Parser::parse_rule() {
 }
 
 void Parser::parse_clause_rule(bool has_weight, double weight, const std::string& weight_var,
-                               SourcePos pos) {
+                               SourcePos pos, bool fixed) {
   rule_start_ = true;
   Formula f = parse_formula();
   rule_start_ = false;
@@ -177,6 +177,7 @@ void Parser::parse_clause_rule(bool has_weight, double weight, const std::string
   std::vector<RawClause> clauses = formula_to_cnf(prog_, f, prog_.warnings);
   RuleInfo info;
   info.pos = pos;
+  info.fixed = fixed;
   info.label = label_;
   if (!label_sticky_) label_.clear();
   if (!weight_var.empty()) {

@@ -105,6 +105,7 @@ struct Clause {
                                         // (head disjunct conditions are stored negated)
   double weight = 0;                    // hard clauses: kHardWeight (5.2e7)
   bool hard = false;
+  bool fixed = false;                   // '@' before the weight: weight learning leaves it as written
   std::string weight_var;               // embedded weight `w: clause` (weight then unused)
   std::string label;
   SourcePos pos;                        // of the first rule that produced it

@@ -25,6 +25,7 @@ extern "C" {
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 PG_FUNCTION_INFO_V1(mln_ground);
+PG_FUNCTION_INFO_V1(mln_ground_learning);
 }
 
 namespace mln::pg {
@@ -189,7 +190,8 @@ StoreTimes store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOu
   // Drop the previous network, if any (quietly: no NOTICE for absent tables).
   Rows old = spi.query(
       "SELECT string_agg(format('%I.%I', $1::text, t), ', ') FROM unnest(ARRAY['_atoms', '_clauses', "
-      "'_query_evidence', '_map', '_marginal']) t WHERE to_regclass(format('%I.%I', $1::text, t)) IS NOT NULL",
+      "'_query_evidence', '_map', '_marginal', '_learn_rules', '_learn_clauses', '_learn_world']) t "
+      "WHERE to_regclass(format('%I.%I', $1::text, t)) IS NOT NULL",
       {text_param(ctx.schema)});
   if (!old.isnull(0, 0)) spi.exec("DROP TABLE " + old.text(0, 0) + " CASCADE");
   // The clause chunks' primary key is added after the rows (one sorted
@@ -264,6 +266,71 @@ StoreTimes store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOu
   return tm;
 }
 
+// Learning: the learnable first-order clauses (_learn_rules: their index
+// and weight at grounding), each ground clause's weight that is not learned
+// and its origins (_learn_clauses, chunked like _clauses; an origin is
+// +-(position in _learn_rules + 1)), and the training world's true atoms
+// (_learn_world).  Raises when there is nothing to learn or no training data.
+void store_learning(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput& out) {
+  const std::string s = qi(ctx.schema);
+  std::vector<int32_t> pos_of(ctx.prog.clauses.size(), -1), rules;
+  for (int32_t o : out.origins) {
+    const int32_t idx = (o > 0 ? o : -o) - 1;
+    if (pos_of[idx] < 0) pos_of[idx] = 0;
+  }
+  std::vector<double> rule_w;
+  for (size_t i = 0; i < pos_of.size(); ++i)
+    if (pos_of[i] == 0) pos_of[i] = static_cast<int32_t>(rules.size()), rules.push_back(static_cast<int32_t>(i)),
+                        rule_w.push_back(ctx.prog.clauses[i].weight);
+  if (rules.empty()) {
+    bool any_soft = false;
+    for (const auto& c : ctx.prog.clauses) any_soft |= ground::learnable_clause(c);
+    throw UserError{ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                    "program \"" + ctx.name + "\" has nothing to learn", 
+                    any_soft ? "no soft clause has a grounding that involves a query atom"
+                             : "every clause is hard, fixed ('@') or has an embedded weight",
+                    "learning changes the weights of soft clauses over the query predicates"};
+  }
+  size_t true_atoms = 0;
+  for (uint8_t t : out.training_truth) true_atoms += t;
+  if (true_atoms == 0)
+    throw UserError{ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+                    "program \"" + ctx.name + "\" has no training data",
+                    "no query atom is true in the evidence (the evidence of the query predicates is the training world)",
+                    "load evidence for the query predicates (mln.load_evidence or mln.bind_predicate)"};
+  spi.exec("CREATE TABLE " + s + "._learn_rules (pos int4 NOT NULL, idx int4 NOT NULL, weight float8 NOT NULL)");
+  spi.exec("INSERT INTO " + s + "._learn_rules SELECT o - 1, i, w FROM unnest($1::int4[], $2::float8[]) "
+           "WITH ORDINALITY AS t(i, w, o)",
+           {int4_array_param(rules), float8_array_param(rule_w)});
+  spi.exec("CREATE TABLE " + s + "._learn_clauses (chunk int4 PRIMARY KEY, base float8[] NOT NULL, "
+           "origin_offsets int4[] NOT NULL, origins int4[] NOT NULL)");
+  const ClauseSet& cs = out.network.clauses;
+  for (size_t c0 = 0, chunk = 0; c0 < cs.size(); c0 += kClauseChunk, ++chunk) {
+    check_interrupts();
+    const size_t c1 = std::min(cs.size(), c0 + kClauseChunk);
+    std::vector<double> base(c1 - c0);
+    std::vector<int32_t> offs{0}, orig;
+    for (size_t c = c0; c < c1; ++c) {
+      double w = cs.weights[c];
+      for (int64_t i = out.origin_off[c]; i < out.origin_off[c + 1]; ++i) {
+        const int32_t o = out.origins[i], idx = (o > 0 ? o : -o) - 1;
+        w -= (o > 0 ? 1.0 : -1.0) * ctx.prog.clauses[idx].weight;
+        orig.push_back((o > 0 ? 1 : -1) * (pos_of[idx] + 1));
+      }
+      base[c - c0] = w;
+      offs.push_back(static_cast<int32_t>(orig.size()));
+    }
+    spi.exec("INSERT INTO " + s + "._learn_clauses VALUES ($1, $2, $3, $4)",
+             {int4_param(static_cast<int32_t>(chunk)), float8_array_param(base), int4_array_param(offs),
+              int4_array_param(orig)});
+  }
+  std::vector<int32_t> truth_ids;
+  for (size_t a = 1; a < out.training_truth.size(); ++a)
+    if (out.training_truth[a]) truth_ids.push_back(static_cast<int32_t>(a));
+  spi.exec("CREATE TABLE " + s + "._learn_world (atom int4 PRIMARY KEY)");
+  spi.exec("INSERT INTO " + s + "._learn_world SELECT unnest($1::int4[])", {int4_array_param(truth_ids)});
+}
+
 // The statistics returned to the caller and kept in mln.programs.
 // engine_peak: the operator engine's working memory at its peak (none on the SQL path).
 std::string stats_json(const ground::GroundOutput& out, const std::string& device, double load_s, double store_s,
@@ -290,7 +357,72 @@ std::string stats_json(const ground::GroundOutput& out, const std::string& devic
 
 using namespace mln::pg;
 
-// mln.ground(name text, device text default 'auto', activate_all boolean default false) returns jsonb
+namespace {
+
+// Grounds program `name` and stores the network (and, when learning, the
+// tables of store_learning); returns the statistics (palloc'd in SPI's
+// caller context).
+char* ground_program(const std::string& name, const std::string& device, bool activate_all,
+                     const std::vector<std::string>& cw, bool learning) {
+  auto t0 = Clock::now();
+  const bool sql_path = device == "sql";  // plain SQL through SPI (sql_ground.cpp)
+  if (learning && sql_path)
+    throw UserError{ERRCODE_FEATURE_NOT_SUPPORTED, "learning grounds on the operator engine (device cpu, gpu or auto), not on device sql", "", ""};
+  mln::gpu::Engine* eng = sql_path ? nullptr : &engine_for(device);
+  if (eng) eng->reset_peak_memory();
+  Spi spi;
+  ProgramCtx ctx = load_program(spi, name);
+  SymbolTable syms;
+  // Evidence bound to a user's table is read as text and interned row by
+  // row: that needs the whole dictionary.  Otherwise symbols are looked
+  // up on demand.
+  const bool bound = std::any_of(ctx.bindings.begin(), ctx.bindings.end(), [](const Binding& b) { return b.bound; });
+  if (bound) syms.load(spi, ctx.schema);
+  else syms.open(spi, ctx.schema);
+  mln::ground::GroundInput in = build_input(spi, ctx, syms);
+  syms.flush(spi);
+  auto t1 = Clock::now();
+  mln::ground::GroundOptions opts;
+  opts.activate_all = activate_all;
+  opts.learning = learning;
+  for (const auto& p : cw) {
+    int idx = ctx.prog.find_pred(p);
+    if (idx < 0)
+      throw UserError{ERRCODE_UNDEFINED_OBJECT, "closed_world: predicate \"" + p + "\" is not declared", "", ""};
+    opts.extra_closed_world.push_back(idx);
+  }
+  // Cancel is honoured between operator steps; progress goes out as a
+  // NOTICE at most once a second.
+  auto last_notice = Clock::now();
+  opts.progress = [&last_notice](const std::string& phase, double fraction) {
+    check_interrupts();
+    auto now = Clock::now();
+    if (now - last_notice >= std::chrono::seconds(1)) {
+      last_notice = now;
+      std::string msg = "grounding: " + phase + " " + std::to_string(static_cast<int>(fraction * 100)) + "%";
+      pg_call([&] { ereport(NOTICE, (errmsg_internal("%s", msg.c_str()))); });
+    }
+  };
+  mln::ground::GroundOutput out = sql_path ? ground_sql(spi, ctx, in, opts) : mln::ground::ground(in, *eng, opts);
+  auto t2 = Clock::now();
+  const StoreTimes st = store_network(spi, ctx, out);
+  if (learning) store_learning(spi, ctx, out);
+  auto t3 = Clock::now();
+  auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
+  std::string dev = sql_path ? "sql" : eng->backend() == mln::gpu::Backend::CUDA ? "gpu" : "cpu";
+  const size_t peak = eng ? eng->peak_memory_bytes() : 0;
+  std::string stats = stats_json(out, dev, secs(t0, t1), secs(t2, t3), st, secs(t0, t3), eng ? &peak : nullptr);
+  if (learning) stats.insert(stats.size() - 1, ", \"learning\": true");
+  spi.exec("UPDATE mln.programs SET grounded_at = now(), ground_stats = $2 WHERE name = $1",
+           {text_param(name), jsonb_param(stats)});
+  // SPI_palloc: the result must outlive SPI_finish (pstrdup here would land in SPI's own context).
+  return pg_call([&] { return strcpy(static_cast<char*>(SPI_palloc(stats.size() + 1)), stats.c_str()); });
+}
+
+}  // namespace
+
+// mln.ground(name text, device text default 'auto', activate_all boolean default false,
+//            closed_world text[]) returns jsonb
 Datum mln_ground(PG_FUNCTION_ARGS) {
   char* json = nullptr;
   MLN_GUARDED({
@@ -308,54 +440,19 @@ Datum mln_ground(PG_FUNCTION_ARGS) {
         if (!nulls[i]) v.push_back(TextDatumGetCString(elems[i]));
       return v;
     });
-    auto t0 = Clock::now();
-    const bool sql_path = device == "sql";  // plain SQL through SPI (sql_ground.cpp)
-    mln::gpu::Engine* eng = sql_path ? nullptr : &engine_for(device);
-    if (eng) eng->reset_peak_memory();
-    Spi spi;
-    ProgramCtx ctx = load_program(spi, name);
-    SymbolTable syms;
-    // Evidence bound to a user's table is read as text and interned row by
-    // row: that needs the whole dictionary.  Otherwise symbols are looked
-    // up on demand.
-    const bool bound = std::any_of(ctx.bindings.begin(), ctx.bindings.end(), [](const Binding& b) { return b.bound; });
-    if (bound) syms.load(spi, ctx.schema);
-    else syms.open(spi, ctx.schema);
-    mln::ground::GroundInput in = build_input(spi, ctx, syms);
-    syms.flush(spi);
-    auto t1 = Clock::now();
-    mln::ground::GroundOptions opts;
-    opts.activate_all = activate_all;
-    for (const auto& p : cw) {
-      int idx = ctx.prog.find_pred(p);
-      if (idx < 0)
-        throw UserError{ERRCODE_UNDEFINED_OBJECT, "closed_world: predicate \"" + p + "\" is not declared", "", ""};
-      opts.extra_closed_world.push_back(idx);
-    }
-    // Cancel is honoured between operator steps; progress goes out as a
-    // NOTICE at most once a second.
-    auto last_notice = Clock::now();
-    opts.progress = [&last_notice](const std::string& phase, double fraction) {
-      check_interrupts();
-      auto now = Clock::now();
-      if (now - last_notice >= std::chrono::seconds(1)) {
-        last_notice = now;
-        std::string msg = "grounding: " + phase + " " + std::to_string(static_cast<int>(fraction * 100)) + "%";
-        pg_call([&] { ereport(NOTICE, (errmsg_internal("%s", msg.c_str()))); });
-      }
-    };
-    mln::ground::GroundOutput out = sql_path ? ground_sql(spi, ctx, in, opts) : mln::ground::ground(in, *eng, opts);
-    auto t2 = Clock::now();
-    const StoreTimes st = store_network(spi, ctx, out);
-    auto t3 = Clock::now();
-    auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
-    std::string dev = sql_path ? "sql" : eng->backend() == mln::gpu::Backend::CUDA ? "gpu" : "cpu";
-    const size_t peak = eng ? eng->peak_memory_bytes() : 0;
-    std::string stats = stats_json(out, dev, secs(t0, t1), secs(t2, t3), st, secs(t0, t3), eng ? &peak : nullptr);
-    spi.exec("UPDATE mln.programs SET grounded_at = now(), ground_stats = $2 WHERE name = $1",
-             {text_param(name), jsonb_param(stats)});
-    // SPI_palloc: the result must outlive SPI_finish (pstrdup here would land in SPI's own context).
-    json = pg_call([&] { return strcpy(static_cast<char*>(SPI_palloc(stats.size() + 1)), stats.c_str()); });
+    json = ground_program(name, device, activate_all, cw, false);
+  });
+  PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
+}
+
+// mln._ground_learning(name text, device text) returns jsonb: the grounding
+// for weight learning (query predicates' evidence as the training world).
+Datum mln_ground_learning(PG_FUNCTION_ARGS) {
+  char* json = nullptr;
+  MLN_GUARDED({
+    std::string name = text_arg(fcinfo, 0);
+    std::string device = text_arg(fcinfo, 1);
+    json = ground_program(name, device, false, {}, true);
   });
   PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }

@@ -18,6 +18,15 @@ ProgramCtx load_program(Spi& spi, const std::string& name) {
   std::string source = r.text(0, 1);
   ctx.query = r.text(0, 2);
   ctx.prog = lang::parse_program(source);
+  // The catalog's weights win over the source's: mln.learn_weights and
+  // mln.restore_weights (and a user's UPDATE) change mln.clauses only.
+  Rows w = spi.query("SELECT idx, weight FROM mln.clauses WHERE program = $1 AND NOT hard", {text_param(name)});
+  for (size_t i = 0; i < w.size(); ++i) {
+    const int idx = w.int4(i, 0);
+    if (idx < 0 || static_cast<size_t>(idx) >= ctx.prog.clauses.size()) continue;
+    lang::Clause& cl = ctx.prog.clauses[idx];
+    if (!cl.hard && cl.weight_var.empty()) cl.weight = w.float8(i, 1);
+  }
   ctx.bindings.resize(ctx.prog.preds.size());
   Rows b = spi.query(
       "SELECT idx, bound_relation::text, bound_columns, coalesce(truth_column, '') FROM mln.predicates "

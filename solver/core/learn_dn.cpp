@@ -3,6 +3,7 @@
 // MC-SAT feature expectations, and the voted perceptron on MAP counts.
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 
 #include "learn.hpp"
@@ -70,9 +71,26 @@ LearnResult learn_weights(const LearnNetwork& ln, const LearnOptions& opts) {
   const size_t K = static_cast<size_t>(ln.num_rules);
   LearnResult res;
   res.initial_weights = opts.init == "given" ? opts.initial_weights : tuffy_initial_weights(ln);
-  const std::vector<double> n_train = feature_counts(ln, ln.truth);
   const double inv_var = opts.prior_stddev > 0 ? 1.0 / (opts.prior_stddev * opts.prior_stddev) : 0.0;
   FeatureSampler sampler(ln, opts);
+  // Hidden atoms (unknown, not query atoms: an open-world predicate that is
+  // not a target) are not in the training world.  The observed counts are
+  // then E[n | training world], sampled with the query atoms clamped to it
+  // (hard unit clauses); without hidden atoms they are n(training world).
+  bool hidden = false;
+  for (int32_t a = 1; a <= ln.net.num_atoms && !hidden; ++a)
+    hidden = !ln.net.is_query.empty() && ln.net.is_query[a] == 0;
+  std::unique_ptr<FeatureSampler> clamped;
+  if (hidden) {
+    LearnNetwork cl = ln;
+    for (int32_t a = 1; a <= ln.net.num_atoms; ++a)
+      if (ln.net.is_query[a]) cl.add_clause({a}, ln.truth[a] ? kHardWeight : -kHardWeight, {});
+    clamped = std::make_unique<FeatureSampler>(cl, opts);
+  }
+  const std::vector<double> n_fixed = feature_counts(ln, ln.truth);
+  auto observed = [&](const std::vector<double>& x, uint64_t seed) {
+    return clamped ? clamped->expect(x, seed).mean : n_fixed;
+  };
   std::atomic<bool>* cancel = opts.cancel;
   auto stopped = [&]() {
     if (cancel && cancel->load()) return true;
@@ -104,6 +122,7 @@ LearnResult learn_weights(const LearnNetwork& ln, const LearnOptions& opts) {
     for (size_t i = 0; i < ln.origin_rule.size(); ++i) scale[ln.origin_rule[i]] += std::fabs(ln.origin_coef[i]);
     for (int it = 1; it <= opts.iterations && !stopped(); ++it) {
       const std::vector<double> n_map = sampler.map_counts(w, derive_seed(opts.seed, it));
+      const std::vector<double> n_train = observed(w, derive_seed(opts.seed ^ 0x5A5Aull, it));
       if (stopped()) break;
       double gnorm = 0;
       for (size_t k = 0; k < K; ++k) {
@@ -118,14 +137,15 @@ LearnResult learn_weights(const LearnNetwork& ln, const LearnOptions& opts) {
     res.average_weights = res.weights;
   } else {
     // Gradient of the negative log posterior: E[n] - n_train + w / s^2.
-    auto gradient = [&](const FeatureStats& st, const std::vector<double>& x) {
+    auto gradient = [&](const FeatureStats& st, const std::vector<double>& x, uint64_t seed) {
+      const std::vector<double> n_train = observed(x, seed);
       std::vector<double> g(K);
       for (size_t k = 0; k < K; ++k) g[k] = st.mean[k] - n_train[k] + inv_var * x[k];
       return g;
     };
     FeatureStats st = sampler.expect(w, derive_seed(opts.seed, 0));
     res.samples = st.samples;
-    std::vector<double> g = gradient(st, w);
+    std::vector<double> g = gradient(st, w, derive_seed(opts.seed ^ 0x5A5Aull, 0));
     double lambda = opts.lambda;
     for (int it = 1; it <= opts.iterations && !stopped() && !st.stopped; ++it) {
       // Direction: the gradient scaled by the inverse diagonal Hessian
@@ -155,7 +175,7 @@ LearnResult learn_weights(const LearnNetwork& ln, const LearnOptions& opts) {
       const double predicted = -(alpha * dg + 0.5 * alpha * alpha * dhd);
       FeatureStats st_new = sampler.expect(w_new, derive_seed(opts.seed, it));
       if (st_new.stopped) break;
-      std::vector<double> g_new = gradient(st_new, w_new);
+      std::vector<double> g_new = gradient(st_new, w_new, derive_seed(opts.seed ^ 0x5A5Aull, it));
       // Actual decrease, by the trapezoid rule along the step.
       double actual = 0;
       for (size_t k = 0; k < K; ++k) actual -= dw[k] * 0.5 * (g[k] + g_new[k]);

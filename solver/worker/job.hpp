@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/learn.hpp"
 #include "core/marginal.hpp"
 #include "core/maxwalksat.hpp"
 #include "mln/network.hpp"
@@ -19,12 +20,16 @@ struct Job {
   int64_t id = 0;
   std::string program;
   std::string schema;
-  std::string task = "map";  // map | marginal | dual
+  std::string task = "map";  // map | marginal | dual | learn
   solver::SolveOptions map;  // task map and dual
   solver::MarginalOptions marginal;  // task marginal and dual
+  solver::LearnOptions learn;        // task learn
+  std::vector<int32_t> learn_clauses;  // learn: mln.clauses.idx of each learnable weight
+  int64_t learn_atoms = 0, learn_ground_clauses = 0;
   std::string bad_options;   // why the options could not be read (the job fails)
   bool wants_map() const { return task == "map" || task == "dual"; }
   bool wants_marginal() const { return task == "marginal" || task == "dual"; }
+  bool wants_learn() const { return task == "learn"; }
 };
 
 // What a run produced.
@@ -33,7 +38,18 @@ struct JobOutcome {
   solver::SolveResult map;
   bool have_marginal = false;
   solver::MarginalResult marginal;
+  bool have_learn = false;
+  solver::LearnResult learn;
 };
+
+// Learning jobs (learn_job.cpp): the job's learning options; the learning
+// network (the ground network `net` with its clauses' origins and the
+// training world); and the finished job's weights, written with the job's
+// final row in one transaction ("" when done, else why not).
+void read_learn_options(Conn& c, Job& job);
+solver::LearnNetwork read_learn_network(Conn& c, const std::string& schema, Network net, Job& job);
+std::string finish_learn_job(Conn& c, const Job& job, const std::string& me, const std::string& net_oid,
+                             const solver::LearnResult& res);
 
 // The network the job read, identified by its _atoms table: a re-grounding
 // drops and re-creates it, so a different oid means the results belong to a

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -116,6 +117,8 @@ struct Progress {
   bool sampling = false;          // the marginal phase has started
   Clock::time_point sampling_since;
   int64_t done = 0, total = 0;    // MC-SAT samples, all components together
+  int iterations = 0;             // learning: iterations done
+  double objective = NAN;         // learning: estimated gain so far
 };
 
 // Watches the job while it runs: renews the lease, publishes progress, and
@@ -130,8 +133,12 @@ class Supervisor {
     int64_t flips, done, total;
     bool sampling;
     Clock::time_point since;
+    int iterations;
+    double objective;
     {
       std::lock_guard<std::mutex> g(pr.mu);
+      iterations = pr.iterations;
+      objective = pr.objective;
       best = pr.best;
       flips = pr.flips;
       sampling = pr.sampling;
@@ -142,13 +149,16 @@ class Supervisor {
     // During MAP: best cost, flips, flips/s.  During MC-SAT: samples per
     // component (the unit of the job's `samples` option) and their rate;
     // the MAP figures of a dual job stay as they were.
-    std::vector<std::string> p(9);
-    std::vector<bool> nulls(9, true);
+    std::vector<std::string> p(11);
+    std::vector<bool> nulls(11, true);
     auto set = [&](size_t i, const std::string& v) { p[i] = v, nulls[i] = false; };
     set(0, std::to_string(job_.id));
     set(1, me_);
     set(2, std::to_string(lease_));
-    if (!sampling) {
+    if (job_.wants_learn()) {
+      set(9, std::to_string(iterations));
+      if (!std::isnan(objective)) set(10, std::to_string(objective));
+    } else if (!sampling) {
       if (!std::isnan(best)) set(3, std::to_string(best));
       set(4, std::to_string(flips));
       set(5, std::to_string(elapsed > 0 ? flips / elapsed : 0.0));
@@ -165,7 +175,8 @@ class Supervisor {
         "UPDATE mln.jobs SET lease_until = clock_timestamp() + make_interval(secs => $3::int), "
         "  best_cost = coalesce($4::float8, best_cost), flips = coalesce($5::bigint, flips), "
         "  flips_per_s = coalesce($6::float8, flips_per_s), samples = coalesce($7::bigint, samples), "
-        "  samples_per_s = coalesce($8::float8, samples_per_s), samples_total = coalesce(samples_total, $9::bigint) "
+        "  samples_per_s = coalesce($8::float8, samples_per_s), samples_total = coalesce(samples_total, $9::bigint), "
+        "  iterations = coalesce($10::int, iterations), objective = coalesce($11::float8, objective) "
         "WHERE id = $1 AND worker = $2 RETURNING status, "
         "  pg_try_advisory_xact_lock(20260522, id::int4), wait_ok_at, clock_timestamp()",
         p, nulls);
@@ -205,9 +216,24 @@ std::string seconds_since(Clock::time_point t) {
 
 // Runs the job's solver(s) on `net`: MAP, MC-SAT, or MAP then MC-SAT (dual,
 // within one timeout).  In the solver thread.
-JobOutcome solve(const Network& net, Job& job, Progress& pr, std::atomic<bool>& cancel) {
+JobOutcome solve(const Network& net, Job& job, Progress& pr, std::atomic<bool>& cancel,
+                 const solver::LearnNetwork* ln) {
   JobOutcome out;
   const auto t0 = Clock::now();
+  if (job.wants_learn()) {
+    job.learn.cancel = &cancel;
+    job.learn.on_iteration = [&pr](int it, const std::vector<double>&, double objective) {
+      std::lock_guard<std::mutex> gl(pr.mu);
+      pr.iterations = it;
+      pr.objective = objective;
+    };
+    out.learn = solver::learn_weights(*ln, job.learn);
+    out.have_learn = true;
+    if (out.learn.cancelled && !cancel)
+      out.learn.warnings.push_back("learning stopped by the timeout after " + std::to_string(out.learn.iterations) +
+                                   " iterations");
+    return out;
+  }
   if (job.wants_map()) {
     job.map.cancel = &cancel;
     job.map.progress = [&pr](double best, int64_t flips) {
@@ -255,8 +281,8 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   };
   if (job.schema.empty()) return fail(c, job, me, "program \"" + job.program + "\" does not exist");
   if (!job.bad_options.empty()) return fail(c, job, me, job.bad_options);
-  if (!job.wants_map() && !job.wants_marginal())
-    return fail(c, job, me, "unknown inference task \"" + job.task + "\" (this worker serves map, marginal, dual)");
+  if (!job.wants_map() && !job.wants_marginal() && !job.wants_learn())
+    return fail(c, job, me, "unknown task \"" + job.task + "\" (this worker serves map, marginal, dual, learn)");
   Result g = c.exec("SELECT to_regclass($1) IS NOT NULL, grounded_at IS NOT NULL FROM mln.programs WHERE name = $2",
                     {c.quote_ident(job.schema) + "._clauses", job.program});
   if (g.rows() == 0 || g.get(0, 0) != "t" || g.get(0, 1) != "t")
@@ -264,8 +290,20 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   const auto t_read = Clock::now();
   const std::string net_oid = network_oid(c, job.schema);
   Network net = read_network(c, job.schema);
-  log(job.task + ": read " + std::to_string(net.num_atoms) + " atoms, " + std::to_string(net.clauses.size()) +
-      " clauses in " + seconds_since(t_read) + " s");
+  std::unique_ptr<solver::LearnNetwork> ln;
+  if (job.wants_learn()) {
+    if (c.exec("SELECT to_regclass($1) IS NULL", {c.quote_ident(job.schema) + "._learn_clauses"}).get(0, 0) == "t")
+      return fail(c, job, me, "program \"" + job.program + "\" was grounded for inference since the learning job was "
+                              "queued; queue it again with mln.learn_weights");
+    read_learn_options(c, job);
+    job.learn.threads = job.learn.threads > 0 ? job.learn.threads : wo.threads;
+    job.learn_atoms = net.num_atoms;
+    job.learn_ground_clauses = static_cast<int64_t>(net.clauses.size());
+    ln = std::make_unique<solver::LearnNetwork>(read_learn_network(c, job.schema, std::move(net), job));
+    net = Network();
+  }
+  log(job.task + ": read " + std::to_string(ln ? ln->net.num_atoms : net.num_atoms) + " atoms, " +
+      std::to_string(ln ? ln->net.clauses.size() : net.clauses.size()) + " clauses in " + seconds_since(t_read) + " s");
 
   std::atomic<bool> cancel{false};
   Progress pr;
@@ -276,7 +314,7 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   std::condition_variable done_cv;  // wakes the supervising loop as soon as the search ends
   std::thread t([&] {
     try {
-      out = solve(net, job, pr, cancel);
+      out = solve(net, job, pr, cancel, ln.get());
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -311,12 +349,20 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   }
   if (stop) return;  // shutting down: the lease runs out and another worker re-runs it
   const auto t_write = Clock::now();
-  const std::string why = finish_job(c, job, me, net_oid, net, out);
+  if (out.have_learn && out.learn.cancelled && !out.learn.converged && out.learn.iterations == 0)
+    return fail(c, job, me, "learning stopped by the timeout before its first iteration; the weights are unchanged");
+  const std::string why = out.have_learn ? finish_learn_job(c, job, me, net_oid, out.learn)
+                                         : finish_job(c, job, me, net_oid, net, out);
   if (!why.empty()) {
     log("results not written: " + why);
     return;
   }
   std::string what;
+  if (out.have_learn) {
+    const auto& l = out.learn;
+    what = std::to_string(l.iterations) + " iterations" + (l.converged ? " (converged)" : "") + ", objective " +
+           std::to_string(l.trace.empty() ? 0.0 : l.trace.back().objective) + ", learning " + std::to_string(l.seconds) + " s";
+  }
   if (out.have_map)
     what += "cost " + std::to_string(out.map.cost) + ", " + std::to_string(out.map.flips) + " flips, " +
             std::to_string(out.map.components) + " components, search " + std::to_string(out.map.seconds) + " s";

@@ -40,7 +40,7 @@ SELECT mln.load_evidence('smoke', pg_read_file(:'datasets' || '/smoke/evidence.d
 SELECT mln.set_query('smoke', 'Cancer(x)');
 SELECT lives_ok($$INSERT INTO mln.jobs(program, task) VALUES ('smoke', 'marginal'), ('smoke', 'dual')$$,
                 'jobs accept tasks marginal and dual');
-SELECT throws_ok($$INSERT INTO mln.jobs(program, task) VALUES ('smoke', 'learn')$$, '23514', NULL,
+SELECT throws_ok($$INSERT INTO mln.jobs(program, task) VALUES ('smoke', 'bogus')$$, '23514', NULL,
                  'jobs refuse other tasks');
 DELETE FROM mln.jobs;
 
