@@ -259,11 +259,23 @@ int run(const mln::cli::Options& o) {
     bar.update(sp == std::string::npos ? 0 : std::atoi(what.c_str() + sp + 1),
                sp == std::string::npos ? what : what.substr(0, sp));
   });
+  // -learnwt: mln.learn_weights grounds for learning and queues the job.
+  const std::string task = mln::cli::inference_task(o);
+  long long job = 0;
   mln::worker::Result g = [&] {
     struct Off {  // the handler refers to this frame: clear it on every exit
       mln::worker::Conn& c;
       ~Off() { c.on_notice(nullptr); }
     } off{c};
+    if (task == "learn") {
+      if (!o.closed_world.empty() || o.activate_all)
+        throw std::runtime_error("-learnwt grounds with every unknown atom active; -cw and -activateAll do not apply");
+      job = c.exec("SELECT mln.learn_weights($1, $2::jsonb, $3)", {prog, mln::cli::job_options_json(o), o.device})
+                .num(0, 0);
+      return c.exec("SELECT (s->>'atoms')::bigint, (s->>'clauses')::bigint, s::text FROM "
+                    "(SELECT ground_stats s FROM mln.programs WHERE name = $1) q",
+                    {prog});
+    }
     return c.exec(
         "SELECT (s->>'atoms')::bigint, (s->>'clauses')::bigint, s::text FROM mln.ground($1, $2, $3::boolean, $4::text[]) s",
         {prog, o.device, o.activate_all ? "true" : "false", cw});
@@ -283,13 +295,14 @@ int run(const mln::cli::Options& o) {
   // Inference: queue the job and serve it with an in-process worker unless
   // an external worker is already serving this database.  -dual is one job:
   // MAP and then MC-SAT on the network read once.
-  const std::string task = mln::cli::inference_task(o);
   if (task == "map") say(">>> Running MAP inference");
   else if (task == "marginal") say(">>> Running marginal inference (MC-SAT)");
+  else if (task == "learn") say(">>> Learning weights (diagonal Newton, MC-SAT counts; at most " +
+                                std::to_string(o.learn_iterations) + " iterations)");
   else say(">>> Running MAP inference, then marginal inference (MC-SAT)");
-  if (task != "map") say(">>> MCSAT FOR SAMPLES 0 ~ " + std::to_string(o.mcsat_samples));
-  mln::worker::Result j = c.exec("SELECT mln.infer($1, $2, $3::jsonb)", {prog, task, mln::cli::job_options_json(o)});
-  long long job = j.num(0, 0);
+  if (task == "marginal" || task == "dual") say(">>> MCSAT FOR SAMPLES 0 ~ " + std::to_string(o.mcsat_samples));
+  if (task != "learn")
+    job = c.exec("SELECT mln.infer($1, $2, $3::jsonb)", {prog, task, mln::cli::job_options_json(o)}).num(0, 0);
   mln::worker::Result ext = c.exec(
       "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'mln_worker' AND datname = current_database()");
   bool own_worker = embedded || ext.num(0, 0) == 0;
@@ -323,12 +336,13 @@ int run(const mln::cli::Options& o) {
   // MC-SAT a bar of the samples drawn (per component) of those asked for.
   mln::cli::ProgressBar sample_bar("sampling");
   bool map_line = false;
-  std::string status, best, hard, flips, err, gpu_mem, samples, samples_total, avg_cost;
+  std::string status, best, hard, flips, err, gpu_mem, samples, samples_total, avg_cost, iterations, objective;
   while (true) {
     if (g_interrupted) throw std::runtime_error("interrupted");
     mln::worker::Result r = c.exec(
         "SELECT s->>'status', s->>'best_cost', s->>'hard_violated', s->>'flips', s->>'error', "
-        "  s->>'gpu_memory_bytes', s->>'samples', s->>'samples_total', s->>'average_cost', s->>'progress' "
+        "  s->>'gpu_memory_bytes', s->>'samples', s->>'samples_total', s->>'average_cost', s->>'progress', "
+        "  s->>'iterations', s->>'objective' "
         "FROM mln.wait($1, interval '0.2 s') s",
         {std::to_string(job)});
     status = r.get(0, 0);
@@ -340,10 +354,17 @@ int run(const mln::cli::Options& o) {
     samples = r.get(0, 6);
     samples_total = r.get(0, 7);
     avg_cost = r.get(0, 8);
+    iterations = r.get(0, 10);
+    objective = r.get(0, 11);
     double el = std::chrono::duration<double>(Clock::now() - t_search).count();
     if (trace && !best.empty()) *trace << el << " " << best << " " << flips << "\n";
     if (status == "done" || status == "failed" || status == "cancelled") break;
-    if (tty && el > 2 && task != "map" && !samples.empty()) {
+    if (task == "learn") {
+      if (tty && el > 2 && !iterations.empty())
+        sample_bar.update(static_cast<int>(100 * r.dbl(0, 9)),
+                          iterations + "/" + std::to_string(o.learn_iterations) + " iterations, objective " +
+                              (objective.empty() ? "-" : objective.substr(0, 10)));
+    } else if (tty && el > 2 && task != "map" && !samples.empty()) {
       if (map_line) {  // a dual job's MAP phase is over: its line gives way to the bar
         std::printf("\n");
         map_line = false;
@@ -359,34 +380,42 @@ int run(const mln::cli::Options& o) {
   }
   sample_bar.clear();
   if (map_line) std::printf("\n");
-  if (status != "done") throw std::runtime_error("inference " + status + (err.empty() ? "" : ": " + err));
+  if (status != "done")
+    throw std::runtime_error(std::string(task == "learn" ? "learning " : "inference ") + status +
+                             (err.empty() ? "" : ": " + err));
   char buf[64];
-  if (task != "marginal") {
+  if (task == "learn") {
+    say("### " + iterations + " learning iterations; estimated gain in log-likelihood " + objective);
+    lap("learn", t);
+    say(">>> Writing learned weights to file: " + o.output);
+    mln::cli::write_learned_weights(c, prog, job, o.output, o.gz);
+    lap("output", t);
+  } else if (task != "marginal") {
     std::snprintf(buf, sizeof buf, "%.2f", std::stod(best));
     say("### Best answer has cost " + std::string(buf));
     if (hard != "0") say("### " + hard + " hard clause(s) violated");
   }
-  if (task != "map") {
+  if (task == "marginal" || task == "dual") {
     std::snprintf(buf, sizeof buf, "%.2f", avg_cost.empty() ? 0.0 : std::stod(avg_cost));
     say("### Average Cost " + std::string(buf));
     if (o.verbose > 0) say("    " + samples + " samples per component");
   }
   if (o.verbose > 0 && !gpu_mem.empty() && gpu_mem != "0")
     say("    search GPU memory peak: " + std::to_string(std::stoll(gpu_mem) / 1024) + " kB");
-  lap("search", t);
+  if (task != "learn") lap("search", t);
 
   // Tuffy's file names: -dual writes out.map and out.marginal.
-  if (task != "marginal") {
+  if (task == "map" || task == "dual") {
     const std::string path = task == "dual" ? o.output + ".map" : o.output;
     say(">>> Writing answer to file: " + path);
     mln::cli::write_map_output(c, prog, path, o.gz);
   }
-  if (task != "map") {
+  if (task == "marginal" || task == "dual") {
     const std::string path = task == "dual" ? o.output + ".marginal" : o.output;
     say(">>> Writing answer to file: " + path);
     mln::cli::write_marginal_output(c, prog, path, o.gz, o.min_prob, o.prolog_facts);
   }
-  lap("output", t);
+  if (task != "learn") lap("output", t);
 
   say(">>> Cleaning up temporary data");
   if (o.keep_data) say("    Data remains in schema 'mln_" + prog + "'");

@@ -24,7 +24,7 @@ std::string usage() {
   return "usage: pg_mln -i prog.mln[,more.mln] -r out.txt [-e evidence.db[,...]] [-queryFile q.db | -q 'P(x),Q']\n"
          "              [-cw P,Q] [-maxFlips N] [-maxTries N] [-timeout S] [-threads N] [-randomStep P]\n"
          "              [-dontBreak] [-activateAll] [-keepData] [-verbose 0-3] [-conf tuffy.conf] [-gz]\n"
-         "              [-marginal | -dual] [-mcsatSamples N] [-mcsatParam X] [-sa X] [-minProb P]\n"
+         "              [-marginal | -dual | -learnwt [-dMaxIter N]] [-mcsatSamples N] [-mcsatParam X] [-sa X] [-minProb P]\n"
          "              [-printResultsAsPrologFacts]\n"
          "              [--dsn CONNINFO] [--device auto|cpu|gpu|sql] [--search-device auto|cpu|gpu] [--seed N]\n"
          "              [--exact-max-atoms 0-20] [--workdir DIR] [--version]\n"
@@ -37,12 +37,22 @@ std::string usage() {
          "exactly, by enumeration (default 12; 0 turns it off).\n";
 }
 
-std::string inference_task(const Options& o) { return o.dual ? "dual" : o.marginal ? "marginal" : "map"; }
+std::string inference_task(const Options& o) {
+  return o.learnwt ? "learn" : o.dual ? "dual" : o.marginal ? "marginal" : "map";
+}
 
 std::string job_options_json(const Options& o) {
   const std::string task = inference_task(o);
   std::ostringstream j;
   j.precision(17);
+  if (task == "learn") {
+    j << "{\"seed\": " << o.seed << ", \"iterations\": " << o.learn_iterations << ", \"samples\": " << o.mcsat_samples;
+    if (o.threads > 0) j << ", \"threads\": " << o.threads;
+    if (o.timeout > 0) j << ", \"timeout\": " << o.timeout;
+    if (o.exact_max_atoms >= 0) j << ", \"exact_max_atoms\": " << o.exact_max_atoms;
+    j << "}";
+    return j.str();
+  }
   j << "{\"seed\": " << o.seed << ", \"device\": \"" << o.search_device
     << "\", \"skip_components_without_query\": " << (o.nopush ? "false" : "true");
   if (task != "marginal")
@@ -86,13 +96,13 @@ double to_d(const std::string& flag, const std::string& v) {
 Options parse_options(int argc, char** argv) {
   Options o;
   // Tuffy's modes that pg_mln does not implement yet.
-  static const std::set<std::string> unsupported = {"-learnwt", "-mle", "-mcsat", "-gibbs", "-nopart"};
+  static const std::set<std::string> unsupported = {"-mle", "-mcsat", "-gibbs", "-nopart"};
   // Tuffy's research/no-op flags: accepted and ignored, as Tuffy does.
   static const std::set<std::string> ignored_bool = {"-snap", "-innerPara", "-serialmix", "-partComponent", "-small",
                                                      "-log", "-debug", "-gp", "-dbNeedTranslate", "-mcsatCumulative",
                                                      "-rawString", "-jt"};
   static const std::set<std::string> ignored_val = {"-iterSpan", "-key", "-gibbsThinning", "-sgdStepSize", "-sgdDecay",
-                                                    "-sgdMetaSample", "-sgdMU", "-dMaxIter", "-softT", "-dribble",
+                                                    "-sgdMetaSample", "-sgdMU", "-softT", "-dribble",
                                                     "-lineHeader", "-mcsatDumpInt"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -126,6 +136,8 @@ Options parse_options(int argc, char** argv) {
     else if (a == "-sa") o.sa = to_d(a, val());
     else if (a == "-minProb") o.min_prob = to_d(a, val());
     else if (a == "-printResultsAsPrologFacts") o.prolog_facts = true;
+    else if (a == "-learnwt") o.learnwt = true;
+    else if (a == "-dMaxIter") o.learn_iterations = static_cast<int>(to_ll(a, val()));
     else if (a == "--dsn" || a == "-dsn") o.dsn = val();
     else if (a == "--device") o.device = val();
     else if (a == "--search-device") o.search_device = val();
@@ -136,7 +148,7 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--version") o.version = true;
     else if (a == "--stop-server") o.stop_server = true;
     else if (unsupported.count(a))
-      throw std::invalid_argument("option " + a + " is not yet supported by pg_mln (MAP and marginal inference only for now)");
+      throw std::invalid_argument("option " + a + " is not yet supported by pg_mln (MAP, marginal inference and -learnwt)");
     else if (ignored_bool.count(a)) continue;
     else if (ignored_val.count(a)) (void)val();
     else throw std::invalid_argument("unknown option \"" + a + "\"");
@@ -154,6 +166,8 @@ Options parse_options(int argc, char** argv) {
   if (!(o.mcsat_param > 0)) throw std::invalid_argument("-mcsatParam must be greater than 0");
   if (!(o.sa > 0)) throw std::invalid_argument("-sa must be greater than 0");
   if (!(o.min_prob >= 0 && o.min_prob <= 1)) throw std::invalid_argument("-minProb must be within [0, 1]");
+  if (o.learn_iterations < 1 || o.learn_iterations > 100000) throw std::invalid_argument("-dMaxIter must be from 1 to 100000");
+  if (o.learnwt && (o.marginal || o.dual)) throw std::invalid_argument("-learnwt cannot be combined with -marginal or -dual");
   if (o.verbose < 0 || o.verbose > 3) throw std::invalid_argument("-verbose must be 0, 1, 2 or 3");
   if (o.device != "auto" && o.device != "cpu" && o.device != "gpu" && o.device != "sql")
     throw std::invalid_argument("--device must be auto, cpu, gpu or sql");

@@ -35,6 +35,8 @@ struct Options {
   double sa = 10;                           // -sa (SampleSAT's simulated-annealing coefficient)
   double min_prob = 0;                      // -minProb (marginal output threshold)
   bool prolog_facts = false;                // -printResultsAsPrologFacts
+  bool learnwt = false;                     // -learnwt: learn the weights (evidence of the query predicates = training world)
+  int learn_iterations = 100;               // -dMaxIter (Tuffy: 500)
   int verbose = 0;                          // -verbose
   long long seed = 1;                       // --seed (pg_mln extension)
   std::string device = "auto";              // --device: grounding operators (pg_mln extension)
@@ -49,10 +51,10 @@ struct Options {
 Options parse_options(int argc, char** argv);
 // The usage text.
 std::string usage();
-// The inference task the flags ask for: "map", "marginal" (-marginal) or
-// "dual" (-dual; it wins over -marginal).
+// The task the flags ask for: "learn" (-learnwt), "map", "marginal"
+// (-marginal) or "dual" (-dual; it wins over -marginal).
 std::string inference_task(const Options& o);
-// The options of mln.infer for that task, as a JSON object.
+// The options of mln.infer (or mln.learn_weights) for that task, as a JSON object.
 std::string job_options_json(const Options& o);
 // Splits "a,b,c" (Tuffy's comma-separated file lists).
 std::vector<std::string> split_commas(const std::string& s);

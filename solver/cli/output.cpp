@@ -130,3 +130,44 @@ long long write_marginal_output(mln::worker::Conn& c, const std::string& program
 }
 
 }  // namespace mln::cli
+
+namespace mln::cli {
+
+void write_learned_weights(mln::worker::Conn& c, const std::string& program, long long job, const std::string& path,
+                           bool gz) {
+  mln::worker::Result preds = c.exec(
+      "SELECT CASE WHEN closed_world THEN '*' ELSE '' END || name || '(' || array_to_string(arg_types, ',') || ')' "
+      "FROM mln.predicates WHERE program = $1 ORDER BY idx",
+      {program});
+  // Per clause: the current weight (the job's result, or as written for
+  // clauses that were not learned) and the mean over the job's iterations.
+  mln::worker::Result cl = c.exec(
+      "SELECT c.idx + 1, c.clause, c.hard, c.weight, a.avg FROM mln.clauses c "
+      "LEFT JOIN (SELECT u.idx, avg(u.w) AS avg FROM mln.learn_iterations i, unnest(i.clauses, i.weights) AS u(idx, w) "
+      "           WHERE i.job = $2::bigint AND i.iteration > 0 GROUP BY u.idx) a ON a.idx = c.idx "
+      "WHERE c.program = $1 ORDER BY c.idx",
+      {program, std::to_string(job)});
+  std::ofstream f(path, std::ios::trunc);
+  if (!f) throw std::runtime_error("cannot write output file " + path);
+  for (int i = 0; i < preds.rows(); ++i) f << preds.get(i, 0) << "\n";
+  auto section = [&](const char* title, bool average) {
+    f << "\n//" << title << "\n";
+    char buf[64];
+    for (int i = 0; i < cl.rows(); ++i) {
+      if (cl.get(i, 2) == "t") {
+        f << cl.get(i, 1) << ". //" << cl.get(i, 0) << "\n";
+        continue;
+      }
+      const double w = average && !cl.null(i, 4) ? cl.dbl(i, 4) : cl.dbl(i, 3);
+      std::snprintf(buf, sizeof buf, "%.4f ", w);
+      f << buf << cl.get(i, 1) << " //" << cl.get(i, 0) << "\n";
+    }
+  };
+  // Tuffy's two sections; its second repeats the averages by a bug, ours
+  // holds the last iteration's weights (what mln.clauses now holds).
+  section("AVERAGE WEIGHT OF ALL THE ITERATIONS", true);
+  section("WEIGHT OF LAST ITERATION", false);
+  close_output(f, path, gz);
+}
+
+}  // namespace mln::cli

@@ -21,5 +21,12 @@ void write_map_output(mln::worker::Conn& c, const std::string& program, const st
 // has a prior (soft evidence).  Returns the number of lines.
 long long write_marginal_output(mln::worker::Conn& c, const std::string& program, const std::string& path, bool gz,
                                 double min_prob, bool prolog_facts);
+// Writes the weights learning job `job` gave `program`, as Tuffy's -learnwt
+// output (docs/tuffy-reference.md section 7.4): the predicate declarations,
+// then "//AVERAGE WEIGHT OF ALL THE ITERATIONS" and "//WEIGHT OF LAST
+// ITERATION", each with one "<weight %.4f> <clause> //<clause no>" line per
+// clause (hard clauses: "<clause>. //<no>").
+void write_learned_weights(mln::worker::Conn& c, const std::string& program, long long job, const std::string& path,
+                           bool gz);
 
 }  // namespace mln::cli
