@@ -73,6 +73,11 @@ struct LearnOptions {
   double tolerance = 1e-4;      // stop when a full Newton step would gain less (log posterior)
   double learning_rate = 0.1;   // perceptron step (per unit of count difference / groundings)
   int exact_max_atoms = 12;     // components this small get exact expectations by enumeration
+  // Sampled components of at least this many atoms run one MC-SAT chain per
+  // thread (splitting `samples`, each chain warm-started from its own last
+  // state); smaller ones one chain.  One giant component (class: 69,350
+  // atoms) would otherwise keep one core busy and leave the others idle.
+  int32_t chains_min_atoms = 1000;
   uint64_t seed = 1;
   int threads = 0;              // CPU threads; 0 = hardware concurrency
   double timeout_s = 0;         // wall clock; 0 = none (the weights so far are kept)

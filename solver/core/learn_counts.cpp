@@ -3,6 +3,7 @@
 // MC-SAT chains otherwise) or their MAP value, component by component.
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <cmath>
 #include <exception>
 #include <limits>
@@ -87,7 +88,12 @@ struct CompData {
   std::vector<int64_t> off{0};         // CSR per local clause
   std::vector<int32_t> rule;           // local rule index
   std::vector<double> coef;
-  std::vector<uint8_t> state;          // last chain / walk state (0-based), empty at first
+  std::vector<uint8_t> state;          // last walk state (0-based), empty at first
+  std::vector<std::vector<uint8_t>> chain_state;  // last state of each MC-SAT chain
+  // Accumulators of one expect() call (under mu).
+  std::mutex mu;
+  std::vector<double> sum, outer;
+  double total = 0;
 
   int32_t n() const { return sub.net.num_atoms; }
   size_t k() const { return rules.size(); }
@@ -140,7 +146,7 @@ namespace mln::solver {
 struct FeatureSampler::Impl {
   LearnNetwork ln;  // a copy whose weights change
   LearnOptions opts;
-  std::vector<CompData> comps;
+  std::deque<CompData> comps;  // deque: CompData holds a mutex
   StopToken stop;
 
   Impl(const LearnNetwork& l, const LearnOptions& o) : ln(l), opts(o), stop(o.cancel, o.timeout_s) {
@@ -151,7 +157,7 @@ struct FeatureSampler::Impl {
       bool learnable = false;
       for (int64_t j = 0; j < m && !learnable; ++j) learnable = ln.origin_off[cl[j]] != ln.origin_off[cl[j] + 1];
       if (!learnable) continue;  // no feature here: constant in every count
-      CompData d;
+      CompData& d = comps.emplace_back();
       std::vector<int32_t> atoms(cc.atoms.begin() + cc.atom_off[k], cc.atoms.begin() + cc.atom_off[k + 1]);
       d.sub = extract_subnetwork(ln.net, atoms, cl, static_cast<size_t>(m), cc.index_in_comp, nullptr);
       if (d.sub.net.clauses.size() != static_cast<size_t>(m))
@@ -170,19 +176,22 @@ struct FeatureSampler::Impl {
         }
         d.off.push_back(static_cast<int64_t>(d.rule.size()));
       }
-      comps.push_back(std::move(d));
     }
   }
 
-  // Runs fn(component index) over every component on the CPU threads.
+  int threads() const {
+    return opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
+
+  // Runs fn(i) for i in [0, n) on the CPU threads.
   template <typename Fn>
-  void for_each_component(Fn fn) {
+  void for_each(size_t n, Fn fn) {
     std::atomic<size_t> next{0};
     std::exception_ptr failure;
     std::mutex mu;
     auto work = [&]() {
       try {
-        for (size_t i; (i = next.fetch_add(1)) < comps.size();) {
+        for (size_t i; (i = next.fetch_add(1)) < n;) {
           if (stop.should_stop()) continue;
           fn(i);
         }
@@ -191,8 +200,7 @@ struct FeatureSampler::Impl {
         if (!failure) failure = std::current_exception();
       }
     };
-    int t = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    t = static_cast<int>(std::min<size_t>(static_cast<size_t>(t), comps.size()));
+    int t = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads()), n));
     std::vector<std::thread> pool;
     for (int i = 1; i < t; ++i) pool.emplace_back(work);
     work();
@@ -212,12 +220,26 @@ FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed)
   FeatureStats st;
   st.mean.assign(K, 0.0);
   st.cov.assign(K * K, 0.0);
-  std::mutex mu;
   std::atomic<int64_t> flips{0}, min_samples{std::numeric_limits<int64_t>::max()};
   std::atomic<int> exact{0}, sampled{0};
-  im.for_each_component([&](size_t ci) {
+  // Tasks: (component, chain); exact components are one task.
+  std::vector<std::pair<uint32_t, int>> tasks;
+  std::vector<int> chains(im.comps.size(), 1);
+  for (size_t ci = 0; ci < im.comps.size(); ++ci) {
     CompData& c = im.comps[ci];
     c.set_weights(im.ln);
+    c.sum.assign(c.k(), 0.0);
+    c.outer.assign(c.k() * c.k(), 0.0);
+    c.total = 0;
+    if (c.n() > im.opts.exact_max_atoms && c.n() >= im.opts.chains_min_atoms)
+      chains[ci] = std::max(1, std::min(im.threads(), im.opts.samples));
+    if (c.chain_state.size() != static_cast<size_t>(chains[ci])) c.chain_state.assign(chains[ci], {});
+    for (int j = 0; j < chains[ci]; ++j) tasks.push_back({static_cast<uint32_t>(ci), j});
+  }
+  im.for_each(tasks.size(), [&](size_t ti) {
+    const size_t ci = tasks[ti].first;
+    const int chain = tasks[ti].second;
+    CompData& c = im.comps[ci];
     const size_t k = c.k();
     std::vector<double> sum(k, 0.0), outer(k * k, 0.0), f(k);
     std::vector<uint8_t> by_id;
@@ -239,10 +261,13 @@ FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed)
     } else {
       const WalkInstance inst = build_walk_instance(c.sub.net);
       McsatParams p;
-      p.samples = im.opts.samples;
-      p.seed = derive_seed(seed, ci);
+      const int nch = chains[ci];
+      p.samples = im.opts.samples / nch + (chain < im.opts.samples % nch ? 1 : 0);
+      if (p.samples == 0) return;
+      p.seed = derive_seed(derive_seed(seed, ci), static_cast<uint64_t>(chain));
       p.stop = &im.stop;
-      p.start_given = !c.state.empty();
+      std::vector<uint8_t>& state = c.chain_state[chain];
+      p.start_given = !state.empty();
       p.on_sample = [&](const std::vector<uint8_t>& x) {
         c.features(x, f, by_id);
         for (size_t a = 0; a < k; ++a) {
@@ -250,23 +275,33 @@ FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed)
           for (size_t b = 0; b < k; ++b) outer[a * k + b] += f[a] * f[b];
         }
       };
-      McsatOutcome o = mcsat_cpu(inst, c.state, p);
-      c.state = std::move(o.final_state);
+      McsatOutcome o = mcsat_cpu(inst, state, p);
+      state = std::move(o.final_state);
       flips += o.flips;
       total = static_cast<double>(o.counted);
-      int64_t prev = min_samples.load();
-      while (o.counted < prev && !min_samples.compare_exchange_weak(prev, o.counted)) {}
-      ++sampled;
+      if (chain == 0) {
+        int64_t prev = min_samples.load();
+        const int64_t per = o.counted * nch;  // about the component's samples
+        while (per < prev && !min_samples.compare_exchange_weak(prev, per)) {}
+        ++sampled;
+      }
     }
-    if (total <= 0) return;
-    std::lock_guard<std::mutex> lock(mu);
+    std::lock_guard<std::mutex> lock(c.mu);
+    for (size_t a = 0; a < k; ++a) c.sum[a] += sum[a];
+    for (size_t a = 0; a < k * k; ++a) c.outer[a] += outer[a];
+    c.total += total;
+  });
+  // Components are independent: their means and covariances add.
+  for (CompData& c : im.comps) {
+    if (c.total <= 0) continue;
+    const size_t k = c.k();
     for (size_t a = 0; a < k; ++a) {
-      const double ma = sum[a] / total;
+      const double ma = c.sum[a] / c.total;
       st.mean[c.rules[a]] += ma;
       for (size_t b = 0; b < k; ++b)
-        st.cov[c.rules[a] * K + c.rules[b]] += outer[a * k + b] / total - ma * (sum[b] / total);
+        st.cov[c.rules[a] * K + c.rules[b]] += c.outer[a * k + b] / c.total - ma * (c.sum[b] / c.total);
     }
-  });
+  }
   st.exact_components = exact;
   st.sampled_components = sampled;
   st.samples = sampled > 0 ? min_samples.load() : 0;
@@ -281,7 +316,7 @@ std::vector<double> FeatureSampler::map_counts(const std::vector<double>& w, uin
   const size_t K = static_cast<size_t>(im.ln.num_rules);
   std::vector<double> n(K, 0.0);
   std::mutex mu;
-  im.for_each_component([&](size_t ci) {
+  im.for_each(im.comps.size(), [&](size_t ci) {
     CompData& c = im.comps[ci];
     c.set_weights(im.ln);
     const WalkInstance inst = build_walk_instance(c.sub.net);

@@ -209,6 +209,14 @@ TEST(LearnTest, SmokersMcsat) { expect_recovered(recover(smokers(1500, 11), mcsa
 TEST(LearnTest, RcMcsat) { expect_recovered(recover(rc(800, 12), mcsat_opts(), 32)); }
 TEST(LearnTest, NegativeWeightsMcsat) { expect_recovered(recover(negative(10000, 13), mcsat_opts(), 33)); }
 
+// Several chains per component (one per thread, splitting the samples).
+TEST(LearnTest, SmokersMcsatSeveralChains) {
+  LearnOptions o = mcsat_opts();
+  o.chains_min_atoms = 2;
+  o.samples = 60;
+  expect_recovered(recover(smokers(1500, 11), o, 34));
+}
+
 TEST(LearnTest, PerceptronMovesTowardTheTruth) {
   LearnOptions o = exact_opts();
   o.method = "perceptron";
