@@ -45,8 +45,8 @@ check "missing query: non-zero exit" test $rc -ne 0
 check "missing query: clear message" grep -q 'a query is required' "$tmp/err1"
 "$PGMLN" -i "$DATA/smoke/prog.mln" -q 'Cancer(x)' -r "$tmp/x.out" -bogus >/dev/null 2>"$tmp/err2"; rc=$?
 check "unknown flag: exit 2 and message" bash -c "[ $rc -eq 2 ] && grep -q 'unknown option \"-bogus\"' '$tmp/err2'"
-"$PGMLN" -i "$DATA/smoke/prog.mln" -q 'Cancer(x)' -r "$tmp/x.out" -learnwt >/dev/null 2>"$tmp/err3"; rc=$?
-check "-learnwt: not yet supported" bash -c "[ $rc -eq 2 ] && grep -q 'not yet supported' '$tmp/err3'"
+"$PGMLN" -i "$DATA/smoke/prog.mln" -q 'Cancer(x)' -r "$tmp/x.out" -mle >/dev/null 2>"$tmp/err3"; rc=$?
+check "-mle: not yet supported" bash -c "[ $rc -eq 2 ] && grep -q 'not yet supported' '$tmp/err3'"
 "$PGMLN" -i /nonexistent.mln -q 'Cancer(x)' -r "$tmp/x.out" >/dev/null 2>"$tmp/err4"; rc=$?
 check "missing program file: message names it" bash -c "[ $rc -ne 0 ] && grep -q '/nonexistent.mln' '$tmp/err4'"
 printf 'Smokes(person)\n1 Smokes(x) v v Smokes(y)\n' >"$tmp/bad.mln"
