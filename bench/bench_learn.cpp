@@ -2,17 +2,21 @@
 // weighted MaxSAT instances (solver/core/instance_gen.hpp) at 10^5 and 10^6
 // ground clauses, one giant component, 8 learnable first-order clauses
 // (ground clause i belongs to clause i mod 8), the planted assignment as the
-// training world, 100 MC-SAT samples per iteration: the learner on all CPU
-// threads (one chain per thread) and on one core (one chain).  The GPU does
-// not learn yet (docs/solver.md, "Weight learning").
+// training world, 100 MC-SAT samples per iteration: the learner on the GPU
+// (100 chains, one sample each per iteration), on all CPU threads (one
+// chain per thread) and on one core (one chain).  BM_LearnGpu is skipped
+// without a usable GPU.
 //
-//   MLN_BENCH_LEARN_ITERS  iterations timed per run (default 3)
+//   MLN_BENCH_LEARN_ITERS  iterations per run (default 4)
 //
-// Counters: s_per_iter (seconds per sampling pass: one per iteration, plus
-// one at the initial weights), iterations, threads.
+// Counters: s_per_iter (seconds per iteration once the chains run: from
+// the first iteration's end to the last's, over the iterations between),
+// first_s (the start: the chains' start state, the GPU's burn-in and the
+// first iteration), iterations, threads.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -21,6 +25,7 @@
 
 #include "core/instance_gen.hpp"
 #include "core/learn.hpp"
+#include "core/mcsat_gpu.hpp"
 
 namespace {
 
@@ -48,32 +53,54 @@ const LearnNetwork& instance(int64_t clauses) {
   return *slot;
 }
 
-void run(benchmark::State& state, int threads) {
+void run(benchmark::State& state, int threads, const std::string& device) {
+  if (device == "gpu") {
+    std::string why;
+    if (!gpu_mcsat_available(&why)) {
+      state.SkipWithError(("no usable GPU: " + why).c_str());
+      return;
+    }
+  }
   const LearnNetwork& ln = instance(state.range(0));
   LearnOptions o;
   const char* it = std::getenv("MLN_BENCH_LEARN_ITERS");
-  o.iterations = it && *it ? std::atoi(it) : 3;
+  o.iterations = std::max(2, it && *it ? std::atoi(it) : 4);
   o.samples = 100;
   o.threads = threads;
+  o.device = device;
   if (threads == 1) o.chains_min_atoms = INT32_MAX;
-  double seconds = 0;
-  int iterations = 0;
+  using clock = std::chrono::steady_clock;
+  std::vector<clock::time_point> at;
+  o.on_iteration = [&](int, const std::vector<double>&, double) { at.push_back(clock::now()); };
+  double steady = 0, first = 0;
+  int64_t intervals = 0, iterations = 0;
+  std::string used;
   for (auto _ : state) {
+    at.clear();
+    const clock::time_point t0 = clock::now();
     LearnResult r = learn_weights(ln, o);
-    seconds += r.seconds;
-    iterations += r.iterations + 1;  // each iteration samples once, plus the initial weights'
     state.SetIterationTime(r.seconds);
+    iterations += r.iterations;
+    used = r.device_used;
+    if (at.empty()) continue;
+    first += std::chrono::duration<double>(at.front() - t0).count();
+    steady += std::chrono::duration<double>(at.back() - at.front()).count();
+    intervals += static_cast<int64_t>(at.size()) - 1;
   }
-  state.counters["s_per_iter"] = iterations > 0 ? seconds / iterations : 0;
-  state.counters["iterations"] = iterations;
+  state.counters["s_per_iter"] = intervals > 0 ? steady / static_cast<double>(intervals) : 0;
+  state.counters["first_s"] = first;
+  state.counters["iterations"] = static_cast<double>(iterations);
   state.counters["threads"] = threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency());
+  state.SetLabel("device " + used);
 }
 
-void BM_LearnCpu1(benchmark::State& state) { run(state, 1); }
-void BM_LearnCpuAll(benchmark::State& state) { run(state, 0); }
+void BM_LearnGpu(benchmark::State& state) { run(state, 0, "gpu"); }
+void BM_LearnCpu1(benchmark::State& state) { run(state, 1, "cpu"); }
+void BM_LearnCpuAll(benchmark::State& state) { run(state, 0, "cpu"); }
 
 }  // namespace
 
+BENCHMARK(BM_LearnGpu)->Arg(100000)->Arg(1000000)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
 BENCHMARK(BM_LearnCpu1)->Arg(100000)->Arg(1000000)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
 BENCHMARK(BM_LearnCpuAll)->Arg(100000)->Arg(1000000)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
 

@@ -378,9 +378,9 @@ BEGIN
     RAISE EXCEPTION 'invalid learning option init %', options->'init' USING ERRCODE = 'invalid_parameter_value',
       HINT = 'init is tuffy (ln(#satisfied / #violated) in the training world, the default) or program (the current weights)';
   END IF;
-  IF options ? 'device' AND coalesce(options->>'device', '') NOT IN ('auto', 'cpu') THEN
+  IF options ? 'device' AND coalesce(options->>'device', '') NOT IN ('auto', 'cpu', 'gpu') THEN
     RAISE EXCEPTION 'invalid learning device %', options->'device' USING ERRCODE = 'invalid_parameter_value',
-      HINT = 'the learner samples on CPU threads: auto or cpu';
+      HINT = 'the sampler''s device: auto (the GPU for large components when there is one), cpu or gpu';
   END IF;
   FOR lim IN SELECT * FROM (VALUES
       ('iterations',      true,  1::numeric, true,  100000::numeric, 'an integer from 1 to 100000'),
@@ -427,7 +427,8 @@ END $$;
 COMMENT ON FUNCTION mln.learn_weights(text, jsonb, text) IS
   'grounds the program for learning (the query predicates'' evidence is the training world) on device (auto, gpu, cpu) and '
   'queues a learning job; returns its id.  Options: method (dn | perceptron), iterations (default 100), samples (MC-SAT, '
-  'default 100), prior_stddev (2), init (tuffy | program), seed, timeout, threads, exact_max_atoms, learning_rate.  '
+  'default 100), prior_stddev (2), init (tuffy | program), seed, timeout, threads, device (the sampler''s: auto | cpu | '
+  'gpu), exact_max_atoms, learning_rate.  '
   'The learned weights replace mln.clauses'' weights (previous ones kept in mln.weight_history) when the job is done';
 
 -- Called by the worker in the transaction that finishes a learning job.

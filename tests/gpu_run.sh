@@ -20,7 +20,8 @@
 #   heap-to-heap operators alone (bench/heap_ops.sh at MLN_HEAP_SIZES, default
 #   10^7, MLN_HEAP_OPS); kernels: per-kernel DRAM bandwidth of the joins
 #   under Nsight Compute (bench/kernel_profile.sh); marginal: the marginal
-#   e2e test and bench/marginal.sh; full: all.  MLN_PG_OPTS adds server settings
+#   e2e test and bench/marginal.sh; learn: the learning e2e test, class
+#   -learnwt on the GPU and the CPU, bench_learn; full: all.  MLN_PG_OPTS adds server settings
 #   (e.g. "-c shared_buffers=8GB").  Modes join
 #   with '+'.  The builds (PostgreSQL in /tmp/pg, pg_mln in build/gpu-cuda)
 #   are reused by later calls while the machine stays warm.
@@ -197,6 +198,31 @@ if has marginal; then
     timeout ${MLN_MARGINAL_WALL:-400} bash bench/marginal.sh "$OUT" $B >"$OUT/marginal_bench.log" 2>&1
   note "bench/marginal.sh: exit $?"
   cat "$OUT/marginal.md" >>"$summary" 2>/dev/null
+fi
+
+if has learn; then
+  # Weight learning: the e2e test (mln.device = 'gpu' grounds), class
+  # -learnwt with the sampler on the GPU and on the CPU threads, and
+  # bench_learn (seconds per iteration: GPU, all cores, one core).
+  note ""
+  note "## Weight learning"
+  MLN_DATASETS=$root/examples PGOPTIONS='-c mln.device=gpu' timeout 300 bash tests/e2e/learn.sh $B >"$OUT/learn_e2e.log" 2>&1
+  note "learn e2e: $(tail -1 "$OUT/learn_e2e.log")"
+  grep '^not ok' "$OUT/learn_e2e.log" | tee -a "$summary"
+  note '```'
+  D=$root/examples/class
+  for dev in gpu cpu; do
+    ( unset PGHOST PGPORT PGUSER; /usr/bin/time -f "%e s wall" $B/solver/pg_mln -learnwt -i $D/prog.mln -e $D/evidence.db \
+        -queryFile $D/query.db -r /tmp/class-learn-$dev.mln -dMaxIter "${MLN_LEARN_CLASS_ITERS:-10}" --search-device $dev ) \
+      >"$OUT/learn_class_$dev.log" 2>&1
+    note "class -learnwt -dMaxIter ${MLN_LEARN_CLASS_ITERS:-10} --search-device $dev: exit $?, $(grep -E 'device|s wall' "$OUT/learn_class_$dev.log" | tr '\n' ' ')"
+  done
+  note '```'
+  timeout "${MLN_LEARN_BENCH_WALL:-300}" $B/bench/bench_learn --benchmark_out="$OUT/bench_learn.json" \
+    --benchmark_out_format=json ${MLN_FILTER_bench_learn:+--benchmark_filter=$MLN_FILTER_bench_learn} \
+    >"$OUT/bench_learn.log" 2>&1
+  note "bench_learn: exit $?"
+  grep -E "^BM_" "$OUT/bench_learn.log" | tee -a "$summary"
 fi
 
 if has kernels; then

@@ -336,13 +336,13 @@ int run(const mln::cli::Options& o) {
   // MC-SAT a bar of the samples drawn (per component) of those asked for.
   mln::cli::ProgressBar sample_bar("sampling");
   bool map_line = false;
-  std::string status, best, hard, flips, err, gpu_mem, samples, samples_total, avg_cost, iterations, objective;
+  std::string status, best, hard, flips, err, gpu_mem, samples, samples_total, avg_cost, iterations, objective, device_used;
   while (true) {
     if (g_interrupted) throw std::runtime_error("interrupted");
     mln::worker::Result r = c.exec(
         "SELECT s->>'status', s->>'best_cost', s->>'hard_violated', s->>'flips', s->>'error', "
         "  s->>'gpu_memory_bytes', s->>'samples', s->>'samples_total', s->>'average_cost', s->>'progress', "
-        "  s->>'iterations', s->>'objective' "
+        "  s->>'iterations', s->>'objective', s->>'device' "
         "FROM mln.wait($1, interval '0.2 s') s",
         {std::to_string(job)});
     status = r.get(0, 0);
@@ -356,6 +356,7 @@ int run(const mln::cli::Options& o) {
     avg_cost = r.get(0, 8);
     iterations = r.get(0, 10);
     objective = r.get(0, 11);
+    device_used = r.get(0, 12);
     double el = std::chrono::duration<double>(Clock::now() - t_search).count();
     if (trace && !best.empty()) *trace << el << " " << best << " " << flips << "\n";
     if (status == "done" || status == "failed" || status == "cancelled") break;
@@ -385,7 +386,8 @@ int run(const mln::cli::Options& o) {
                              (err.empty() ? "" : ": " + err));
   char buf[64];
   if (task == "learn") {
-    say("### " + iterations + " learning iterations; estimated gain in log-likelihood " + objective);
+    say("### " + iterations + " learning iterations (sampling on " + (device_used.empty() ? "cpu" : device_used) +
+        "); estimated gain in log-likelihood " + objective);
     lap("learn", t);
     say(">>> Writing learned weights to file: " + o.output);
     mln::cli::write_learned_weights(c, prog, job, o.output, o.gz);

@@ -47,6 +47,7 @@ std::string job_options_json(const Options& o) {
   j.precision(17);
   if (task == "learn") {
     j << "{\"seed\": " << o.seed << ", \"iterations\": " << o.learn_iterations << ", \"samples\": " << o.mcsat_samples;
+    j << ", \"device\": \"" << o.search_device << "\"";
     if (o.threads > 0) j << ", \"threads\": " << o.threads;
     if (o.timeout > 0) j << ", \"timeout\": " << o.timeout;
     if (o.exact_max_atoms >= 0) j << ", \"exact_max_atoms\": " << o.exact_max_atoms;

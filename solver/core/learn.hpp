@@ -78,10 +78,18 @@ struct LearnOptions {
   // state); smaller ones one chain.  One giant component (class: 69,350
   // atoms) would otherwise keep one core busy and leave the others idle.
   int32_t chains_min_atoms = 1000;
+  // GPU sampling (device auto or gpu): a sampled component of at least
+  // gpu_min_atoms atoms (any size with device gpu) and at most
+  // kGpuMaxFeatures learnable clauses runs gpu_chains chains at once
+  // (0: `samples`), each drawing one sample per iteration from where it
+  // stopped the last time; gpu_burn_in steps first, on the first call only.
+  int32_t gpu_min_atoms = 20000;
+  int gpu_chains = 0;
+  int gpu_burn_in = 10;
   uint64_t seed = 1;
   int threads = 0;              // CPU threads; 0 = hardware concurrency
   double timeout_s = 0;         // wall clock; 0 = none (the weights so far are kept)
-  std::string device = "auto";  // auto | cpu | gpu (the sampler's)
+  std::string device = "auto";  // auto | cpu | gpu (the sampler's; gpu fails without a usable GPU)
   // Called after each iteration, from the calling thread.
   std::function<void(int iteration, const std::vector<double>& weights, double objective)> on_iteration;
   std::atomic<bool>* cancel = nullptr;
@@ -111,8 +119,9 @@ struct LearnResult {
 };
 
 // Expected feature counts, component by component: exact by enumeration
-// for small components, MC-SAT chains on CPU threads for the others, each
-// chain starting where the previous call's chain ended (warm start).
+// for small components, MC-SAT chains on CPU threads or on the GPU for the
+// others, each chain starting where the previous call's chain ended (warm
+// start).  Throws std::runtime_error for device gpu without a usable GPU.
 class FeatureSampler {
  public:
   FeatureSampler(const LearnNetwork& ln, const LearnOptions& o);
@@ -125,6 +134,10 @@ class FeatureSampler {
   // component (exact for small ones), warm-started likewise.
   std::vector<double> map_counts(const std::vector<double>& w, uint64_t seed);
   int components() const;
+  // Over every call so far: "cpu", "gpu" or "cpu+gpu"; and the warnings
+  // (a GPU failure and its CPU fallback).
+  std::string device_used() const;
+  std::vector<std::string> warnings() const;
 
  private:
   struct Impl;

@@ -14,6 +14,7 @@
 #include "components.hpp"
 #include "learn.hpp"
 #include "mcsat_cpu.hpp"
+#include "mcsat_gpu.hpp"
 #include "rng.hpp"
 #include "run_control.hpp"
 #include "subnetwork.hpp"
@@ -90,6 +91,10 @@ struct CompData {
   std::vector<double> coef;
   std::vector<uint8_t> state;          // last walk state (0-based), empty at first
   std::vector<std::vector<uint8_t>> chain_state;  // last state of each MC-SAT chain
+  // GPU sampling: its features and every chain's last state (chains x n).
+  bool on_gpu = false;
+  GpuFeatures gpu_features;
+  std::vector<uint8_t> gpu_states;
   // Accumulators of one expect() call (under mu).
   std::mutex mu;
   std::vector<double> sum, outer;
@@ -148,8 +153,24 @@ struct FeatureSampler::Impl {
   LearnOptions opts;
   std::deque<CompData> comps;  // deque: CompData holds a mutex
   StopToken stop;
+  std::mutex gpu_mu;           // one GPU component at a time
+  std::mutex note_mu;
+  bool gpu_used = false, cpu_used = false;
+  std::vector<std::string> warnings;
 
   Impl(const LearnNetwork& l, const LearnOptions& o) : ln(l), opts(o), stop(o.cancel, o.timeout_s) {
+    bool gpu = false;
+    if (opts.device != "cpu") {
+      std::string why;
+      gpu = gpu_mcsat_available(&why);
+      if (opts.device == "gpu" && !gpu)
+        throw std::runtime_error("learn_weights: device 'gpu' requested but no GPU is usable: " + why);
+    }
+    // Components sampled on the GPU are sampled together, as one network
+    // (they stay independent in it): one GPU call per expect(), however
+    // many components.
+    std::vector<int32_t> gpu_atoms;
+    std::vector<int64_t> gpu_clauses;
     Components cc = find_components(ln.net);
     for (int32_t k = 0; k < cc.count; ++k) {
       const int64_t* cl = cc.clauses.data() + cc.clause_off[k];
@@ -157,26 +178,68 @@ struct FeatureSampler::Impl {
       bool learnable = false;
       for (int64_t j = 0; j < m && !learnable; ++j) learnable = ln.origin_off[cl[j]] != ln.origin_off[cl[j] + 1];
       if (!learnable) continue;  // no feature here: constant in every count
-      CompData& d = comps.emplace_back();
       std::vector<int32_t> atoms(cc.atoms.begin() + cc.atom_off[k], cc.atoms.begin() + cc.atom_off[k + 1]);
-      d.sub = extract_subnetwork(ln.net, atoms, cl, static_cast<size_t>(m), cc.index_in_comp, nullptr);
-      if (d.sub.net.clauses.size() != static_cast<size_t>(m))
-        throw std::logic_error("learning: a component's sub-network lost clauses");
-      d.global_clause.assign(cl, cl + m);
-      std::vector<int32_t> local_of(ln.num_rules, -1);
-      for (int64_t j = 0; j < m; ++j) {
-        for (int64_t i = ln.origin_off[cl[j]]; i < ln.origin_off[cl[j] + 1]; ++i) {
-          const int32_t r = ln.origin_rule[i];
-          if (local_of[r] < 0) {
-            local_of[r] = static_cast<int32_t>(d.rules.size());
-            d.rules.push_back(r);
-          }
-          d.rule.push_back(local_of[r]);
-          d.coef.push_back(ln.origin_coef[i]);
-        }
-        d.off.push_back(static_cast<int64_t>(d.rule.size()));
+      const int64_t n = cc.num_atoms(k);
+      if (gpu && n > opts.exact_max_atoms && (opts.device == "gpu" || n >= opts.gpu_min_atoms)) {
+        gpu_atoms.insert(gpu_atoms.end(), atoms.begin(), atoms.end());
+        gpu_clauses.insert(gpu_clauses.end(), cl, cl + m);
+        continue;
       }
+      fill(comps.emplace_back(), atoms, cl, m, cc.index_in_comp);
     }
+    if (gpu_atoms.empty()) return;
+    std::vector<int32_t> local_of(static_cast<size_t>(ln.net.num_atoms) + 1, 0);
+    for (size_t i = 0; i < gpu_atoms.size(); ++i) local_of[gpu_atoms[i]] = static_cast<int32_t>(i + 1);
+    CompData& d = comps.emplace_back();
+    fill(d, gpu_atoms, gpu_clauses.data(), static_cast<int64_t>(gpu_clauses.size()), local_of);
+    if (d.k() > static_cast<size_t>(kGpuMaxFeatures)) {
+      // The GPU kernel keeps the features in registers: at most 32.
+      warnings.push_back("the GPU sampler counts at most " + std::to_string(kGpuMaxFeatures) +
+                         " learnable clauses per network; " + std::to_string(d.k()) + " sampled on CPU threads");
+      comps.pop_back();
+      Components again = find_components(ln.net);
+      for (int32_t k = 0; k < again.count; ++k) {
+        const int32_t a0 = again.atoms[again.atom_off[k]];
+        if (local_of[a0] == 0) continue;
+        std::vector<int32_t> atoms(again.atoms.begin() + again.atom_off[k], again.atoms.begin() + again.atom_off[k + 1]);
+        fill(comps.emplace_back(), atoms, again.clauses.data() + again.clause_off[k], again.num_clauses(k),
+             again.index_in_comp);
+      }
+      return;
+    }
+    d.on_gpu = true;
+    d.gpu_features.k = static_cast<int>(d.k());
+    d.gpu_features.off = d.off;
+    d.gpu_features.idx = d.rule;
+    d.gpu_features.coef.assign(d.coef.begin(), d.coef.end());
+  }
+
+  // A component (or several) as a sub-network with its learnable clauses.
+  void fill(CompData& d, const std::vector<int32_t>& atoms, const int64_t* cl, int64_t m,
+            const std::vector<int32_t>& local_of_atom) {
+    d.sub = extract_subnetwork(ln.net, atoms, cl, static_cast<size_t>(m), local_of_atom, nullptr);
+    if (d.sub.net.clauses.size() != static_cast<size_t>(m))
+      throw std::logic_error("learning: a component's sub-network lost clauses");
+    d.global_clause.assign(cl, cl + m);
+    std::vector<int32_t> local_of(ln.num_rules, -1);
+    for (int64_t j = 0; j < m; ++j) {
+      for (int64_t i = ln.origin_off[cl[j]]; i < ln.origin_off[cl[j] + 1]; ++i) {
+        const int32_t r = ln.origin_rule[i];
+        if (local_of[r] < 0) {
+          local_of[r] = static_cast<int32_t>(d.rules.size());
+          d.rules.push_back(r);
+        }
+        d.rule.push_back(local_of[r]);
+        d.coef.push_back(ln.origin_coef[i]);
+      }
+      d.off.push_back(static_cast<int64_t>(d.rule.size()));
+    }
+  }
+
+  void note(bool gpu, const std::string& warning = {}) {
+    std::lock_guard<std::mutex> lock(note_mu);
+    (gpu ? gpu_used : cpu_used) = true;
+    if (!warning.empty() && warnings.size() < 20) warnings.push_back(warning);
   }
 
   int threads() const {
@@ -213,6 +276,16 @@ FeatureSampler::FeatureSampler(const LearnNetwork& ln, const LearnOptions& o) : 
 FeatureSampler::~FeatureSampler() = default;
 int FeatureSampler::components() const { return static_cast<int>(impl_->comps.size()); }
 
+std::string FeatureSampler::device_used() const {
+  std::lock_guard<std::mutex> lock(impl_->note_mu);
+  return impl_->gpu_used && impl_->cpu_used ? "cpu+gpu" : impl_->gpu_used ? "gpu" : "cpu";
+}
+
+std::vector<std::string> FeatureSampler::warnings() const {
+  std::lock_guard<std::mutex> lock(impl_->note_mu);
+  return impl_->warnings;
+}
+
 FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed) {
   Impl& im = *impl_;
   im.ln.set_weights(w);
@@ -222,7 +295,8 @@ FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed)
   st.cov.assign(K * K, 0.0);
   std::atomic<int64_t> flips{0}, min_samples{std::numeric_limits<int64_t>::max()};
   std::atomic<int> exact{0}, sampled{0};
-  // Tasks: (component, chain); exact components are one task.
+  // Tasks: (component, chain); exact components are one task, and so are
+  // GPU components (chain -1, queued first: they take longest).
   std::vector<std::pair<uint32_t, int>> tasks;
   std::vector<int> chains(im.comps.size(), 1);
   for (size_t ci = 0; ci < im.comps.size(); ++ci) {
@@ -231,6 +305,10 @@ FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed)
     c.sum.assign(c.k(), 0.0);
     c.outer.assign(c.k() * c.k(), 0.0);
     c.total = 0;
+    if (c.on_gpu) {
+      tasks.insert(tasks.begin(), {static_cast<uint32_t>(ci), -1});
+      continue;
+    }
     if (c.n() > im.opts.exact_max_atoms && c.n() >= im.opts.chains_min_atoms)
       chains[ci] = std::max(1, std::min(im.threads(), im.opts.samples));
     if (c.chain_state.size() != static_cast<size_t>(chains[ci])) c.chain_state.assign(chains[ci], {});
@@ -244,7 +322,88 @@ FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed)
     std::vector<double> sum(k, 0.0), outer(k * k, 0.0), f(k);
     std::vector<uint8_t> by_id;
     double total = 0;  // samples, or the partition function's mass
-    if (c.n() <= im.opts.exact_max_atoms) {
+    // One CPU chain: `samples` of the component's samples, from its last state.
+    auto cpu_chain = [&](int j, int nch, int samples) {
+      const WalkInstance inst = build_walk_instance(c.sub.net);
+      McsatParams p;
+      p.samples = samples / nch + (j < samples % nch ? 1 : 0);
+      if (p.samples == 0) return;
+      p.seed = derive_seed(derive_seed(seed, ci), static_cast<uint64_t>(j));
+      p.stop = &im.stop;
+      std::vector<uint8_t>& state = c.chain_state[j];
+      p.start_given = !state.empty();
+      p.on_sample = [&](const std::vector<uint8_t>& x) {
+        c.features(x, f, by_id);
+        for (size_t a = 0; a < k; ++a) {
+          sum[a] += f[a];
+          for (size_t b = 0; b < k; ++b) outer[a * k + b] += f[a] * f[b];
+        }
+      };
+      McsatOutcome o = mcsat_cpu(inst, state, p);
+      state = std::move(o.final_state);
+      flips += o.flips;
+      total += static_cast<double>(o.counted);
+      if (j == 0) {
+        int64_t prev = min_samples.load();
+        const int64_t per = o.counted * nch;  // about the component's samples
+        while (per < prev && !min_samples.compare_exchange_weak(prev, per)) {}
+        ++sampled;
+      }
+      im.note(false);
+    };
+    if (chain < 0) {
+      // GPU: every chain draws one sample per call (after the first call's
+      // burn-in), from its state of the previous call; the first call
+      // starts all chains from one low-cost state found on the host.
+      bool done = false;
+      try {
+        std::lock_guard<std::mutex> gpu_lock(im.gpu_mu);
+        const WalkInstance inst = build_walk_instance(c.sub.net);
+        const int nch = im.opts.gpu_chains > 0 ? im.opts.gpu_chains : im.opts.samples;
+        McsatParams p;
+        p.samples = nch;
+        p.seed = derive_seed(seed, ci);
+        p.stop = &im.stop;
+        GpuMcsatOptions g;
+        g.chains = nch;
+        g.features = &c.gpu_features;
+        std::vector<uint8_t> start, next_states;
+        const bool warm = c.gpu_states.size() == static_cast<size_t>(nch) * static_cast<size_t>(c.n());
+        if (warm) {
+          g.chain_init = &c.gpu_states;
+        } else {
+          p.burn_in = im.opts.gpu_burn_in;
+          int64_t start_flips = 0;
+          start = mcsat_start_state(inst, {}, p, &start_flips);
+          flips += start_flips;
+        }
+        g.chain_final = &next_states;
+        int used = 0;
+        McsatOutcome o = mcsat_gpu(inst, start, p, g, &used);
+        if (o.feature_sum.size() != k) throw GpuError("the GPU sampler returned no feature counts");
+        c.gpu_states = std::move(next_states);
+        for (size_t a = 0; a < k; ++a) sum[a] = o.feature_sum[a];
+        for (size_t a = 0; a < k * k; ++a) outer[a] = o.feature_outer[a];
+        flips += o.flips;
+        total = static_cast<double>(o.counted);
+        int64_t prev = min_samples.load();
+        while (o.counted < prev && !min_samples.compare_exchange_weak(prev, o.counted)) {}
+        ++sampled;
+        im.note(true);
+        done = true;
+      } catch (const GpuError& e) {
+        c.on_gpu = false;  // later calls sample it on CPU threads
+        im.note(false, std::string("GPU sampling failed, component sampled on the CPU: ") + e.what());
+      }
+      if (!done) {
+        std::fill(sum.begin(), sum.end(), 0.0);
+        std::fill(outer.begin(), outer.end(), 0.0);
+        total = 0;
+        const int nch = c.n() >= im.opts.chains_min_atoms ? std::max(1, std::min(im.threads(), im.opts.samples)) : 1;
+        c.chain_state.assign(nch, {});
+        for (int j = 0; j < nch && !im.stop.should_stop(); ++j) cpu_chain(j, nch, im.opts.samples);
+      }
+    } else if (c.n() <= im.opts.exact_max_atoms) {
       const std::vector<double> lw = state_log_weights(c);
       const double mx = *std::max_element(lw.begin(), lw.end());
       for (size_t s = 0; s < lw.size(); ++s) {
@@ -258,33 +417,9 @@ FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed)
         total += p;
       }
       ++exact;
+      im.note(false);
     } else {
-      const WalkInstance inst = build_walk_instance(c.sub.net);
-      McsatParams p;
-      const int nch = chains[ci];
-      p.samples = im.opts.samples / nch + (chain < im.opts.samples % nch ? 1 : 0);
-      if (p.samples == 0) return;
-      p.seed = derive_seed(derive_seed(seed, ci), static_cast<uint64_t>(chain));
-      p.stop = &im.stop;
-      std::vector<uint8_t>& state = c.chain_state[chain];
-      p.start_given = !state.empty();
-      p.on_sample = [&](const std::vector<uint8_t>& x) {
-        c.features(x, f, by_id);
-        for (size_t a = 0; a < k; ++a) {
-          sum[a] += f[a];
-          for (size_t b = 0; b < k; ++b) outer[a * k + b] += f[a] * f[b];
-        }
-      };
-      McsatOutcome o = mcsat_cpu(inst, state, p);
-      state = std::move(o.final_state);
-      flips += o.flips;
-      total = static_cast<double>(o.counted);
-      if (chain == 0) {
-        int64_t prev = min_samples.load();
-        const int64_t per = o.counted * nch;  // about the component's samples
-        while (per < prev && !min_samples.compare_exchange_weak(prev, per)) {}
-        ++sampled;
-      }
+      cpu_chain(chain, chains[ci], im.opts.samples);
     }
     std::lock_guard<std::mutex> lock(c.mu);
     for (size_t a = 0; a < k; ++a) c.sum[a] += sum[a];

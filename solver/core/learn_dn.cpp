@@ -27,8 +27,10 @@ void validate(const LearnNetwork& ln, const LearnOptions& o) {
   if (!(o.learning_rate > 0)) bad("learning_rate must be > 0");
   if (o.exact_max_atoms < 0 || o.exact_max_atoms > 20) bad("exact_max_atoms must be between 0 and 20");
   if (!(o.timeout_s >= 0)) bad("timeout_s must be >= 0");
-  if (o.device != "auto" && o.device != "cpu")
-    bad("device must be auto or cpu: the learner samples on CPU threads (got '" + o.device + "')");
+  if (o.device != "auto" && o.device != "cpu" && o.device != "gpu")
+    bad("device must be auto, cpu or gpu (got '" + o.device + "')");
+  if (o.gpu_chains < 0) bad("gpu_chains must be >= 0");
+  if (o.gpu_burn_in < 0) bad("gpu_burn_in must be >= 0");
   if (ln.num_rules == 0) bad("nothing to learn: no soft clause that is neither fixed nor hard has a grounding");
 }
 
@@ -203,6 +205,9 @@ LearnResult learn_weights(const LearnNetwork& ln, const LearnOptions& opts) {
     res.average_weights.assign(K, 0.0);
     for (size_t k = 0; k < K; ++k) res.average_weights[k] = res.iterations > 0 ? sum_w[k] / res.iterations : w[k];
   }
+  res.device_used = sampler.device_used();
+  res.warnings = sampler.warnings();
+  if (clamped && clamped->device_used() != res.device_used) res.device_used = "cpu+gpu";
   res.cancelled = stopped() && !res.converged && res.iterations < opts.iterations;
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;

@@ -42,6 +42,8 @@ struct McsatOutcome {
   bool hard_satisfied = true;       // the start state satisfied every hard clause
   bool stopped = false;             // the stop token fired
   std::vector<uint8_t> final_state; // the chain's last state (0-based; a later run may start there)
+  std::vector<double> feature_sum;   // GPU with features: sum over samples of each feature
+  std::vector<double> feature_outer; // ... and of their products (k x k)
 };
 
 // Budget and after-SAT steps of one SampleSAT call on an instance of n atoms.

@@ -72,6 +72,14 @@ struct ChainArrays {
   unsigned long long* count;  // n, summed over chains
   const float* keep;          // m: keep probability (hard: 2)
   const uint8_t* init;        // n or null
+  const uint8_t* chain_init;  // chains x n or null
+  // Features (learning; fk == 0: none): per clause CSR, per chain sums.
+  int fk;
+  const int64_t* foff;
+  const int32_t* fidx;
+  const float* fcoef;
+  double* fsum;    // chains x fk
+  double* fouter;  // chains x fk x fk
 };
 
 __device__ inline int64_t warp_sum(int64_t v) {
@@ -79,6 +87,10 @@ __device__ inline int64_t warp_sum(int64_t v) {
   return v;
 }
 __device__ inline int32_t warp_sum(int32_t v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFull, v, o);
+  return v;
+}
+__device__ inline double warp_sum(double v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFull, v, o);
   return v;
 }
@@ -279,7 +291,9 @@ __global__ void mcsat_kernel(DevInstance I, Params P, ChainArrays A, int phase, 
   const uint64_t chain_seed = derive_seed(P.seed, static_cast<uint64_t>(chain));
   if (phase == 0) {  // start state, true counts, WalkSAT on the hard clauses
     for (int64_t a = lane; a < I.n; a += 32)
-      ch.truth[a] = A.init ? A.init[a] : static_cast<uint8_t>(derive_seed(chain_seed, 0x494E4954ull + a) >> 63);
+      ch.truth[a] = A.chain_init ? A.chain_init[chain * I.n + a]
+                    : A.init   ? A.init[a]
+                               : static_cast<uint8_t>(derive_seed(chain_seed, 0x494E4954ull + a) >> 63);
     __syncwarp();
     int64_t cost = 0;
     for (int64_t cl = lane; cl < I.m; cl += 32) {
@@ -328,6 +342,27 @@ __global__ void mcsat_kernel(DevInstance I, Params P, ChainArrays A, int phase, 
       for (int64_t a = lane; a < I.n; a += 32)
         if (ch.truth[a]) atomicAdd(&A.count[a], 1ull);
       ch.c.cost_sum += static_cast<double>(ch.c.cost) * P.inv_scale;
+      if (A.fk > 0) {  // clause features of this sample (a clause counts when a literal is true)
+        double f[kGpuMaxFeatures];
+        for (int k = 0; k < A.fk; ++k) f[k] = 0;
+        for (int64_t cl = lane; cl < I.m; cl += 32)
+          if (ch.tc[cl] > 0)
+            for (int64_t i = A.foff[cl]; i < A.foff[cl + 1]; ++i) f[A.fidx[i]] += A.fcoef[i];
+        for (int k = 0; k < A.fk; ++k) f[k] = warp_sum(f[k]);
+        double* sum = A.fsum + chain * A.fk;
+        double* outer = A.fouter + chain * A.fk * A.fk;
+        for (int e = static_cast<int>(lane); e < A.fk * A.fk; e += 32) {
+          double fa = 0, fb = 0;
+          for (int k = 0; k < A.fk; ++k) {  // f[e / fk], f[e % fk] without dynamic indexing of registers
+            if (k == e / A.fk) fa = f[k];
+            if (k == e % A.fk) fb = f[k];
+          }
+          outer[e] += fa * fb;
+        }
+        if (lane == 0)
+          for (int k = 0; k < A.fk; ++k) sum[k] += f[k];
+        __syncwarp();
+      }
     }
   }
   ch.c.rng = ch.rng.s;
@@ -345,6 +380,9 @@ McsatOutcome mcsat_gpu(const WalkInstance& in, const std::vector<uint8_t>& init,
                        const GpuMcsatOptions& g, int* chains_used) {
   if (!init.empty() && static_cast<int64_t>(init.size()) != in.n)
     throw std::invalid_argument("mcsat_gpu: init has the wrong size");
+  if (g.features && (g.features->k < 1 || g.features->k > kGpuMaxFeatures ||
+                     g.features->off.size() != static_cast<size_t>(in.m) + 1))
+    throw std::invalid_argument("mcsat_gpu: malformed features");
   if (p.samples < 1) throw std::invalid_argument("mcsat_gpu: samples must be >= 1");
   if (in.m >= (int64_t{1} << 31)) throw GpuError("mcsat_gpu: more than 2^31 clauses");
   try {
@@ -357,12 +395,15 @@ McsatOutcome mcsat_gpu(const WalkInstance& in, const std::vector<uint8_t>& init,
     // start state; see mcsat_chain_burn_in); then capped by samples and by
     // half the free device memory.
     int64_t chains = g.chains > 0 ? g.chains : std::min<int64_t>(int64_t{sms} * 8, std::max<int64_t>(1, p.samples / 1000));
-    chains = std::min<int64_t>(chains, p.samples);
+    if (!g.chain_init) chains = std::min<int64_t>(chains, p.samples);
+    if (g.chain_init && g.chain_init->size() != static_cast<size_t>(chains) * static_cast<size_t>(in.n))
+      throw std::invalid_argument("mcsat_gpu: chain_init must hold chains x n states");
     size_t free_b = 0, total_b = 0;
     MLN_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
     const size_t per_chain = static_cast<size_t>(in.n) * 2 + static_cast<size_t>(in.m) * 13 + kTrailCap * 4 + sizeof(ChainCtl);
     const int64_t fit = static_cast<int64_t>(free_b / 2 / per_chain);
     if (fit < 1) throw GpuError("mcsat_gpu: not enough device memory for one chain");
+    if (g.chain_init && fit < chains) throw GpuError("mcsat_gpu: not enough device memory for the given chains");
     chains = std::max<int64_t>(1, std::min(chains, fit));
     if (chains_used) *chains_used = static_cast<int>(chains);
 
@@ -376,8 +417,22 @@ McsatOutcome mcsat_gpu(const WalkInstance& in, const std::vector<uint8_t>& init,
     }
     DeviceArray<float> d_keep;
     d_keep.upload(keep);
-    DeviceArray<uint8_t> d_init;
+    DeviceArray<uint8_t> d_init, d_chain_init;
     if (!init.empty()) d_init.upload(init);
+    if (g.chain_init) d_chain_init.upload(*g.chain_init);
+    const int fk = g.features ? g.features->k : 0;
+    DeviceArray<int64_t> d_foff;
+    DeviceArray<int32_t> d_fidx;
+    DeviceArray<float> d_fcoef;
+    DeviceArray<double> d_fsum, d_fouter;
+    if (fk > 0) {
+      d_foff.upload(g.features->off);
+      std::vector<int32_t> idx = g.features->idx;
+      std::vector<float> coef = g.features->coef;
+      if (idx.empty()) idx.push_back(0), coef.push_back(0);  // no zero-size uploads
+      d_fidx.upload(idx);
+      d_fcoef.upload(coef);
+    }
     const size_t C = static_cast<size_t>(chains);
     DeviceArray<uint8_t> truth(C * in.n), prev(C * in.n), alive(C * in.m);
     DeviceArray<int32_t> tc(C * in.m), viol(C * in.m), vpos(C * in.m);
@@ -385,6 +440,12 @@ McsatOutcome mcsat_gpu(const WalkInstance& in, const std::vector<uint8_t>& init,
     DeviceArray<ChainCtl> ctl(C);
     DeviceArray<unsigned long long> count(in.n);
     MLN_CUDA_TRY(cudaMemset(count.get(), 0, std::max<size_t>(1, in.n) * sizeof(unsigned long long)));
+    if (fk > 0) {
+      d_fsum.resize(C * fk);
+      d_fouter.resize(C * fk * fk);
+      MLN_CUDA_TRY(cudaMemset(d_fsum.get(), 0, C * fk * sizeof(double)));
+      MLN_CUDA_TRY(cudaMemset(d_fouter.get(), 0, C * fk * fk * sizeof(double)));
+    }
     std::vector<ChainCtl> h_ctl(C);
     for (size_t j = 0; j < C; ++j) {
       h_ctl[j] = ChainCtl{};
@@ -396,7 +457,9 @@ McsatOutcome mcsat_gpu(const WalkInstance& in, const std::vector<uint8_t>& init,
     Params P{mcsat_flips_budget(p, in.n), mcsat_steps_after_sat(p, in.n), burn_in, p.samples, chains,
              p.sa_probability, p.random_step, p.sa_temperature, 1.0 / in.scale, p.seed};
     ChainArrays A{truth.get(), prev.get(), tc.get(), alive.get(), viol.get(), vpos.get(), trail.get(), ctl.get(), count.get(),
-                  d_keep.get(), init.empty() ? nullptr : d_init.get()};
+                  d_keep.get(), init.empty() ? nullptr : d_init.get(), g.chain_init ? d_chain_init.get() : nullptr,
+                  fk, fk > 0 ? d_foff.get() : nullptr, fk > 0 ? d_fidx.get() : nullptr, fk > 0 ? d_fcoef.get() : nullptr,
+                  fk > 0 ? d_fsum.get() : nullptr, fk > 0 ? d_fouter.get() : nullptr};
     const int threads = 32 * kWarpsPerBlock;
     const int blocks = static_cast<int>((chains + kWarpsPerBlock - 1) / kWarpsPerBlock);
 
@@ -435,6 +498,22 @@ McsatOutcome mcsat_gpu(const WalkInstance& in, const std::vector<uint8_t>& init,
     MLN_CUDA_TRY(cudaMemcpy(h_ctl.data(), ctl.get(), C * sizeof(ChainCtl), cudaMemcpyDeviceToHost));
     out.true_count.assign(h_count.begin(), h_count.end());
     out.counted = counted_after(done_steps);
+    if (fk > 0) {
+      std::vector<double> hs(C * fk), ho(C * fk * fk);
+      MLN_CUDA_TRY(cudaMemcpy(hs.data(), d_fsum.get(), hs.size() * sizeof(double), cudaMemcpyDeviceToHost));
+      MLN_CUDA_TRY(cudaMemcpy(ho.data(), d_fouter.get(), ho.size() * sizeof(double), cudaMemcpyDeviceToHost));
+      out.feature_sum.assign(fk, 0.0);
+      out.feature_outer.assign(static_cast<size_t>(fk) * fk, 0.0);
+      for (size_t j = 0; j < C; ++j) {
+        for (int k = 0; k < fk; ++k) out.feature_sum[k] += hs[j * fk + k];
+        for (int e = 0; e < fk * fk; ++e) out.feature_outer[e] += ho[j * fk * fk + e];
+      }
+    }
+    if (g.chain_final) {
+      g.chain_final->resize(C * static_cast<size_t>(in.n));
+      if (in.n > 0)
+        MLN_CUDA_TRY(cudaMemcpy(g.chain_final->data(), truth.get(), C * in.n, cudaMemcpyDeviceToHost));
+    }
     for (const ChainCtl& c : h_ctl) {
       out.cost_sum += c.cost_sum;
       out.flips += c.flips;

@@ -14,10 +14,27 @@
 
 namespace mln::solver {
 
+// Clause features counted at every sample (weight learning): clause c
+// adds coef[i] to feature idx[i] for i in [off[c], off[c+1]) when it has a
+// true literal.  At most kGpuMaxFeatures features.
+constexpr int kGpuMaxFeatures = 32;
+struct GpuFeatures {
+  int k = 0;
+  std::vector<int64_t> off;  // m + 1
+  std::vector<int32_t> idx;
+  std::vector<float> coef;
+};
+
 struct GpuMcsatOptions {
   // Chains; 0: as many as device memory and `samples` allow (each chain
   // counts at least one sample; at most 4 x SMs x 8).
   int chains = 0;
+  // Weight learning: features summed per sample into the outcome's
+  // feature_sum / feature_outer; each chain's start state (chains x n,
+  // used as it is, like start_given) and, when given, its final state.
+  const GpuFeatures* features = nullptr;
+  const std::vector<uint8_t>* chain_init = nullptr;
+  std::vector<uint8_t>* chain_final = nullptr;
 };
 
 // True when compiled with CUDA and a device is usable; otherwise why not.

@@ -39,7 +39,7 @@ void read_learn_options(Conn& c, Job& job) {
   Result r = c.exec(
       "SELECT options->>'method', options->>'iterations', options->>'samples', options->>'prior_stddev', "
       "options->>'init', options->>'seed', options->>'timeout', options->>'threads', options->>'exact_max_atoms', "
-      "options->>'learning_rate' FROM mln.jobs WHERE id = $1",
+      "options->>'learning_rate', options->>'device' FROM mln.jobs WHERE id = $1",
       {std::to_string(job.id)});
   if (r.rows() == 0) return;
   solver::LearnOptions& o = job.learn;
@@ -53,6 +53,7 @@ void read_learn_options(Conn& c, Job& job) {
   if (!r.null(0, 7)) o.threads = static_cast<int>(r.num(0, 7));
   if (!r.null(0, 8)) o.exact_max_atoms = static_cast<int>(r.num(0, 8));
   if (!r.null(0, 9)) o.learning_rate = r.dbl(0, 9);
+  if (!r.null(0, 10)) o.device = r.get(0, 10);
 }
 
 solver::LearnNetwork read_learn_network(Conn& c, const std::string& schema, Network net, Job& job) {

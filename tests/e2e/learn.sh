@@ -47,6 +47,22 @@ job2=$(q "SELECT mln.infer('st', 'marginal')")
 check "inference with the learned weights" test "$(q "SELECT mln.wait($job2, interval '60 s')->>'status'")" = done
 q "SELECT mln.restore_weights('st', 1)" >/dev/null
 check "restore_weights brings the weights as written back" test "$(weights st)" = "$before"
+# The sampler on the GPU (every component there, as one network): where
+# the GPU is required (tests/gpu_run.sh) the job must run on it and learn;
+# elsewhere it must either do that or fail naming the GPU and leave the
+# weights as they were.
+before=$(weights st)
+job=$(q "SELECT mln.learn_weights('st', '{\"iterations\": 10, \"device\": \"gpu\", \"exact_max_atoms\": 0}')")
+res=$(q "SELECT mln.wait($job, interval '60 s')->>'status'")
+dev=$(q "SELECT coalesce(device, '') FROM mln.jobs WHERE id = $job")
+if [ "${MLN_REQUIRE_GPU:-}" = 1 ] || [ "$res" = done ]; then
+  check "learning with device gpu: done on the GPU ($res, device '$dev')" test "$res:$dev" = done:gpu
+  check "learning with device gpu: the weights changed" test "$(weights st)" != "$before"
+else
+  check "learning with device gpu and no GPU: the job failed ($res)" test "$res" = failed
+  check "... naming the GPU" bash -c "psql -qXAt -c \"SELECT error FROM mln.jobs WHERE id = $job\" | grep -q 'no GPU is usable'"
+  check "... and the weights are unchanged" test "$(weights st)" = "$before"
+fi
 kill $w1; wait $w1 2>/dev/null
 
 # 2. Kill a worker mid-job: the lease runs out and another worker re-runs it

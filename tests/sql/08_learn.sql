@@ -48,8 +48,8 @@ SELECT throws_ok($$SELECT mln.learn_weights('sm', '{"iterations": 0}')$$, '22023
 SELECT throws_ok($$SELECT mln.learn_weights('sm', '{"methd": "dn"}')$$, '22023', 'unknown learning option "methd"',
                  'unknown option');
 SELECT throws_ok($$SELECT mln.learn_weights('sm', '{"method": "newton"}')$$, '22023', NULL, 'unknown method');
-SELECT throws_ok($$SELECT mln.learn_weights('sm', '{"device": "gpu"}')$$, '22023', NULL,
-                 'the learner samples on CPU threads');
+SELECT throws_ok($$SELECT mln.learn_weights('sm', '{"device": "tpu"}')$$, '22023', 'invalid learning device "tpu"',
+                 'unknown sampler device');
 SELECT throws_ok($$SELECT mln.learn_weights('sm', '"x"')$$, '22023', 'options must be a JSON object', 'options not an object');
 SELECT throws_like($$SELECT mln.learn_weights('sm')$$, '%has no query%', 'no query predicates');
 SELECT mln.set_query('sm', 'Cancer(x)');

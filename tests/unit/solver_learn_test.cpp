@@ -9,10 +9,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <iostream>
 
 #include "core/learn.hpp"
+#include "core/mcsat_gpu.hpp"
 #include "core/rng.hpp"
 
 namespace mln::solver {
@@ -217,6 +220,70 @@ TEST(LearnTest, SmokersMcsatSeveralChains) {
   expect_recovered(recover(smokers(1500, 11), o, 34));
 }
 
+// True when the GPU tests must run; fails the test when a GPU is required
+// (MLN_REQUIRE_GPU=1) but missing.
+bool have_gpu_or_fail() {
+  const bool have = gpu_mcsat_available(nullptr);
+  const char* req = std::getenv("MLN_REQUIRE_GPU");
+  if (!have && req && std::strcmp(req, "1") == 0) ADD_FAILURE() << "MLN_REQUIRE_GPU=1 but no usable GPU";
+  return have;
+}
+
+// Sampled expectations against exact ones at fixed weights: every
+// component sampled (on `device`), 5 calls averaged, against enumeration.
+void check_expectations(const std::string& device) {
+  Planted p = negative(150, 7);  // pairs: 3 features, one with coefficient -1
+  Planted q = smokers(100, 8);   // groups of 3 with merged unit clauses
+  for (Planted* x : {&p, &q}) {
+    x->ln.truth.assign(x->ln.net.num_atoms + 1, 0);
+    LearnOptions exact;
+    exact.device = "cpu";
+    const FeatureStats want = FeatureSampler(x->ln, exact).expect(x->truth_w, 1);
+    ASSERT_EQ(want.samples, 0);  // all exact
+    LearnOptions o;
+    o.device = device;
+    o.exact_max_atoms = 0;
+    o.samples = 1000;
+    o.gpu_burn_in = 20;
+    FeatureSampler sampler(x->ln, o);
+    const size_t K = want.mean.size();
+    std::vector<double> mean(K, 0.0), var(K, 0.0);
+    constexpr int kCalls = 5;
+    for (int c = 0; c < kCalls; ++c) {
+      const FeatureStats got = sampler.expect(x->truth_w, derive_seed(9, c));
+      for (size_t k = 0; k < K; ++k) mean[k] += got.mean[k] / kCalls, var[k] += got.cov[k * K + k] / kCalls;
+    }
+    if (device == "gpu") EXPECT_EQ(sampler.device_used(), "gpu");
+    for (size_t k = 0; k < K; ++k) {
+      const double sd = std::sqrt(want.cov[k * K + k] / (kCalls * o.samples));
+      std::cout << "  " << device << " feature " << k << ": mean " << mean[k] << " (exact " << want.mean[k] << ", sd "
+                << sd << "), variance " << var[k] << " (exact " << want.cov[k * K + k] << ")\n";
+      // 5 standard errors of independent samples, plus 0.5% for the chains' autocorrelation.
+      EXPECT_NEAR(mean[k], want.mean[k], 5 * sd + 0.005 * std::fabs(want.mean[k])) << "feature " << k;
+      EXPECT_NEAR(var[k], want.cov[k * K + k], 0.15 * want.cov[k * K + k] + 1e-9) << "feature " << k;
+    }
+  }
+}
+
+TEST(LearnTest, SampledExpectationsMatchExactCpu) { check_expectations("cpu"); }
+
+TEST(LearnTest, SampledExpectationsMatchExactGpu) {
+  if (!have_gpu_or_fail()) GTEST_SKIP() << "no usable GPU";
+  check_expectations("gpu");
+}
+
+// The learner with the GPU sampler (all components sampled there, as one
+// network): the same recovery bounds as on the CPU.
+TEST(LearnTest, GpuSamplerRecoversWeights) {
+  if (!have_gpu_or_fail()) GTEST_SKIP() << "no usable GPU";
+  LearnOptions o = mcsat_opts();
+  o.device = "gpu";
+  o.samples = 100;
+  expect_recovered(recover(smokers(1500, 11), o, 51));
+  expect_recovered(recover(rc(800, 12), o, 52));
+  expect_recovered(recover(negative(10000, 13), o, 53));
+}
+
 TEST(LearnTest, PerceptronMovesTowardTheTruth) {
   LearnOptions o = exact_opts();
   o.method = "perceptron";
@@ -247,8 +314,12 @@ TEST(LearnTest, RejectsBadInput) {
   o.method = "newton";
   EXPECT_THROW(learn_weights(p.ln, o), std::invalid_argument);
   o = exact_opts();
-  o.device = "gpu";
+  o.device = "tpu";
   EXPECT_THROW(learn_weights(p.ln, o), std::invalid_argument);
+  if (!gpu_mcsat_available(nullptr)) {  // device gpu without one: a clear error, not a silent CPU run
+    o.device = "gpu";
+    EXPECT_THROW(learn_weights(p.ln, o), std::runtime_error);
+  }
   o = exact_opts();
   p.ln.truth.pop_back();
   EXPECT_THROW(learn_weights(p.ln, o), std::invalid_argument);
