@@ -82,10 +82,13 @@ struct LearnOptions {
   // gpu_min_atoms atoms (any size with device gpu) and at most
   // kGpuMaxFeatures learnable clauses runs gpu_chains chains at once
   // (0: `samples`), each drawing one sample per iteration from where it
-  // stopped the last time; gpu_burn_in steps first, on the first call only.
+  // stopped the last time; gpu_burn_in steps first, on the first call only
+  // (the chains then move on with the weights, as the CPU chains do; each
+  // SampleSAT step starts from fresh coin flips, so one step already takes
+  // a chain far from the shared start).
   int32_t gpu_min_atoms = 20000;
   int gpu_chains = 0;
-  int gpu_burn_in = 10;
+  int gpu_burn_in = 2;
   uint64_t seed = 1;
   int threads = 0;              // CPU threads; 0 = hardware concurrency
   double timeout_s = 0;         // wall clock; 0 = none (the weights so far are kept)
