@@ -70,6 +70,24 @@ END $$;
 COMMENT ON FUNCTION mln._infer_number(jsonb, text) IS
   'internal: the numeric value of an inference option (a JSON number or numeric string), or an error naming it';
 
+-- A numeric option within its range (kind: inference or learning), else
+-- an error naming the option and its range.
+CREATE FUNCTION mln._check_option_range(options jsonb, kind text, name text, integral boolean, lo numeric,
+                                        lo_incl boolean, hi numeric, what text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE v numeric;
+BEGIN
+  IF NOT options ? name THEN RETURN; END IF;
+  v := mln._infer_number(options, name);
+  IF v IS NOT NULL AND ((integral AND v <> trunc(v)) OR (lo_incl AND v < lo) OR (NOT lo_incl AND v <= lo)
+                        OR (hi IS NOT NULL AND v > hi)) THEN
+    RAISE EXCEPTION 'invalid value % for % option "%"', options->name, kind, name
+      USING ERRCODE = 'invalid_parameter_value', HINT = format('%s must be %s', name, what);
+  END IF;
+END $$;
+COMMENT ON FUNCTION mln._check_option_range(jsonb, text, text, boolean, numeric, boolean, numeric, text) IS
+  'internal: raises when a numeric job option is out of its range, with a HINT giving the range';
+
 -- Checks a job's task and options; raises with a HINT on the first problem.
 CREATE FUNCTION mln._check_infer_options(task text, options jsonb) RETURNS void
 LANGUAGE plpgsql IMMUTABLE AS $$
@@ -80,7 +98,6 @@ DECLARE
   mar_only text[] := ARRAY['samples', 'burn_in', 'mcsat_param', 'sa_temperature'];
   allowed  text[];
   k text;
-  v numeric;
   lim record;
 BEGIN
   IF task IS NULL OR task NOT IN ('map', 'marginal', 'dual') THEN
@@ -134,14 +151,7 @@ BEGIN
       ('threads',        true,  0,           true,  4096,                'an integer from 0 (all cores) to 4096'),
       ('exact_max_atoms', true, 0,           true,  20,                  'an integer from 0 (off) to 20')
     ) t(name, integral, lo, lo_incl, hi, what) LOOP
-    CONTINUE WHEN NOT options ? lim.name;
-    v := mln._infer_number(options, lim.name);
-    CONTINUE WHEN v IS NULL;
-    IF (lim.integral AND v <> trunc(v)) OR (lim.lo_incl AND v < lim.lo) OR (NOT lim.lo_incl AND v <= lim.lo)
-       OR (lim.hi IS NOT NULL AND v > lim.hi) THEN
-      RAISE EXCEPTION 'invalid value % for inference option "%"', options->lim.name, lim.name USING ERRCODE = 'invalid_parameter_value',
-        HINT = format('%s must be %s', lim.name, lim.what);
-    END IF;
+    PERFORM mln._check_option_range(options, 'inference', lim.name, lim.integral, lim.lo, lim.lo_incl, lim.hi, lim.what);
   END LOOP;
 END $$;
 COMMENT ON FUNCTION mln._check_infer_options(text, jsonb) IS
@@ -358,7 +368,6 @@ DECLARE
   allowed text[] := ARRAY['method', 'iterations', 'samples', 'prior_stddev', 'init', 'seed', 'timeout', 'threads',
                           'device', 'exact_max_atoms', 'learning_rate'];
   k text;
-  v numeric;
   lim record;
 BEGIN
   IF options IS NULL OR jsonb_typeof(options) <> 'object' THEN
@@ -392,14 +401,7 @@ BEGIN
       ('threads',         true,  0,          true,  4096,            'an integer from 0 (all cores) to 4096'),
       ('exact_max_atoms', true,  0,          true,  20,              'an integer from 0 (off) to 20')
     ) t(name, integral, lo, lo_incl, hi, what) LOOP
-    CONTINUE WHEN NOT options ? lim.name;
-    v := mln._infer_number(options, lim.name);
-    CONTINUE WHEN v IS NULL;
-    IF (lim.integral AND v <> trunc(v)) OR (lim.lo_incl AND v < lim.lo) OR (NOT lim.lo_incl AND v <= lim.lo)
-       OR (lim.hi IS NOT NULL AND v > lim.hi) THEN
-      RAISE EXCEPTION 'invalid value % for learning option "%"', options->lim.name, lim.name
-        USING ERRCODE = 'invalid_parameter_value', HINT = format('%s must be %s', lim.name, lim.what);
-    END IF;
+    PERFORM mln._check_option_range(options, 'learning', lim.name, lim.integral, lim.lo, lim.lo_incl, lim.hi, lim.what);
   END LOOP;
 END $$;
 COMMENT ON FUNCTION mln._check_learn_options(jsonb) IS

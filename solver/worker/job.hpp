@@ -56,6 +56,15 @@ std::string finish_learn_job(Conn& c, const Job& job, const std::string& me, con
 // network that is gone.
 std::string network_oid(Conn& c, const std::string& schema);
 
+// Opens the transaction that finishes a job: returns "" with the job's and
+// the program's rows locked when the job is still this worker's and its
+// network unchanged; otherwise ends the transaction (marking the job
+// failed when the program was grounded again) and returns why.
+std::string begin_finish(Conn& c, const Job& job, const std::string& me, const std::string& net_oid);
+
+// A float8 as text that reads back exactly ("%.17g").
+std::string float8_text(double x);
+
 // Writes the results (_map + map_result, _marginal + marginal_result) and
 // marks the job done, in one transaction.  Returns "" when done, or why the
 // results were not written (the job is no longer ours, or the program was

@@ -15,15 +15,9 @@ namespace mln::worker {
 
 namespace {
 
-std::string num(double x) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
-
 std::string float8_array(const std::vector<double>& v) {
   std::string s = "{";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + num(v[i]);
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + float8_text(v[i]);
   return s + "}";
 }
 
@@ -113,21 +107,8 @@ solver::LearnNetwork read_learn_network(Conn& c, const std::string& schema, Netw
 std::string finish_learn_job(Conn& c, const Job& job, const std::string& me, const std::string& net_oid,
                              const solver::LearnResult& res) {
   const std::string id = std::to_string(job.id);
-  c.exec("BEGIN");
+  if (std::string why = begin_finish(c, job, me, net_oid); !why.empty()) return why;
   try {
-    Result owner = c.exec("SELECT status FROM mln.jobs WHERE id = $1 AND worker = $2 FOR UPDATE", {id, me});
-    if (owner.rows() == 0 || owner.get(0, 0) != "running") {
-      c.exec("ROLLBACK");
-      return "the job is no longer this worker's (cancelled, or taken over)";
-    }
-    c.exec("SELECT 1 FROM mln.programs WHERE name = $1 FOR UPDATE", {job.program});
-    if (network_oid(c, job.schema) != net_oid) {
-      const std::string why = "program \"" + job.program + "\" was grounded again while the job ran; run it again";
-      c.exec("UPDATE mln.jobs SET status = 'failed', error = $2, finished_at = clock_timestamp() WHERE id = $1",
-             {id, why});
-      c.exec("COMMIT");
-      return why;
-    }
     const std::string clauses = int4_array(job.learn_clauses);
     c.exec("DELETE FROM mln.learn_iterations WHERE job = $1", {id});  // an earlier attempt's
     c.exec("INSERT INTO mln.learn_iterations(job, program, iteration, clauses, weights, objective, accepted) "
@@ -136,7 +117,7 @@ std::string finish_learn_job(Conn& c, const Job& job, const std::string& me, con
     for (const auto& it : res.trace)
       c.exec("INSERT INTO mln.learn_iterations(job, program, iteration, clauses, weights, objective, accepted) "
              "VALUES ($1, $2, $3, $4::int[], $5::float8[], $6, $7)",
-             {id, job.program, std::to_string(it.iteration), clauses, float8_array(it.weights), num(it.objective),
+             {id, job.program, std::to_string(it.iteration), clauses, float8_array(it.weights), float8_text(it.objective),
               it.accepted ? "true" : "false"});
     c.exec("SELECT mln._apply_learned_weights($1, $2, $3::int[], $4::float8[])",
            {job.program, id, clauses, float8_array(res.weights)});
@@ -144,7 +125,7 @@ std::string finish_learn_job(Conn& c, const Job& job, const std::string& me, con
     c.exec("UPDATE mln.jobs SET status = 'done', finished_at = clock_timestamp(), seconds = $2::float8, device = $3, "
            "iterations = $4::int, objective = $5::float8, samples = $6::bigint, atoms = $7::bigint, "
            "clauses = $8::bigint, warnings = $9::text[], lease_until = NULL WHERE id = $1",
-           {id, num(res.seconds), res.device_used, std::to_string(res.iterations), num(objective),
+           {id, float8_text(res.seconds), res.device_used, std::to_string(res.iterations), float8_text(objective),
             std::to_string(res.samples), std::to_string(job.learn_atoms), std::to_string(job.learn_ground_clauses),
             pg_array(res.warnings)});
     c.exec("COMMIT");

@@ -11,13 +11,14 @@
 #include "worker/pq.hpp"
 
 namespace mln::worker {
-namespace {
 
-std::string num(double x) {
+std::string float8_text(double x) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", x);
   return buf;
 }
+
+namespace {
 
 // The union of two device_used strings ("cpu", "gpu", "cpu+gpu").
 std::string merge_devices(const std::string& a, const std::string& b) {
@@ -63,7 +64,7 @@ void write_marginal(Conn& c, const std::string& s, const Job& job, const Network
       if (std::isnan(p)) continue;
       chunk += std::to_string(next);
       chunk += '\t';
-      chunk += num(std::clamp(p, 0.0, 1.0));
+      chunk += float8_text(std::clamp(p, 0.0, 1.0));
       chunk += '\n';
     }
     return next <= n;
@@ -92,12 +93,10 @@ std::string network_oid(Conn& c, const std::string& schema) {
   return r.rows() == 1 && !r.null(0, 0) ? r.get(0, 0) : "";
 }
 
-std::string finish_job(Conn& c, const Job& job, const std::string& me, const std::string& net_oid, const Network& net,
-                       const JobOutcome& out) {
+std::string begin_finish(Conn& c, const Job& job, const std::string& me, const std::string& net_oid) {
   const std::string id = std::to_string(job.id);
   c.exec("BEGIN");
   try {
-    const std::string s = c.quote_ident(job.schema);
     Result owner = c.exec("SELECT status FROM mln.jobs WHERE id = $1 AND worker = $2 FOR UPDATE", {id, me});
     if (owner.rows() == 0 || owner.get(0, 0) != "running") {
       c.exec("ROLLBACK");
@@ -113,6 +112,19 @@ std::string finish_job(Conn& c, const Job& job, const std::string& me, const std
       c.exec("COMMIT");
       return why;
     }
+    return "";
+  } catch (...) {
+    try { c.exec("ROLLBACK"); } catch (...) {}
+    throw;
+  }
+}
+
+std::string finish_job(Conn& c, const Job& job, const std::string& me, const std::string& net_oid, const Network& net,
+                       const JobOutcome& out) {
+  const std::string id = std::to_string(job.id);
+  if (std::string why = begin_finish(c, job, me, net_oid); !why.empty()) return why;
+  try {
+    const std::string s = c.quote_ident(job.schema);
     if (out.have_map) write_map(c, s, job, net, out.map);
     if (out.have_marginal) write_marginal(c, s, job, net, out.marginal);
 
@@ -131,10 +143,10 @@ std::string finish_job(Conn& c, const Job& job, const std::string& me, const std
     // Samples per second, per component (the unit of `samples`).
     const double sps = out.have_marginal && g.seconds > 0 ? static_cast<double>(g.samples) / g.seconds : 0;
     std::vector<std::string> p{id,
-                               out.have_map ? num(m.cost) : "",
+                               out.have_map ? float8_text(m.cost) : "",
                                out.have_map ? std::to_string(m.hard_violated) : "",
                                std::to_string(flips),
-                               num(seconds),
+                               float8_text(seconds),
                                device,
                                std::to_string(net.num_atoms),
                                std::to_string(net.clauses.size()),
@@ -142,8 +154,8 @@ std::string finish_job(Conn& c, const Job& job, const std::string& me, const std
                                pg_array(warnings),
                                std::to_string(gpu_mem),
                                out.have_marginal ? std::to_string(g.samples) : "",
-                               out.have_marginal ? num(sps) : "",
-                               out.have_marginal ? num(g.average_cost) : "",
+                               out.have_marginal ? float8_text(sps) : "",
+                               out.have_marginal ? float8_text(g.average_cost) : "",
                                out.have_marginal ? std::to_string(job.marginal.samples) : ""};
     std::vector<bool> nulls(p.size(), false);
     for (size_t i : {1, 2}) nulls[i] = !out.have_map;
