@@ -500,3 +500,31 @@ $$;
 COMMENT ON FUNCTION mln._job_json(mln.jobs) IS
   'internal: the JSON that mln.wait returns for a job row (status, costs, flips, samples drawn of samples_total, '
   'learning iterations and objective, seconds, progress in [0, 1])';
+
+-- Several users in one database: the views answer for the calling role.
+-- Without security_invoker a view reads its tables as its owner (the role
+-- that created the extension), past their row-level security.
+ALTER VIEW mln.program_clauses SET (security_invoker = true);
+ALTER VIEW mln.program_predicates SET (security_invoker = true);
+ALTER VIEW mln.job_progress SET (security_invoker = true);
+ALTER VIEW mln.learning_trace SET (security_invoker = true);
+ALTER VIEW mln.weight_versions SET (security_invoker = true);
+
+-- A job the caller may not see does not exist for it, as a program does not.
+CREATE OR REPLACE FUNCTION mln.cancel(job bigint) RETURNS boolean
+LANGUAGE plpgsql VOLATILE STRICT AS $$
+DECLARE st text;
+BEGIN
+  SELECT j.status INTO st FROM mln.jobs j WHERE j.id = job FOR UPDATE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'job % does not exist', job USING ERRCODE = 'undefined_object';
+  END IF;
+  IF st NOT IN ('queued', 'running') THEN
+    RETURN false;
+  END IF;
+  UPDATE mln.jobs j SET status = 'cancelled', finished_at = clock_timestamp(), error = 'cancelled by user' WHERE j.id = job;
+  RETURN true;
+END $$;
+COMMENT ON FUNCTION mln.cancel(bigint) IS
+  'cancels a queued or running job: true; false when it had already ended; "job does not exist" for a job the caller '
+  'may not see';

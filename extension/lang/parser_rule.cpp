@@ -102,6 +102,13 @@ void Parser::parse_rule() {
     if (!parse_number(t.raw, w))
       throw LangError(LangError::Kind::BadValue, t.line, t.col, std::string(t.raw),
                       "weight " + std::string(t.raw) + " is not a finite number");
+    // Beyond this a soft weight swamps the hard clauses' weight and the
+    // solvers' fixed-point costs (a hard rule is written without a weight,
+    // ending with ".").
+    if (std::fabs(w) > kMaxSoftWeight)
+      throw LangError(LangError::Kind::BadValue, t.line, t.col, std::string(t.raw),
+                      "weight " + std::string(t.raw) + " is out of range: a weight must be within -1e15 and 1e15 "
+                      "(for a hard rule, write it without a weight and end it with \".\")");
   };
   auto read_weight_var = [&]() {
     const Token& t = peek();

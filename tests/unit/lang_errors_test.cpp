@@ -125,6 +125,8 @@ TEST(LangErrors, UnsafeVariables) {
 TEST(LangErrors, BadValues) {
   expect_program_error("P(t)\n[priorProb = 1.5] P(x) := P(x).\n", {K::BadValue, 2, 14, "1.5", "[0, 1]"});
   expect_program_error("P(t)\n1e999 P(x)\n", {K::BadValue, 2, 1, "1e999", "not a finite number"});
+  expect_program_error("P(t)\nQ(t)\n2 Q(x)\n1e300 P(x) v Q(x)\n", {K::BadValue, 4, 1, "1e300", "out of range"});
+  expect_program_error("P(t)\n-2e15 P(x)\n", {K::BadValue, 2, 1, "-2e15", "out of range"});
 }
 
 TEST(LangErrors, EvidenceErrors) {

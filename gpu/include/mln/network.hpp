@@ -14,6 +14,8 @@ namespace mln {
 // which a clause counts as hard.
 constexpr double kHardWeight = 5.2e7;
 constexpr double kHardThreshold = 1e7;  // used by -dontBreak
+// The largest soft weight the language accepts (program text).
+constexpr double kMaxSoftWeight = 1e15;
 
 // Clauses in CSR form.  Atom ids are 1-based; a literal is +id (atom true
 // satisfies it) or -id (atom false satisfies it).  Within a clause the

@@ -1,0 +1,80 @@
+-- Several users in one database: a plain role sees none of another role's
+-- programs, clauses, predicates, jobs or learning history through any view,
+-- and every function that names them answers "does not exist"; a member of
+-- the owner's role sees and acts on them; no function of the schema is
+-- SECURITY DEFINER.
+BEGIN;
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS pg_mln;
+SELECT plan(29);
+
+CREATE ROLE mln_t_alice NOLOGIN;
+CREATE ROLE mln_t_bob NOLOGIN;
+CREATE ROLE mln_t_carol NOLOGIN IN ROLE mln_t_alice;
+DO $$ BEGIN
+  EXECUTE format('GRANT CREATE ON DATABASE %I TO mln_t_alice, mln_t_bob', current_database());
+END $$;
+
+-- alice: a program, evidence, a grounding, a queued job.
+SET ROLE mln_t_alice;
+SELECT lives_ok($$SELECT mln.create_program('rp', E'*F(person, person)\nS(person)\n0.5 !S(a) v S(b) v !F(a, b)\n0.3 S(a)\n')$$,
+                'alice creates a program');
+SELECT mln.load_evidence('rp', E'F(A, B)\nF(B, C)\nS(A)\n');
+SELECT mln.set_query('rp', 'S(x)');
+SELECT mln.ground('rp', 'cpu');
+SELECT set_config('mln_t.job', mln.infer('rp', 'map')::text, true);
+SELECT is((SELECT count(*)::int FROM mln.program_clauses WHERE program = 'rp'), 2, 'alice sees her clauses');
+RESET ROLE;
+
+-- bob: nothing of alice's, anywhere.
+SET ROLE mln_t_bob;
+SELECT is((SELECT count(*)::int FROM mln.programs), 0, 'bob: mln.programs is empty');
+SELECT is((SELECT count(*)::int FROM mln.program_clauses), 0, 'bob: mln.program_clauses is empty');
+SELECT is((SELECT count(*)::int FROM mln.program_predicates), 0, 'bob: mln.program_predicates is empty');
+SELECT is((SELECT count(*)::int FROM mln.jobs), 0, 'bob: mln.jobs is empty');
+SELECT is((SELECT count(*)::int FROM mln.job_progress), 0, 'bob: mln.job_progress is empty');
+SELECT is((SELECT count(*)::int FROM mln.learning_trace), 0, 'bob: mln.learning_trace is empty');
+SELECT is((SELECT count(*)::int FROM mln.weight_versions), 0, 'bob: mln.weight_versions is empty');
+SELECT throws_ok(format('SELECT mln.cancel(%s)', current_setting('mln_t.job')), '42704', NULL,
+                 'bob: cancel of alice''s job: does not exist');
+SELECT throws_ok(format('SELECT mln.wait(%s)', current_setting('mln_t.job')), '42704', NULL,
+                 'bob: wait on alice''s job: does not exist');
+SELECT throws_ok($$SELECT mln.ground('rp', 'cpu')$$, '42704', NULL, 'bob: ground: does not exist');
+SELECT throws_ok($$SELECT mln.infer('rp', 'map')$$, '42704', NULL, 'bob: infer: does not exist');
+SELECT throws_ok($$SELECT mln.learn_weights('rp')$$, '42704', NULL, 'bob: learn_weights: does not exist');
+SELECT throws_ok($$SELECT mln.load_evidence('rp', 'S(B)')$$, '42704', NULL, 'bob: load_evidence: does not exist');
+SELECT throws_ok($$SELECT mln.set_query('rp', 'S(x)')$$, '42704', NULL, 'bob: set_query: does not exist');
+SELECT throws_ok($$SELECT mln.restore_weights('rp')$$, '42704', NULL, 'bob: restore_weights: does not exist');
+SELECT throws_ok($$SELECT mln.drop_program('rp')$$, '42704', NULL, 'bob: drop_program: does not exist');
+SELECT lives_ok($$SELECT mln.create_program('rp2', E'S(person)\n0.3 S(a)\n')$$, 'bob has programs of his own');
+SELECT is((SELECT string_agg(name, ',') FROM mln.programs), 'rp2', 'bob: mln.programs lists only his');
+RESET ROLE;
+
+-- carol, a member of alice's role: sees and acts.
+SET ROLE mln_t_carol;
+SELECT is((SELECT count(*)::int FROM mln.program_clauses WHERE program = 'rp'), 2, 'carol (member): alice''s clauses');
+SELECT is((SELECT count(*)::int FROM mln.job_progress WHERE program = 'rp'), 1, 'carol (member): alice''s job');
+SELECT is((SELECT count(*)::int FROM mln.program_clauses WHERE program = 'rp2'), 0, 'carol: not bob''s clauses');
+SELECT ok(mln.cancel(current_setting('mln_t.job')::bigint), 'carol (member): cancels alice''s job');
+SELECT is(mln.cancel(current_setting('mln_t.job')::bigint), false, 'cancel of an ended job: false');
+RESET ROLE;
+
+-- The alice program is untouched by bob's attempts.
+SELECT is((SELECT count(*)::int FROM mln.program_clauses WHERE program = 'rp'), 2, 'alice''s program is intact');
+
+-- A weight that would swamp the hard clauses is refused where it stands.
+SELECT throws_like($$SELECT mln.create_program('big', E'P(t)\n1e300 P(x)\n')$$, '%line 2%column 1%out of range%',
+                   'a weight beyond 1e15: an error naming line and column');
+
+-- No function of the schema runs with its owner's rights.
+SELECT is((SELECT string_agg(p.oid::regprocedure::text, ', ')
+             FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+            WHERE n.nspname = 'mln' AND p.prosecdef), NULL, 'no SECURITY DEFINER function in schema mln');
+SELECT is((SELECT string_agg(c.relname, ', ' ORDER BY c.relname)
+             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = 'mln' AND c.relkind = 'v'
+              AND NOT coalesce('security_invoker=true' = ANY (c.reloptions), false)), NULL,
+          'every view of schema mln runs as its caller (security_invoker)');
+
+SELECT * FROM finish();
+ROLLBACK;
