@@ -157,6 +157,27 @@ END $$;
 COMMENT ON FUNCTION mln._check_infer_options(text, jsonb) IS
   'internal: validates an inference task (map, marginal, dual) and its options; raises with a HINT naming what is allowed';
 
+-- The worker role (see the end of this script): the program's schema and
+-- its network and result tables ('_'-prefixed; not the evidence tables) are
+-- opened to it when a job is queued.  Runs as the caller, the program's
+-- owner or a member of it; nothing happens when the role does not exist.
+CREATE FUNCTION mln._grant_worker(sch name) RETURNS void
+LANGUAGE plpgsql VOLATILE STRICT AS $$
+DECLARE t record;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mln_worker') THEN
+    RETURN;
+  END IF;
+  EXECUTE format('GRANT USAGE, CREATE ON SCHEMA %I TO mln_worker', sch);
+  FOR t IN SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = sch AND c.relkind = 'r' AND c.relname LIKE '\_%' AND pg_has_role(c.relowner, 'USAGE')
+  LOOP
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON %I.%I TO mln_worker', sch, t.relname);
+  END LOOP;
+END $$;
+COMMENT ON FUNCTION mln._grant_worker(name) IS
+  'internal: opens a program''s schema and its network and result tables to role mln_worker (when it exists)';
+
 CREATE OR REPLACE FUNCTION mln.infer(name text, task text DEFAULT 'map', options jsonb DEFAULT '{}') RETURNS bigint
 LANGUAGE plpgsql VOLATILE STRICT AS $$
 DECLARE
@@ -169,6 +190,7 @@ BEGIN
     RAISE EXCEPTION 'program "%" is not grounded (or its evidence changed since)', name
       USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'run mln.ground(name) first';
   END IF;
+  PERFORM mln._grant_worker(r.schema_name);
   INSERT INTO mln.jobs(program, task, options, samples_total)
   VALUES (name, task, options,
           CASE WHEN task <> 'map' THEN coalesce(mln._infer_number(options, 'samples'), 100) END)
@@ -420,6 +442,7 @@ BEGIN
       USING ERRCODE = 'object_in_use', HINT = 'wait for it (mln.wait) or cancel it (mln.cancel)';
   END IF;
   PERFORM mln._ground_learning(name, device);
+  PERFORM mln._grant_worker(r.schema_name);
   INSERT INTO mln.jobs(program, task, options, iterations_total)
   VALUES (name, 'learn', options, coalesce(mln._infer_number(options, 'iterations'), 100))
   RETURNING id INTO j;
@@ -528,3 +551,49 @@ END $$;
 COMMENT ON FUNCTION mln.cancel(bigint) IS
   'cancels a queued or running job: true; false when it had already ended; "job does not exist" for a job the caller '
   'may not see';
+
+-- Result tables the worker made (it owns them) are the program owner's to
+-- read and replace: the worker calls this after writing them.
+CREATE FUNCTION mln._share_results(name text) RETURNS void
+LANGUAGE plpgsql VOLATILE STRICT AS $$
+DECLARE
+  r mln.programs;
+  t record;
+BEGIN
+  r := mln._program(name);
+  FOR t IN SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = r.schema_name AND c.relkind = 'r'
+              AND c.relname IN ('_marginal', 'map_result', 'marginal_result')
+              AND c.relowner = current_user::regrole AND c.relowner <> r.owner
+  LOOP
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON %I.%I TO %s', r.schema_name, t.relname, r.owner);
+  END LOOP;
+END $$;
+COMMENT ON FUNCTION mln._share_results(text) IS
+  'internal: grants the program''s owner the result tables the calling worker created';
+
+-- The worker role: a worker logged in as a member of mln_worker claims every
+-- program's jobs, reads their networks and writes their answers (policies
+-- below; program schemas are opened to it by mln._grant_worker), and has no
+-- other right: no superuser, no access to the users' own tables.  A role is
+-- global to the cluster: it is created once, kept by DROP EXTENSION, and
+-- not made at all when the installing role may not create roles (the worker
+-- must then be a superuser or a member of the program owners, as before).
+DO $$
+DECLARE t text;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mln_worker') THEN
+    BEGIN
+      CREATE ROLE mln_worker NOLOGIN;
+      COMMENT ON ROLE mln_worker IS 'pg_mln: members run mln_worker for every program (jobs, networks, answers)';
+    EXCEPTION WHEN insufficient_privilege THEN
+      RAISE NOTICE 'pg_mln: role mln_worker not created (%); workers must run as a superuser or a member of the program owners', SQLERRM;
+      RETURN;
+    END;
+  END IF;
+  FOREACH t IN ARRAY ARRAY['programs', 'predicates', 'clauses', 'jobs', 'learn_iterations', 'weight_history'] LOOP
+    EXECUTE format('CREATE POLICY worker_all ON mln.%I TO mln_worker USING (true) WITH CHECK (true)', t);
+  END LOOP;
+  -- Programs that exist already (an upgraded install).
+  PERFORM mln._grant_worker(schema_name) FROM mln.programs;
+END $$;

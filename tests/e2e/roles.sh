@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Several users in one database: two plain roles (alice, bob) each load,
+# ground and queue MAP, marginal and learning jobs; one worker that is no
+# superuser, only a member of the extension's role mln_worker, completes all
+# of them; the owners read their answers; the worker cannot read a user's
+# own table, and bob cannot read alice's results.
+source "$(dirname "$0")/lib.sh"
+export PGDATABASE=mln_e2e_roles
+dropdb --if-exists "$PGDATABASE" 2>/dev/null; createdb "$PGDATABASE"
+users="mln_e2e_alice mln_e2e_bob mln_e2e_worker"
+cleanup_roles() {
+  for r in $users; do
+    psql -qX -d "$PGDATABASE" -c "DROP OWNED BY $r CASCADE" >/dev/null 2>&1
+    psql -qX -d postgres -c "DROP ROLE IF EXISTS $r" >/dev/null 2>&1
+  done
+}
+cleanup_roles
+psql -qX -v ON_ERROR_STOP=1 >/dev/null <<SQL
+CREATE EXTENSION pg_mln;
+CREATE ROLE mln_e2e_alice LOGIN;
+CREATE ROLE mln_e2e_bob LOGIN;
+CREATE ROLE mln_e2e_worker LOGIN IN ROLE mln_worker;
+GRANT CREATE ON DATABASE $PGDATABASE TO mln_e2e_alice, mln_e2e_bob;
+SQL
+check "setup: the extension and three plain roles" test $? -eq 0
+check "the worker's role is no superuser and may not create roles" \
+  test "$(psql -qXAt -c "SELECT rolsuper OR rolcreaterole OR rolbypassrls FROM pg_roles WHERE rolname = 'mln_e2e_worker'")" = f
+
+as() { local u=$1; shift; PGUSER=$u psql -qXAt "$@"; }
+prog=$(cat "$DATA/smoke/prog.mln")
+evid=$(cat "$DATA/smoke/evidence.db")
+# Each owner: smoke, its MAP and marginal jobs; then a training world for
+# Cancer and a learning job.
+for u in mln_e2e_alice mln_e2e_bob; do
+  p=${u#mln_e2e_}
+  as $u -v ON_ERROR_STOP=1 -v prog="$prog" -v ev="$evid" >/dev/null <<SQL
+SELECT mln.create_program('$p', :'prog');
+SELECT mln.load_evidence('$p', :'ev');
+SELECT mln.set_query('$p', 'Cancer(x)');
+CREATE SCHEMA ${p}_own;
+CREATE TABLE ${p}_own.private AS SELECT 42 AS secret;
+SQL
+  check "$p: program, evidence and a table of its own" test $? -eq 0
+done
+for u in mln_e2e_alice mln_e2e_bob; do
+  p=${u#mln_e2e_}
+  as $u -c "SELECT mln.ground('$p')" >/dev/null
+  eval "map_$p=\$(as $u -c \"SELECT mln.infer('$p', 'map')\")"
+  eval "mar_$p=\$(as $u -c \"SELECT mln.infer('$p', 'marginal', '{\\\"samples\\\": 200}')\")"
+done
+
+PGUSER=mln_e2e_worker "$WORKER" --quiet --lease 3 2>"$tmp/worker.err" & w=$!
+for p in alice bob; do
+  u=mln_e2e_$p
+  eval "mj=\$map_$p; gj=\$mar_$p"
+  check "$p: MAP job done by the mln_worker member" \
+    test "$(as $u -c "SELECT mln.wait($mj, interval '60 s')->>'status'")" = done
+  check "$p: marginal job done" test "$(as $u -c "SELECT mln.wait($gj, interval '60 s')->>'status'")" = done
+  check "$p: reads its MAP answer (Tuffy's: Anna, Bob, Edward, Frank)" \
+    test "$(as $u -c "SELECT string_agg(arguments[1], ',' ORDER BY arguments[1]) FROM mln.map('$p') WHERE truth")" = "Anna,Bob,Edward,Frank"
+  check "$p: reads its marginals" test "$(as $u -c "SELECT count(*) FROM mln.marginals('$p')")" = 4
+done
+for p in alice bob; do
+  u=mln_e2e_$p
+  as $u -c "SELECT mln.load_evidence('$p', E'Cancer(Anna)\nCancer(Edward)\n!Cancer(Bob)\nCancer(Frank)\n')" >/dev/null
+  lj=$(as $u -c "SELECT mln.learn_weights('$p', '{\"iterations\": 10}')")
+  check "$p: learning job done" test "$(as $u -c "SELECT mln.wait($lj, interval '60 s')->>'status'")" = done
+  check "$p: a learned weight version" \
+    test "$(as $u -c "SELECT max(version) FROM mln.weight_versions WHERE program = '$p'")" = 2
+done
+kill $w; wait $w 2>/dev/null
+check "the worker logged no error" test ! -s "$tmp/worker.err"
+
+# What the worker role may not do, and what bob may not see.
+check "the worker cannot read a user's own table" \
+  bash -c "! PGUSER=mln_e2e_worker psql -qXAt -c 'SELECT * FROM alice_own.private' >/dev/null 2>&1"
+check "the worker cannot read evidence tables" \
+  bash -c "! PGUSER=mln_e2e_worker psql -qXAt -c 'SELECT * FROM mln_alice.\"Smokes\"' >/dev/null 2>&1"
+check "bob cannot read alice's results" \
+  bash -c "! PGUSER=mln_e2e_bob psql -qXAt -c 'SELECT * FROM mln_alice.map_result' >/dev/null 2>&1"
+check "bob sees only his program" test "$(as mln_e2e_bob -c "SELECT string_agg(name, ',') FROM mln.programs")" = bob
+[ -n "${MLN_E2E_KEEP:-}" ] && exit 0
+check "alice drops her program, worker-made tables included" \
+  bash -c "PGUSER=mln_e2e_alice psql -qXAt -v ON_ERROR_STOP=1 -c \"SELECT mln.drop_program('alice')\" >/dev/null"
+
+cleanup_roles
+dropdb --if-exists "$PGDATABASE" 2>/dev/null
+finish
