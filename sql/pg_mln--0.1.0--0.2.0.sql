@@ -597,3 +597,75 @@ BEGIN
   -- Programs that exist already (an upgraded install).
   PERFORM mln._grant_worker(schema_name) FROM mln.programs;
 END $$;
+
+
+-- create_program makes a table per predicate in one transaction, each
+-- holding a lock to its end: a program with more predicates than the lock
+-- table holds failed with a bare "out of shared memory".  As in 0.1.0, plus
+-- the handler that says which setting to raise.
+CREATE OR REPLACE FUNCTION mln.create_program(name text, program text) RETURNS void
+LANGUAGE plpgsql VOLATILE STRICT AS $$
+DECLARE
+  parsed jsonb;
+  pred jsonb;
+  cl jsonb;
+  sch name;
+  cols text;
+  i int;
+BEGIN
+  IF name !~ '^[A-Za-z_][A-Za-z0-9_]{0,58}$' THEN
+    RAISE EXCEPTION 'invalid program name "%"', name USING ERRCODE = 'invalid_name',
+      DETAIL = 'a program name starts with a letter or underscore and holds at most 59 letters, digits or underscores';
+  END IF;
+  IF EXISTS (SELECT 1 FROM mln.programs p WHERE p.name = create_program.name) THEN
+    RAISE EXCEPTION 'program "%" already exists', name USING ERRCODE = 'duplicate_object',
+      HINT = 'drop it first with mln.drop_program(name)';
+  END IF;
+  sch := 'mln_' || lower(name);
+  IF EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = sch) THEN
+    RAISE EXCEPTION 'schema "%" already exists', sch USING ERRCODE = 'duplicate_schema',
+      DETAIL = 'pg_mln keeps each program in its own schema and never reuses an existing one';
+  END IF;
+  parsed := mln._parse_program(program);
+  INSERT INTO mln.programs(name, schema_name, source) VALUES (name, sch, program);
+  EXECUTE format('CREATE SCHEMA %I', sch);
+  EXECUTE format('CREATE TABLE %I._symbols (id int4 PRIMARY KEY, name text NOT NULL UNIQUE)', sch);
+  EXECUTE format('INSERT INTO %I._symbols SELECT ord::int4, c FROM jsonb_array_elements_text($1) WITH ORDINALITY AS t(c, ord)', sch)
+    USING parsed->'constants';
+  i := 0;
+  FOR pred IN SELECT * FROM jsonb_array_elements(parsed->'predicates') LOOP
+    INSERT INTO mln.predicates(program, idx, name, arg_types, arg_names, arg_kinds, closed_world,
+                               completely_specified, key_labels)
+    VALUES (name, i, pred->>'name',
+            ARRAY(SELECT jsonb_array_elements_text(pred->'arg_types')),
+            ARRAY(SELECT jsonb_array_elements_text(pred->'arg_names')),
+            ARRAY(SELECT jsonb_array_elements_text(pred->'arg_kinds')),
+            (pred->>'closed_world')::boolean, (pred->>'completely_specified')::boolean,
+            ARRAY(SELECT jsonb_array_elements_text(pred->'key_labels')::boolean));
+    SELECT string_agg(format('%I int4 NOT NULL', n), ', ' ORDER BY o) INTO cols
+      FROM jsonb_array_elements_text(pred->'arg_names') WITH ORDINALITY AS a(n, o);
+    EXECUTE format('CREATE TABLE %I.%I (%s, truth boolean NOT NULL, prior float8)', sch, pred->>'name', cols);
+    EXECUTE format('COMMENT ON TABLE %I.%I IS %L', sch, pred->>'name',
+                   'evidence of predicate ' || (pred->>'name') || ' (arguments are ids in _symbols)');
+    i := i + 1;
+  END LOOP;
+  i := 0;
+  FOR cl IN SELECT * FROM jsonb_array_elements(parsed->'clauses') LOOP
+    INSERT INTO mln.clauses(program, idx, weight, hard, clause, exist_vars, line)
+    VALUES (name, i, (cl->>'weight')::float8, (cl->>'hard')::boolean, cl->>'text',
+            ARRAY(SELECT jsonb_array_elements_text(cl->'exist_vars')), (cl->>'line')::int);
+    i := i + 1;
+  END LOOP;
+  FOR cl IN SELECT * FROM jsonb_array_elements(parsed->'warnings') LOOP
+    RAISE WARNING '%', cl #>> '{}';
+  END LOOP;
+EXCEPTION WHEN out_of_memory THEN
+  IF SQLERRM NOT LIKE '%shared memory%' THEN
+    RAISE;
+  END IF;
+  RAISE EXCEPTION 'program "%" has more predicates than the server''s lock table can hold in one transaction', name
+    USING ERRCODE = 'out_of_memory',
+    DETAIL = format('creating a program locks one table per predicate until it commits; the lock table holds about '
+                    '%s x (max_connections + max_prepared_transactions) locks', current_setting('max_locks_per_transaction')),
+    HINT = 'raise max_locks_per_transaction in postgresql.conf and restart the server';
+END $$;
