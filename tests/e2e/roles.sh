@@ -3,7 +3,8 @@
 # ground and queue MAP, marginal and learning jobs; one worker that is no
 # superuser, only a member of the extension's role mln_worker, completes all
 # of them; the owners read their answers; the worker cannot read a user's
-# own table, and bob cannot read alice's results.
+# own table, and bob cannot read alice's results.  alice's command line
+# (pg_mln --dsn) has its job done by that worker too.
 source "$(dirname "$0")/lib.sh"
 export PGDATABASE=mln_e2e_roles
 dropdb --if-exists "$PGDATABASE" 2>/dev/null; createdb "$PGDATABASE"
@@ -68,6 +69,15 @@ for p in alice bob; do
   check "$p: a learned weight version" \
     test "$(as $u -c "SELECT max(version) FROM mln.weight_versions WHERE program = '$p'")" = 2
 done
+# The command line of a plain role against the shared database: its job
+# goes to the running mln_worker member, not to a worker of its own.
+D=$DATA/smoke
+"$PGMLN" --dsn "host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=mln_e2e_alice" -i $D/prog.mln -e $D/evidence.db \
+  -queryFile $D/query.db -r "$tmp/cli.out" >"$tmp/cli.log" 2>&1
+check "alice's command line: Tuffy's answer" test "$(sort "$tmp/cli.out" | tr '\n' ' ')" = \
+  'Cancer("Anna") Cancer("Bob") Cancer("Edward") Cancer("Frank") '
+check "... solved by the mln_worker member (job rows of alice's: all by host:$w)" \
+  test "$(as mln_e2e_alice -c "SELECT count(*) FILTER (WHERE worker <> '$(hostname):$w') FROM mln.jobs")" = 0
 kill $w; wait $w 2>/dev/null
 check "the worker logged no error" test ! -s "$tmp/worker.err"
 

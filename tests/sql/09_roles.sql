@@ -6,7 +6,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(29);
+SELECT plan(37);
 
 CREATE ROLE mln_t_alice NOLOGIN;
 CREATE ROLE mln_t_bob NOLOGIN;
@@ -46,6 +46,15 @@ SELECT throws_ok($$SELECT mln.load_evidence('rp', 'S(B)')$$, '42704', NULL, 'bob
 SELECT throws_ok($$SELECT mln.set_query('rp', 'S(x)')$$, '42704', NULL, 'bob: set_query: does not exist');
 SELECT throws_ok($$SELECT mln.restore_weights('rp')$$, '42704', NULL, 'bob: restore_weights: does not exist');
 SELECT throws_ok($$SELECT mln.drop_program('rp')$$, '42704', NULL, 'bob: drop_program: does not exist');
+SELECT throws_ok($$SELECT * FROM mln.map('rp')$$, '42704', NULL, 'bob: map: does not exist');
+SELECT throws_ok($$SELECT * FROM mln.marginals('rp')$$, '42704', NULL, 'bob: marginals: does not exist');
+SELECT throws_ok($$SELECT * FROM mln.ground_atoms('rp')$$, '42704', NULL, 'bob: ground_atoms: does not exist');
+SELECT throws_ok($$SELECT * FROM mln.ground_clauses('rp')$$, '42704', NULL, 'bob: ground_clauses: does not exist');
+SELECT throws_ok($$SELECT mln.explain_ground('rp')$$, '42704', NULL, 'bob: explain_ground: does not exist');
+SELECT throws_ok($$SELECT mln.evidence_staging('rp')$$, '42704', NULL, 'bob: evidence_staging: does not exist');
+SELECT throws_ok($$SELECT mln.ingest_evidence('rp')$$, '42704', NULL, 'bob: ingest_evidence: does not exist');
+SELECT throws_ok($$SELECT mln.bind_predicate('rp', 'S', 'pg_class'::regclass, ARRAY['relname'])$$, '42704', NULL,
+                 'bob: bind_predicate: does not exist');
 SELECT lives_ok($$SELECT mln.create_program('rp2', E'S(person)\n0.3 S(a)\n')$$, 'bob has programs of his own');
 SELECT is((SELECT string_agg(name, ',') FROM mln.programs), 'rp2', 'bob: mln.programs lists only his');
 RESET ROLE;
