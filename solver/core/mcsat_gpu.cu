@@ -19,8 +19,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
+#include <thread>
 
 #include "mcsat_gpu.hpp"
 #include "walksat_gpu_common.cuh"
@@ -48,6 +50,7 @@ struct ChainCtl {
   uint32_t scan;
   int32_t hard_ok;
   int32_t fresh_failures;  // fresh SampleSAT starts that missed SAT(M) in a row
+  int64_t counted;         // samples this chain counted
 };
 
 // As kMaxFreshFailures in mcsat_cpu.cpp.
@@ -80,6 +83,10 @@ struct ChainArrays {
   const float* fcoef;
   double* fsum;    // chains x fk
   double* fouter;  // chains x fk x fk
+  // Host memory mapped into the device: nonzero once the caller stops.
+  // Polled inside a step, so a launch (one step of a large chain can take
+  // seconds) ends within a few thousand flips of a cancel.
+  const volatile int* stop;
 };
 
 __device__ inline int64_t warp_sum(int64_t v) {
@@ -113,6 +120,17 @@ struct Chain {
   unsigned lane;
   Rng rng;
   ChainCtl c;
+  const volatile int* stop_flag;
+  bool aborted = false;
+
+  // Warp-uniform: lane 0 reads the host's flag, every lane gets its value.
+  __device__ bool stop_requested() {
+    int v = 0;
+    if (lane == 0) v = *stop_flag;
+    v = __shfl_sync(kFull, v, 0);
+    if (v) aborted = true;
+    return v != 0;
+  }
 
   __device__ bool sat(int64_t cl) const {
     const int64_t w = I.w[cl];
@@ -244,6 +262,7 @@ struct Chain {
     int64_t after_left = after, tlen = 0;
     const uint32_t n = static_cast<uint32_t>(I.n);
     for (int64_t k = 0; k < budget; ++k) {
+      if ((k & 1023) == 1023 && stop_requested()) return false;
       if (reached) {
         if (after_left == 0) break;
         --after_left;
@@ -286,7 +305,7 @@ __global__ void mcsat_kernel(DevInstance I, Params P, ChainArrays A, int phase, 
   if (chain >= P.chains) return;
   const unsigned lane = threadIdx.x & 31;
   Chain ch{I, P, A.truth + chain * I.n, A.prev + chain * I.n, A.tc + chain * I.m, A.alive + chain * I.m, A.viol + chain * I.m,
-           A.vpos + chain * I.m, A.trail + chain * kTrailCap, lane, Rng(1), A.ctl[chain]};
+           A.vpos + chain * I.m, A.trail + chain * kTrailCap, lane, Rng(1), A.ctl[chain], A.stop};
   ch.rng.s = ch.c.rng;
   const uint64_t chain_seed = derive_seed(P.seed, static_cast<uint64_t>(chain));
   if (phase == 0) {  // start state, true counts, WalkSAT on the hard clauses
@@ -310,12 +329,12 @@ __global__ void mcsat_kernel(DevInstance I, Params P, ChainArrays A, int phase, 
     ch.c.cost = warp_sum(cost);
     __syncwarp();
     ch.set_alive([&](int64_t cl) { return A.keep[cl] > 1.5f; });
-    for (int t = 0; t < 10 && ch.c.nviol > 0; ++t) ch.run(P.budget, 0, 0.0, false);
+    for (int t = 0; t < 10 && ch.c.nviol > 0 && !ch.aborted; ++t) ch.run(P.budget, 0, 0.0, false);
     ch.c.hard_ok = ch.c.nviol == 0;
   } else {
     const int64_t mine = P.samples / P.chains + (chain < P.samples % P.chains ? 1 : 0);
     const int64_t end = min(step_end, P.burn_in + mine);
-    for (int64_t step = step_begin; step < end; ++step) {
+    for (int64_t step = step_begin; step < end && !ch.stop_requested(); ++step) {
       const uint64_t key = ch.rng.next();
       ch.set_alive([&](int64_t cl) { return ch.sat(cl) && hash_uniform(key, cl) < A.keep[cl]; });
       // SampleSAT from a fresh coin-flip state; when it misses SAT(M), the
@@ -334,11 +353,13 @@ __global__ void mcsat_kernel(DevInstance I, Params P, ChainArrays A, int phase, 
           for (int64_t a = 0; a < I.n; ++a)
             if (ch.truth[a] != ch.prev[a]) ch.flip(static_cast<uint32_t>(a));
       }
-      if (!sampled) {
+      if (!sampled && !ch.aborted) {
         ++ch.c.unsat_calls;
         ch.run(P.budget, P.after, P.sa_probability, true);
       }
+      if (ch.aborted) break;  // the step was cut short: not a sample
       if (step < P.burn_in) continue;
+      ++ch.c.counted;
       for (int64_t a = lane; a < I.n; a += 32)
         if (ch.truth[a]) atomicAdd(&A.count[a], 1ull);
       ch.c.cost_sum += static_cast<double>(ch.c.cost) * P.inv_scale;
@@ -453,20 +474,41 @@ McsatOutcome mcsat_gpu(const WalkInstance& in, const std::vector<uint8_t>& init,
     }
     MLN_CUDA_TRY(cudaMemcpy(ctl.get(), h_ctl.data(), C * sizeof(ChainCtl), cudaMemcpyHostToDevice));
 
+    // The stop flag: pinned host memory the kernel reads (mapped).
+    struct HostFlag {
+      int* h = nullptr;
+      ~HostFlag() { if (h) cudaFreeHost(h); }
+    } flag;
+    MLN_CUDA_TRY(cudaHostAlloc(reinterpret_cast<void**>(&flag.h), sizeof(int), cudaHostAllocMapped));
+    *reinterpret_cast<volatile int*>(flag.h) = 0;
+    int* d_flag = nullptr;
+    MLN_CUDA_TRY(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_flag), flag.h, 0));
+    // Waits for the launches so far, raising the flag once the caller stops.
+    auto wait = [&]() {
+      while (true) {
+        const cudaError_t q = cudaStreamQuery(0);
+        if (q == cudaSuccess) break;
+        if (q != cudaErrorNotReady) MLN_CUDA_TRY(q);
+        if (p.stop && p.stop->should_stop()) *reinterpret_cast<volatile int*>(flag.h) = 1;
+        std::this_thread::sleep_for(std::chrono::microseconds(500));
+      }
+      MLN_CUDA_TRY(cudaDeviceSynchronize());  // reports a kernel's error, if any
+    };
+
     const int64_t burn_in = mcsat_chain_burn_in(p.burn_in, p.samples, chains);
     Params P{mcsat_flips_budget(p, in.n), mcsat_steps_after_sat(p, in.n), burn_in, p.samples, chains,
              p.sa_probability, p.random_step, p.sa_temperature, 1.0 / in.scale, p.seed};
     ChainArrays A{truth.get(), prev.get(), tc.get(), alive.get(), viol.get(), vpos.get(), trail.get(), ctl.get(), count.get(),
                   d_keep.get(), init.empty() ? nullptr : d_init.get(), g.chain_init ? d_chain_init.get() : nullptr,
                   fk, fk > 0 ? d_foff.get() : nullptr, fk > 0 ? d_fidx.get() : nullptr, fk > 0 ? d_fcoef.get() : nullptr,
-                  fk > 0 ? d_fsum.get() : nullptr, fk > 0 ? d_fouter.get() : nullptr};
+                  fk > 0 ? d_fsum.get() : nullptr, fk > 0 ? d_fouter.get() : nullptr, d_flag};
     const int threads = 32 * kWarpsPerBlock;
     const int blocks = static_cast<int>((chains + kWarpsPerBlock - 1) / kWarpsPerBlock);
 
     McsatOutcome out;
     mcsat_kernel<<<blocks, threads>>>(I, P, A, 0, 0, 0);
     MLN_CUDA_LAUNCHED("mcsat_kernel(start)");
-    MLN_CUDA_TRY(cudaDeviceSynchronize());
+    wait();
     // Steps in launches of about 2^23 clause/occurrence visits per chain, so
     // the stop token and progress are served between launches.
     const int64_t work = in.m + 2 * static_cast<int64_t>(in.occ.size()) + 1;
@@ -486,8 +528,9 @@ McsatOutcome mcsat_gpu(const WalkInstance& in, const std::vector<uint8_t>& init,
       const int64_t e = std::min(per_chain_max, done_steps + chunk);
       mcsat_kernel<<<blocks, threads>>>(I, P, A, 1, done_steps, e);
       MLN_CUDA_LAUNCHED("mcsat_kernel(steps)");
-      MLN_CUDA_TRY(cudaDeviceSynchronize());
+      wait();
       done_steps = e;
+      if (*reinterpret_cast<volatile int*>(flag.h)) { out.stopped = true; break; }
       const int64_t now = counted_after(done_steps);
       if (p.on_samples && now > reported) p.on_samples(now - reported);
       reported = now;
@@ -497,7 +540,8 @@ McsatOutcome mcsat_gpu(const WalkInstance& in, const std::vector<uint8_t>& init,
       MLN_CUDA_TRY(cudaMemcpy(h_count.data(), count.get(), in.n * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
     MLN_CUDA_TRY(cudaMemcpy(h_ctl.data(), ctl.get(), C * sizeof(ChainCtl), cudaMemcpyDeviceToHost));
     out.true_count.assign(h_count.begin(), h_count.end());
-    out.counted = counted_after(done_steps);
+    out.counted = 0;  // what the chains counted (a cancelled launch ends its steps early)
+    for (const ChainCtl& c : h_ctl) out.counted += c.counted;
     if (fk > 0) {
       std::vector<double> hs(C * fk), ho(C * fk * fk);
       MLN_CUDA_TRY(cudaMemcpy(hs.data(), d_fsum.get(), hs.size() * sizeof(double), cudaMemcpyDeviceToHost));
