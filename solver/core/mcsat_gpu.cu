@@ -179,6 +179,31 @@ struct Chain {
     __syncwarp();
   }
 
+  // True counts and cost from scratch, after the truth changed wholesale
+  // (a fresh start): one pass over the clauses, lane-strided, instead of a
+  // warp-wide flip per changed atom.  The violated list is rebuilt after it.
+  __device__ void recount() {
+    __syncwarp();
+    int64_t cost = 0;
+    for (int64_t cl = lane; cl < I.m; cl += 32) {
+      int32_t t = 0;
+      for (int64_t i = I.cl_off[cl]; i < I.cl_off[cl + 1]; ++i) {
+        const uint32_t l = I.cl_lit[i];
+        t += truth[l >> 1] == (l & 1);
+      }
+      tc[cl] = t;
+      const int64_t w = I.w[cl];
+      if (w > 0 && t == 0) cost += w;
+      if (w < 0 && t > 0) cost -= w;
+    }
+    c.cost = warp_sum(cost);
+    __syncwarp();
+  }
+  // The violated list over the alive set as it stands (after recount()).
+  __device__ void relist() {
+    set_alive([&](int64_t cl) { return alive[cl] != 0; });
+  }
+
   // Change in violated alive clauses if atom a flipped (as in mcsat_cpu).
   __device__ int32_t delta(uint32_t a) const {
     const uint32_t v = truth[a] ^ 1u;
@@ -313,21 +338,7 @@ __global__ void mcsat_kernel(DevInstance I, Params P, ChainArrays A, int phase, 
       ch.truth[a] = A.chain_init ? A.chain_init[chain * I.n + a]
                     : A.init   ? A.init[a]
                                : static_cast<uint8_t>(derive_seed(chain_seed, 0x494E4954ull + a) >> 63);
-    __syncwarp();
-    int64_t cost = 0;
-    for (int64_t cl = lane; cl < I.m; cl += 32) {
-      int32_t t = 0;
-      for (int64_t i = I.cl_off[cl]; i < I.cl_off[cl + 1]; ++i) {
-        const uint32_t l = I.cl_lit[i];
-        t += ch.truth[l >> 1] == (l & 1);
-      }
-      ch.tc[cl] = t;
-      const int64_t w = I.w[cl];
-      if (w > 0 && t == 0) cost += w;
-      if (w < 0 && t > 0) cost -= w;
-    }
-    ch.c.cost = warp_sum(cost);
-    __syncwarp();
+    ch.recount();
     ch.set_alive([&](int64_t cl) { return A.keep[cl] > 1.5f; });
     for (int t = 0; t < 10 && ch.c.nviol > 0 && !ch.aborted; ++t) ch.run(P.budget, 0, 0.0, false);
     ch.c.hard_ok = ch.c.nviol == 0;
@@ -341,17 +352,21 @@ __global__ void mcsat_kernel(DevInstance I, Params P, ChainArrays A, int phase, 
       // step goes on from the previous state (as mcsat_cpu explains).
       bool sampled = false;
       if (ch.c.fresh_failures < kMaxFreshFailures) {
-        for (int64_t a = lane; a < I.n; a += 32) ch.prev[a] = ch.truth[a];
-        __syncwarp();
         const uint64_t coins = ch.rng.next();
-        for (int64_t a = 0; a < I.n; ++a)
-          if (static_cast<uint8_t>(derive_seed(coins, static_cast<uint64_t>(a)) >> 63) != ch.truth[a])
-            ch.flip(static_cast<uint32_t>(a));
+        for (int64_t a = lane; a < I.n; a += 32) {
+          ch.prev[a] = ch.truth[a];
+          ch.truth[a] = static_cast<uint8_t>(derive_seed(coins, static_cast<uint64_t>(a)) >> 63);
+        }
+        ch.recount();
+        ch.relist();
         sampled = ch.run(P.budget, P.after, P.sa_probability, true);
         ch.c.fresh_failures = sampled ? 0 : ch.c.fresh_failures + 1;
-        if (!sampled)
-          for (int64_t a = 0; a < I.n; ++a)
-            if (ch.truth[a] != ch.prev[a]) ch.flip(static_cast<uint32_t>(a));
+        if (!sampled) {  // back to the state before the fresh start
+          __syncwarp();
+          for (int64_t a = lane; a < I.n; a += 32) ch.truth[a] = ch.prev[a];
+          ch.recount();
+          ch.relist();
+        }
       }
       if (!sampled && !ch.aborted) {
         ++ch.c.unsat_calls;
