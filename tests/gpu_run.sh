@@ -186,14 +186,20 @@ if has micro || has bench || has big; then
   fi
 fi
 
+# An e2e test (tests/e2e/NAME.sh) with grounding on the GPU: its last line
+# and any failure into the summary.
+gpu_e2e() {
+  MLN_DATASETS=$root/examples PGOPTIONS='-c mln.device=gpu' timeout 300 bash "tests/e2e/$1.sh" $B >"$OUT/$1_e2e.log" 2>&1
+  note "$1 e2e: $(tail -1 "$OUT/$1_e2e.log")"
+  grep '^not ok' "$OUT/$1_e2e.log" | tee -a "$summary"
+}
+
 if has marginal; then
   # Marginal inference: the e2e test on the GPU path, then bench/marginal.sh
   # (accuracy on smoke, class -marginal/-dual, generated workloads; gpu and cpu).
   note ""
   note "## Marginal inference"
-  MLN_DATASETS=$root/examples PGOPTIONS='-c mln.device=gpu' timeout 300 bash tests/e2e/marginal.sh $B >"$OUT/marginal_e2e.log" 2>&1
-  note "marginal e2e: $(tail -1 "$OUT/marginal_e2e.log")"
-  grep '^not ok' "$OUT/marginal_e2e.log" | tee -a "$summary"
+  gpu_e2e marginal
   PGDATABASE=postgres MLN_BENCH_PATHS="gpu cpu" MLN_MARGINAL_SIZES="${MLN_MARGINAL_SIZES:-1000 10000 100000}" \
     timeout ${MLN_MARGINAL_WALL:-400} bash bench/marginal.sh "$OUT" $B >"$OUT/marginal_bench.log" 2>&1
   note "bench/marginal.sh: exit $?"
@@ -206,9 +212,7 @@ if has learn; then
   # bench_learn (seconds per iteration: GPU, all cores, one core).
   note ""
   note "## Weight learning"
-  MLN_DATASETS=$root/examples PGOPTIONS='-c mln.device=gpu' timeout 300 bash tests/e2e/learn.sh $B >"$OUT/learn_e2e.log" 2>&1
-  note "learn e2e: $(tail -1 "$OUT/learn_e2e.log")"
-  grep '^not ok' "$OUT/learn_e2e.log" | tee -a "$summary"
+  gpu_e2e learn
   note '```'
   D=$root/examples/class
   for dev in gpu cpu; do
