@@ -42,15 +42,6 @@ COMMENT ON COLUMN mln.jobs.samples_total IS 'marginal/dual jobs: MC-SAT samples 
 COMMENT ON COLUMN mln.jobs.samples_per_s IS 'marginal/dual jobs: samples per component per second (the rate of samples toward samples_total)';
 COMMENT ON COLUMN mln.jobs.average_cost IS 'marginal/dual jobs: mean full-network cost per sample, summed over components';
 
--- Columns may only be appended to a view that is replaced.
-CREATE OR REPLACE VIEW mln.job_progress AS
-  SELECT id, program, task, status, worker, best_cost, hard_violated, flips, flips_per_s,
-         seconds, device, gpu_memory_bytes, attempts, created_at, started_at, finished_at, error, warnings,
-         samples, samples_total, samples_per_s, average_cost
-    FROM mln.jobs;
-COMMENT ON VIEW mln.job_progress IS
-  'inference jobs with their progress (MAP: best cost so far, flips/s; marginal: samples drawn of samples_total, samples/s)';
-
 -- A numeric option's value: a JSON number or a string holding one; NULL
 -- when absent or JSON null (the default applies).  Raises for anything else.
 CREATE FUNCTION mln._infer_number(options jsonb, k text) RETURNS numeric
@@ -203,21 +194,6 @@ COMMENT ON FUNCTION mln.infer(text, text, jsonb) IS
   'Options of every task: max_flips, timeout, seed, threads, device, random_step, skip_components_without_query, exact_max_atoms; '
   'map and dual: max_tries, dont_break; marginal and dual: samples (default 100), burn_in, mcsat_param, sa_temperature';
 
-CREATE OR REPLACE FUNCTION mln._job_json(j mln.jobs) RETURNS jsonb LANGUAGE sql STABLE AS $$
-  SELECT jsonb_build_object('job', j.id, 'task', j.task, 'status', j.status, 'best_cost', j.best_cost,
-                            'hard_violated', j.hard_violated, 'flips', j.flips,
-                            'seconds', coalesce(j.seconds, CASE WHEN j.status = 'running' AND j.started_at IS NOT NULL
-                              THEN round(extract(epoch FROM clock_timestamp() - j.started_at)::numeric, 3)::float8 END),
-                            'samples', j.samples, 'samples_total', j.samples_total,
-                            'samples_per_s', j.samples_per_s, 'average_cost', j.average_cost,
-                            'progress', CASE WHEN j.status = 'done' THEN 1.0::float8
-                                             WHEN j.samples_total > 0
-                                             THEN least(1.0, coalesce(j.samples, 0)::float8 / j.samples_total) END,
-                            'device', j.device, 'gpu_memory_bytes', j.gpu_memory_bytes, 'error', j.error,
-                            'warnings', to_jsonb(j.warnings))
-$$;
-COMMENT ON FUNCTION mln._job_json(mln.jobs) IS
-  'internal: the JSON that mln.wait returns for a job row (status, costs, flips, samples drawn of samples_total, seconds, progress in [0, 1])';
 COMMENT ON FUNCTION mln.wait(bigint, interval) IS
   'waits for a job (up to timeout) and returns its status, task, best cost, hard clauses violated, flips, samples drawn and samples_total, '
   'average cost, seconds and progress; cancelling the wait cancels the job';
@@ -320,6 +296,7 @@ COMMENT ON COLUMN mln.jobs.iterations IS 'learn jobs: iterations done';
 COMMENT ON COLUMN mln.jobs.iterations_total IS 'learn jobs: iterations asked for (the job may converge sooner)';
 COMMENT ON COLUMN mln.jobs.objective IS 'learn jobs: estimated gain in (penalised) conditional log-likelihood since the initial weights';
 
+-- Columns may only be appended to a view that is replaced.
 CREATE OR REPLACE VIEW mln.job_progress AS
   SELECT id, program, task, status, worker, best_cost, hard_violated, flips, flips_per_s,
          seconds, device, gpu_memory_bytes, attempts, created_at, started_at, finished_at, error, warnings,

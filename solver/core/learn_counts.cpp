@@ -242,6 +242,12 @@ struct FeatureSampler::Impl {
     if (!warning.empty() && warnings.size() < 20) warnings.push_back(warning);
   }
 
+  // MC-SAT chains on CPU threads for a sampled component: one per thread
+  // (splitting the samples) from chains_min_atoms atoms on, else one.
+  int cpu_chains(const CompData& c) const {
+    return c.n() >= opts.chains_min_atoms ? std::max(1, std::min(threads(), opts.samples)) : 1;
+  }
+
   int threads() const {
     return opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   }
@@ -309,8 +315,7 @@ FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed)
       tasks.insert(tasks.begin(), {static_cast<uint32_t>(ci), -1});
       continue;
     }
-    if (c.n() > im.opts.exact_max_atoms && c.n() >= im.opts.chains_min_atoms)
-      chains[ci] = std::max(1, std::min(im.threads(), im.opts.samples));
+    if (c.n() > im.opts.exact_max_atoms) chains[ci] = im.cpu_chains(c);
     if (c.chain_state.size() != static_cast<size_t>(chains[ci])) c.chain_state.assign(chains[ci], {});
     for (int j = 0; j < chains[ci]; ++j) tasks.push_back({static_cast<uint32_t>(ci), j});
   }
@@ -399,7 +404,7 @@ FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed)
         std::fill(sum.begin(), sum.end(), 0.0);
         std::fill(outer.begin(), outer.end(), 0.0);
         total = 0;
-        const int nch = c.n() >= im.opts.chains_min_atoms ? std::max(1, std::min(im.threads(), im.opts.samples)) : 1;
+        const int nch = im.cpu_chains(c);
         c.chain_state.assign(nch, {});
         for (int j = 0; j < nch && !im.stop.should_stop(); ++j) cpu_chain(j, nch, im.opts.samples);
       }

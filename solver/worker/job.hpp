@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -56,11 +57,13 @@ std::string finish_learn_job(Conn& c, const Job& job, const std::string& me, con
 // network that is gone.
 std::string network_oid(Conn& c, const std::string& schema);
 
-// Opens the transaction that finishes a job: returns "" with the job's and
-// the program's rows locked when the job is still this worker's and its
-// network unchanged; otherwise ends the transaction (marking the job
-// failed when the program was grounded again) and returns why.
-std::string begin_finish(Conn& c, const Job& job, const std::string& me, const std::string& net_oid);
+// Finishes a job in one transaction: when the job is still this worker's
+// and its network unchanged (the job's and the program's rows locked),
+// runs `write` and commits, returning ""; otherwise returns why (marking the
+// job failed when the program was grounded again).  Rolls back and rethrows
+// when `write` throws.
+std::string finish_owned(Conn& c, const Job& job, const std::string& me, const std::string& net_oid,
+                         const std::function<void()>& write);
 
 // A float8 as text that reads back exactly ("%.17g").
 std::string float8_text(double x);

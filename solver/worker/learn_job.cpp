@@ -107,8 +107,7 @@ solver::LearnNetwork read_learn_network(Conn& c, const std::string& schema, Netw
 std::string finish_learn_job(Conn& c, const Job& job, const std::string& me, const std::string& net_oid,
                              const solver::LearnResult& res) {
   const std::string id = std::to_string(job.id);
-  if (std::string why = begin_finish(c, job, me, net_oid); !why.empty()) return why;
-  try {
+  return finish_owned(c, job, me, net_oid, [&] {
     const std::string clauses = int4_array(job.learn_clauses);
     c.exec("DELETE FROM mln.learn_iterations WHERE job = $1", {id});  // an earlier attempt's
     c.exec("INSERT INTO mln.learn_iterations(job, program, iteration, clauses, weights, objective, accepted) "
@@ -128,15 +127,7 @@ std::string finish_learn_job(Conn& c, const Job& job, const std::string& me, con
            {id, float8_text(res.seconds), res.device_used, std::to_string(res.iterations), float8_text(objective),
             std::to_string(res.samples), std::to_string(job.learn_atoms), std::to_string(job.learn_ground_clauses),
             pg_array(res.warnings)});
-    c.exec("COMMIT");
-  } catch (...) {
-    try {
-      c.exec("ROLLBACK");
-    } catch (...) {
-    }
-    throw;
-  }
-  return "";
+  });
 }
 
 }  // namespace mln::worker

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -102,7 +103,8 @@ std::string network_oid(Conn& c, const std::string& schema) {
   return r.rows() == 1 && !r.null(0, 0) ? r.get(0, 0) : "";
 }
 
-std::string begin_finish(Conn& c, const Job& job, const std::string& me, const std::string& net_oid) {
+std::string finish_owned(Conn& c, const Job& job, const std::string& me, const std::string& net_oid,
+                         const std::function<void()>& write) {
   const std::string id = std::to_string(job.id);
   c.exec("BEGIN");
   try {
@@ -121,6 +123,8 @@ std::string begin_finish(Conn& c, const Job& job, const std::string& me, const s
       c.exec("COMMIT");
       return why;
     }
+    write();
+    c.exec("COMMIT");
     return "";
   } catch (...) {
     try { c.exec("ROLLBACK"); } catch (...) {}
@@ -131,8 +135,7 @@ std::string begin_finish(Conn& c, const Job& job, const std::string& me, const s
 std::string finish_job(Conn& c, const Job& job, const std::string& me, const std::string& net_oid, const Network& net,
                        const JobOutcome& out) {
   const std::string id = std::to_string(job.id);
-  if (std::string why = begin_finish(c, job, me, net_oid); !why.empty()) return why;
-  try {
+  return finish_owned(c, job, me, net_oid, [&] {
     const std::string s = c.quote_ident(job.schema);
     if (out.have_map) write_map(c, s, job, net, out.map);
     if (out.have_marginal) write_marginal(c, s, job, net, out.marginal);
@@ -177,15 +180,7 @@ std::string finish_job(Conn& c, const Job& job, const std::string& me, const std
         "samples = $12::bigint, samples_per_s = $13::float8, average_cost = $14::float8, "
         "samples_total = coalesce(samples_total, $15::bigint) WHERE id = $1",
         p, nulls);
-    c.exec("COMMIT");
-  } catch (...) {
-    try {
-      c.exec("ROLLBACK");
-    } catch (...) {
-    }
-    throw;
-  }
-  return "";
+  });
 }
 
 }  // namespace mln::worker
