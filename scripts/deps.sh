@@ -5,7 +5,7 @@
 set -euo pipefail
 pkgs=(postgresql-15 postgresql-server-dev-15 postgresql-contrib libpq-dev postgresql-15-pgtap
       libtap-parser-sourcehandler-pgtap-perl libgtest-dev libbenchmark-dev libmetis-dev
-      libthrust-dev libcub-dev cmake g++ make pkg-config python3 gnuplot-nox clang libclang-rt-14-dev)
+      libthrust-dev libcub-dev coinor-libcbc-dev cmake g++ make pkg-config python3 gnuplot-nox clang libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,118 @@
+// The exact (ILP) path and the lower bounds against brute force.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+
+#include "core/ilp_map.hpp"
+#include "core/maxwalksat.hpp"
+#include "solver_test_util.hpp"
+
+namespace mln::solver {
+namespace {
+
+using testing::add_clause;
+using testing::brute_force_min_cost;
+using testing::random_mixed_network;
+
+double tol(double v) { return 1e-9 * std::max(1.0, std::fabs(v)); }
+
+// Random weighted networks small enough to enumerate, with what makes MAP
+// hard for a walk: conflicting hard unit clauses (an atom hard-true and
+// hard-false: Tuffy merges them into one clause of summed weight, so both
+// weights are drawn apart), hard negative clauses, hard clauses that chain.
+mln::Network hard_conflict_network(uint64_t seed) {
+  Rng rng(derive_seed(seed, 4242));
+  const int32_t n = 4 + static_cast<int32_t>(rng.below(11));  // 4..14 atoms
+  const int m = 3 * n + static_cast<int>(rng.below(3 * n));
+  mln::Network net = random_mixed_network(n, m, seed);
+  const int extra = 1 + static_cast<int>(rng.below(4));
+  for (int i = 0; i < extra; ++i) {
+    int32_t a = 1 + static_cast<int32_t>(rng.below(n));
+    int32_t b = 1 + static_cast<int32_t>(rng.below(n));
+    switch (rng.below(4)) {
+      case 0: add_clause(net, {a}, kHardWeight * (1 + rng.uniform())); break;
+      case 1: add_clause(net, {a}, -kHardWeight * (1 + rng.uniform())); break;
+      case 2: if (a != b) add_clause(net, {-a, b}, kHardWeight); break;
+      default: if (a != b) add_clause(net, {a, b}, -kHardWeight); break;
+    }
+  }
+  return net;
+}
+
+std::vector<uint8_t> random_state(const mln::Network& net, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<uint8_t> s(net.num_atoms + 1, 0);
+  for (int32_t a = 1; a <= net.num_atoms; ++a) s[a] = static_cast<uint8_t>(rng.next() >> 63);
+  return s;
+}
+
+TEST(IlpTest, ExactOptimumAndValidBoundsOn200Networks) {
+  if (!ilp_available()) GTEST_SKIP() << "built without COIN-OR CBC";
+  int rounds_over_one = 0, with_hard_violations = 0;
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    mln::Network net = hard_conflict_network(seed);
+    const double opt = brute_force_min_cost(net);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", optimum " + std::to_string(opt));
+    IlpOutcome r = solve_ilp(net, random_state(net, seed), IlpOptions{});
+    EXPECT_TRUE(r.optimal) << r.status;
+    EXPECT_NEAR(r.cost, opt, tol(opt));
+    EXPECT_NEAR(total_cost(net.clauses, r.best), r.cost, tol(opt));
+    EXPECT_LE(r.bound, opt + tol(opt));
+    EXPECT_LE(unit_bound(net), opt + tol(opt));
+    EXPECT_LE(lp_bound(net, 0), opt + tol(opt));
+    EXPECT_GE(lp_bound(net, 0), unit_bound(net) - tol(opt));
+    rounds_over_one += r.rounds > 1;
+    with_hard_violations += opt >= kHardThreshold;
+  }
+  // The generator does what it is for: cutting planes needed more than one
+  // ILP, and hard clauses that cannot all hold.
+  EXPECT_GT(rounds_over_one, 20);
+  EXPECT_GT(with_hard_violations, 10);
+}
+
+TEST(IlpTest, CuttingPlanesMatchTheFullIlp) {
+  if (!ilp_available()) GTEST_SKIP() << "built without COIN-OR CBC";
+  for (uint64_t seed = 300; seed < 330; ++seed) {
+    mln::Network net = hard_conflict_network(seed);
+    IlpOptions full;
+    full.cutting_plane = false;
+    IlpOutcome a = solve_ilp(net, {}, IlpOptions{}), b = solve_ilp(net, {}, full);
+    EXPECT_TRUE(a.optimal && b.optimal);
+    EXPECT_NEAR(a.cost, b.cost, tol(a.cost)) << "seed " << seed;
+    EXPECT_EQ(b.rounds, 1);
+  }
+}
+
+TEST(IlpTest, NeverWorseThanItsStart) {
+  if (!ilp_available()) GTEST_SKIP() << "built without COIN-OR CBC";
+  // A stop token that has fired: no ILP is solved, the start comes back.
+  std::atomic<bool> cancel{true};
+  StopToken stop(&cancel, 0);
+  mln::Network net = hard_conflict_network(7);
+  auto start = random_state(net, 7);
+  IlpOptions o;
+  o.stop = &stop;
+  IlpOutcome r = solve_ilp(net, start, o);
+  EXPECT_FALSE(r.finished);
+  EXPECT_EQ(r.best, start);
+  EXPECT_DOUBLE_EQ(r.cost, total_cost(net.clauses, start));
+  EXPECT_LE(r.bound, brute_force_min_cost(net) + tol(r.cost));
+}
+
+TEST(IlpTest, UnitBoundCountsConflictingUnits) {
+  mln::Network net;
+  net.num_atoms = 2;
+  add_clause(net, {1}, 2.0);    // wants 1 true
+  add_clause(net, {1}, -0.5);   // costs 0.5 when 1 is true
+  add_clause(net, {-2}, 1.0);   // wants 2 false
+  add_clause(net, {2}, 3.0);    // wants 2 true
+  add_clause(net, {1, 2}, 9.0); // not a unit: not counted
+  net.clauses.add(nullptr, 0, 0.25);  // an empty clause: always costs
+  EXPECT_DOUBLE_EQ(unit_bound(net), 0.5 + 1.0 + 0.25);
+  EXPECT_DOUBLE_EQ(brute_force_min_cost(net), 1.75);
+}
+
+}  // namespace
+}  // namespace mln::solver
