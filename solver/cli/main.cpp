@@ -337,12 +337,13 @@ int run(const mln::cli::Options& o) {
   mln::cli::ProgressBar sample_bar("sampling");
   bool map_line = false;
   std::string status, best, hard, flips, err, gpu_mem, samples, samples_total, avg_cost, iterations, objective, device_used;
+  std::string bound, gap, optimal, solver_used;
   while (true) {
     if (g_interrupted) throw std::runtime_error("interrupted");
     mln::worker::Result r = c.exec(
         "SELECT s->>'status', s->>'best_cost', s->>'hard_violated', s->>'flips', s->>'error', "
         "  s->>'gpu_memory_bytes', s->>'samples', s->>'samples_total', s->>'average_cost', s->>'progress', "
-        "  s->>'iterations', s->>'objective', s->>'device' "
+        "  s->>'iterations', s->>'objective', s->>'device', s->>'bound', s->>'gap', s->>'optimal', s->>'solver' "
         "FROM mln.wait($1, interval '0.2 s') s",
         {std::to_string(job)});
     status = r.get(0, 0);
@@ -357,6 +358,10 @@ int run(const mln::cli::Options& o) {
     iterations = r.get(0, 10);
     objective = r.get(0, 11);
     device_used = r.get(0, 12);
+    bound = r.get(0, 13);
+    gap = r.get(0, 14);
+    optimal = r.get(0, 15);
+    solver_used = r.get(0, 16);
     double el = std::chrono::duration<double>(Clock::now() - t_search).count();
     if (trace && !best.empty()) *trace << el << " " << best << " " << flips << "\n";
     if (status == "done" || status == "failed" || status == "cancelled") break;
@@ -396,6 +401,17 @@ int run(const mln::cli::Options& o) {
     std::snprintf(buf, sizeof buf, "%.2f", std::stod(best));
     say("### Best answer has cost " + std::string(buf));
     if (hard != "0") say("### " + hard + " hard clause(s) violated");
+    // The answer's quality: a lower bound on the optimum and the gap to it.
+    if (!bound.empty()) {
+      if (optimal == "true") {
+        say("### Proven optimal (" + solver_used + ")");
+      } else {
+        char g[128];
+        std::snprintf(g, sizeof g, "### Lower bound %.2f, gap %.2f%% (%s)", std::stod(bound),
+                      100 * (gap.empty() ? 0.0 : std::stod(gap)), solver_used.c_str());
+        say(g);
+      }
+    }
   }
   if (task == "marginal" || task == "dual") {
     std::snprintf(buf, sizeof buf, "%.2f", avg_cost.empty() ? 0.0 : std::stod(avg_cost));
@@ -440,7 +456,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (o.help) { std::cout << mln::cli::usage(); return 0; }
-  if (o.version) { std::cout << "pg_mln 0.2.0\n"; return 0; }
+  if (o.version) { std::cout << "pg_mln 0.3.0\n"; return 0; }
   if (o.stop_server) {
     try {
       std::cout << mln::cli::stop_private_server() << std::endl;
@@ -452,7 +468,7 @@ int main(int argc, char** argv) {
   }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
-  say("*** Welcome to pg_mln 0.2.0 (Tuffy-compatible)");
+  say("*** Welcome to pg_mln 0.3.0 (Tuffy-compatible)");
   try {
     return run(o);
   } catch (const std::exception& e) {

@@ -27,14 +27,18 @@ std::string usage() {
          "              [-marginal | -dual | -learnwt [-dMaxIter N]] [-mcsatSamples N] [-mcsatParam X] [-sa X] [-minProb P]\n"
          "              [-printResultsAsPrologFacts]\n"
          "              [--dsn CONNINFO] [--device auto|cpu|gpu|sql] [--search-device auto|cpu|gpu] [--seed N]\n"
-         "              [--exact-max-atoms 0-20] [--workdir DIR] [--version]\n"
+         "              [--exact-max-atoms 0-20] [--solver auto|walksat|ilp] [--ilp-seconds S]\n"
+         "              [--workdir DIR] [--version]\n"
          "       pg_mln --stop-server\n"
          "Without --dsn, -conf or PG* environment variables, pg_mln uses a private PostgreSQL server that it\n"
          "keeps running between runs (~/.cache/pg_mln/server; `make demo`'s cluster when that one is up),\n"
          "starting it only when none is running; each run removes the data it created. --stop-server stops\n"
          "the kept server. With --workdir DIR, a throwaway cluster in DIR is started and removed instead.\n"
          "--exact-max-atoms N: components of at most N atoms are solved (MAP) or their marginals computed\n"
-         "exactly, by enumeration (default 12; 0 turns it off).\n";
+         "exactly, by enumeration (default 12; 0 turns it off).\n"
+         "--solver: MAP by MaxWalkSAT then the exact ILP path (COIN-OR CBC) on each component within\n"
+         "--ilp-seconds (auto, the default; 10 s), by MaxWalkSAT only (walksat), or by the exact path only\n"
+         "(ilp). Every answer is printed with a lower bound on the optimum and the gap to it.\n";
 }
 
 std::string inference_task(const Options& o) {
@@ -56,8 +60,11 @@ std::string job_options_json(const Options& o) {
   }
   j << "{\"seed\": " << o.seed << ", \"device\": \"" << o.search_device
     << "\", \"skip_components_without_query\": " << (o.nopush ? "false" : "true");
-  if (task != "marginal")
-    j << ", \"max_tries\": " << o.max_tries << ", \"dont_break\": " << (o.dont_break ? "true" : "false");
+  if (task != "marginal") {
+    j << ", \"max_tries\": " << o.max_tries << ", \"dont_break\": " << (o.dont_break ? "true" : "false")
+      << ", \"solver\": \"" << o.solver << "\"";
+    if (o.ilp_seconds >= 0) j << ", \"ilp_seconds\": " << o.ilp_seconds;
+  }
   if (task != "map")
     j << ", \"samples\": " << o.mcsat_samples << ", \"mcsat_param\": " << o.mcsat_param
       << ", \"sa_temperature\": " << o.sa;
@@ -142,6 +149,8 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--dsn" || a == "-dsn") o.dsn = val();
     else if (a == "--device") o.device = val();
     else if (a == "--search-device") o.search_device = val();
+    else if (a == "--solver") o.solver = val();
+    else if (a == "--ilp-seconds") o.ilp_seconds = to_d(a, val());
     else if (a == "--exact-max-atoms") o.exact_max_atoms = static_cast<int>(to_ll(a, val()));
     else if (a == "--seed") o.seed = to_ll(a, val());
     else if (a == "--workdir") o.work_dir = val();
@@ -175,6 +184,9 @@ Options parse_options(int argc, char** argv) {
   if (o.search_device.empty()) o.search_device = (o.device == "cpu" || o.device == "sql") ? "cpu" : "auto";
   if (o.search_device != "auto" && o.search_device != "cpu" && o.search_device != "gpu")
     throw std::invalid_argument("--search-device must be auto, cpu or gpu");
+  if (o.solver != "auto" && o.solver != "walksat" && o.solver != "ilp")
+    throw std::invalid_argument("--solver must be auto, walksat or ilp (got '" + o.solver + "')");
+  if (o.ilp_seconds < 0 && o.ilp_seconds != -1) throw std::invalid_argument("--ilp-seconds must be >= 0");
   if (o.exact_max_atoms < -1 || o.exact_max_atoms > 20)
     throw std::invalid_argument("--exact-max-atoms must be from 0 (off: search or sample every component) to 20");
   return o;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "components.hpp"
+#include "ilp_map.hpp"
 #include "maxwalksat.hpp"
 #include "partition.hpp"
 #include "rng.hpp"
@@ -34,6 +35,12 @@ void validate(const mln::Network& net, const SolveOptions& o) {
     throw std::invalid_argument("solve_map: exact_max_atoms must be between 0 and " + std::to_string(kExactMaxAtoms));
   if (o.partition_max_atoms < 1 || o.gpu_partition_max_atoms < 1)
     throw std::invalid_argument("solve_map: partition_max_atoms and gpu_partition_max_atoms must be >= 1");
+  if (o.solver != "auto" && o.solver != "walksat" && o.solver != "ilp")
+    throw std::invalid_argument("solve_map: solver must be auto, walksat or ilp (got '" + o.solver + "')");
+  if (o.solver == "ilp" && !ilp_available())
+    throw std::runtime_error("solve_map: solver 'ilp' requested but " + std::string(
+        "pg_mln was built without COIN-OR CBC (apt-get install coinor-libcbc-dev, then rebuild)"));
+  if (!(o.ilp_seconds >= 0)) throw std::invalid_argument("solve_map: ilp_seconds must be >= 0");
   if (net.num_atoms < 0 || net.clauses.offsets.size() != net.clauses.size() + 1)
     throw std::invalid_argument("solve_map: malformed network");
 }
@@ -48,7 +55,11 @@ struct Run {
   double flips_per_atom = 100;
   bool gpu_on = false;
   std::vector<double> comp_cost;
+  std::vector<double> comp_bound;      // lower bound on each component's optimum
   std::vector<uint8_t> comp_done;
+  std::vector<uint8_t> comp_proven;    // its answer is proven optimal
+  std::atomic<bool> walk_used{false}, ilp_used{false};
+  std::atomic<int64_t> ilp_micros{0};
   std::atomic<bool> cpu_used{false}, gpu_used{false};
   std::mutex warn_mu;
   std::vector<std::string> warnings;
@@ -171,6 +182,37 @@ struct Run {
     return true;
   }
 
+  // A lower bound on the optimum of component k (network `pn`, n atoms)
+  // whose best state so far is `best`; runs the exact path where the
+  // solver asks for it, keeping its state in `best` when it is better, and
+  // marks the component proven when its answer is optimal.
+  double bound_component(int32_t k, const mln::Network& pn, int64_t n, bool enumerated, std::vector<uint8_t>& best) {
+    const int64_t m = static_cast<int64_t>(pn.clauses.size());
+    if (enumerated) {  // solve_exact_cpu enumerated every state
+      comp_proven[k] = 1;
+      return total_cost(pn.clauses, best);
+    }
+    const bool partitioned = n > (opts.device == "gpu" ? opts.gpu_partition_max_atoms : opts.partition_max_atoms);
+    const bool try_ilp = ilp_available() && !stop.should_stop() &&
+                         (opts.solver == "ilp" || (opts.solver == "auto" && !partitioned && m <= opts.ilp_max_clauses &&
+                                                   opts.ilp_seconds > 0));
+    if (try_ilp) {
+      const auto t0 = std::chrono::steady_clock::now();
+      IlpOptions io;
+      io.time_limit_s = opts.solver == "ilp" ? 0 : opts.ilp_seconds;
+      io.stop = &stop;
+      IlpOutcome r = solve_ilp(pn, best, io);
+      ilp_used = true;
+      ilp_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+      if (r.cost < total_cost(pn.clauses, best)) best = std::move(r.best);
+      if (r.optimal) comp_proven[k] = 1;
+      if (r.optimal || m > opts.lp_bound_max_clauses || stop.should_stop()) return r.bound;
+      return std::max(r.bound, lp_bound(pn, 5.0));
+    }
+    if (m <= opts.lp_bound_max_clauses && ilp_available() && !stop.should_stop()) return lp_bound(pn, 5.0);
+    return unit_bound(pn);
+  }
+
   // Solves component k and writes its best state into `truth`.
   void solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth) {
     std::vector<int32_t> atoms(comps.atoms.begin() + comps.atom_off[k], comps.atoms.begin() + comps.atom_off[k + 1]);
@@ -192,7 +234,11 @@ struct Run {
     const int64_t flips = std::max<int64_t>(4, static_cast<int64_t>(flips_per_atom * static_cast<double>(n)));
     std::vector<uint8_t> best;
     const int64_t part_max = on_gpu ? opts.gpu_partition_max_atoms : opts.partition_max_atoms;
-    if (n > part_max) {
+    const bool enumerated = n <= std::min(opts.exact_max_atoms, kExactMaxAtoms) && n <= part_max;
+    if (opts.solver == "ilp" && !enumerated) {
+      best = init;  // the exact path alone, from the starting state
+    } else if (n > part_max) {
+      walk_used = true;
       int parts = static_cast<int>((n + part_max - 1) / part_max);
       GaussSeidelStats st;
       SubSolver piece = [&](const mln::Network& pn, const std::vector<uint8_t>& pi, int64_t pf, uint64_t ps) {
@@ -202,8 +248,10 @@ struct Run {
                                 [this] { return stop.should_stop(); }, &st);
       partitions += st.partitions;
     } else {
+      if (!enumerated) walk_used = true;
       best = solve_piece(k, on_gpu, piece_net, init, flips, seed);
     }
+    comp_bound[k] = bound_component(k, piece_net, n, enumerated, best) + sub.constant_cost;
     for (size_t i = 0; i < atoms.size(); ++i) truth[atoms[i]] = best[i + 1];
     comp_cost[k] = total_cost(piece_net.clauses, best) + sub.constant_cost;
     comp_done[k] = 1;
@@ -232,7 +280,9 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   }
   if (opts.max_flips > 0) run.flips_per_atom = static_cast<double>(opts.max_flips) / std::max<int32_t>(1, net.num_atoms);
   run.comp_cost.assign(run.comps.count, 0.0);
+  run.comp_bound.assign(run.comps.count, 0.0);
   run.comp_done.assign(run.comps.count, 0);
+  run.comp_proven.assign(run.comps.count, 0);
 
   // Queues, largest component first (the component order already is).
   std::vector<int32_t> cpu_q, gpu_q;
@@ -272,7 +322,11 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   const auto& cs = net.clauses;
   for (int32_t k = 0; k < run.comps.count; ++k) {
     if (opts.skip_components_without_query && !run.comps.has_query[k]) continue;
-    if (run.comp_done[k]) res.cost += run.comp_cost[k];
+    if (run.comp_done[k]) {
+      res.cost += run.comp_cost[k];
+      res.bound += run.comp_bound[k];
+      res.proven_components += run.comp_proven[k];
+    }
     for (int64_t j = run.comps.clause_off[k]; j < run.comps.clause_off[k + 1]; ++j) {
       int64_t c = run.comps.clauses[j];
       double cc = clause_cost(&cs.lits[cs.offsets[c]], cs.offsets[c + 1] - cs.offsets[c], cs.weights[c], res.truth);
@@ -283,6 +337,7 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   for (int64_t c : run.comps.empty_clauses) {
     if (cs.weights[c] > 0) {
       res.cost += cs.weights[c];
+      res.bound += cs.weights[c];
       if (cs.weights[c] >= kHardThreshold) ++res.hard_violated;
     }
   }
@@ -292,6 +347,10 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   if (run.gpu_used) res.gpu_memory_peak_bytes = gpu_walksat_peak_bytes();
   res.warnings = std::move(run.warnings);
   res.cancelled = run.stop.tripped();
+  res.bound = std::min(res.bound, res.cost);
+  res.optimal = !res.cancelled && res.proven_components == res.solved_components;
+  res.solver_used = run.walk_used && run.ilp_used ? "walksat+ilp" : run.ilp_used ? "ilp" : "walksat";
+  res.ilp_seconds = static_cast<double>(run.ilp_micros.load()) * 1e-6;
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

@@ -168,9 +168,12 @@ std::string finish_job(Conn& c, const Job& job, const std::string& me, const std
                                out.have_marginal ? std::to_string(g.samples) : "",
                                out.have_marginal ? float8_text(sps) : "",
                                out.have_marginal ? float8_text(g.average_cost) : "",
-                               out.have_marginal ? std::to_string(job.marginal.samples) : ""};
+                               out.have_marginal ? std::to_string(job.marginal.samples) : "",
+                               out.have_map ? float8_text(m.bound) : "",
+                               out.have_map ? (m.optimal ? "true" : "false") : "",
+                               out.have_map ? m.solver_used : ""};
     std::vector<bool> nulls(p.size(), false);
-    for (size_t i : {1, 2}) nulls[i] = !out.have_map;
+    for (size_t i : {1, 2, 15, 16, 17}) nulls[i] = !out.have_map;
     for (size_t i : {11, 12, 13, 14}) nulls[i] = !out.have_marginal;
     c.exec_n(
         "UPDATE mln.jobs SET status = 'done', finished_at = clock_timestamp(), best_cost = $2::float8, "
@@ -178,7 +181,8 @@ std::string finish_job(Conn& c, const Job& job, const std::string& me, const std
         "clauses = $8::bigint, components = $9::int, warnings = $10::text[], gpu_memory_bytes = $11::bigint, "
         "flips_per_s = CASE WHEN $5::float8 > 0 THEN $4::bigint / $5::float8 END, "
         "samples = $12::bigint, samples_per_s = $13::float8, average_cost = $14::float8, "
-        "samples_total = coalesce(samples_total, $15::bigint) WHERE id = $1",
+        "samples_total = coalesce(samples_total, $15::bigint), bound = $16::float8, optimal = $17::boolean, "
+        "solver = $18 WHERE id = $1",
         p, nulls);
   });
 }

@@ -116,3 +116,64 @@ TEST(IlpTest, UnitBoundCountsConflictingUnits) {
 
 }  // namespace
 }  // namespace mln::solver
+
+namespace mln::solver {
+namespace {
+
+// solve_map's three solvers on networks with several components: "ilp"
+// returns the optimum, "auto" is within 1% of it and never worse than
+// "walksat" from the same seed, and every bound is valid.
+TEST(IlpTest, SolveMapSolversOn200Networks) {
+  if (!ilp_available()) GTEST_SKIP() << "built without COIN-OR CBC";
+  int auto_proven = 0;
+  for (uint64_t seed = 1000; seed < 1200; ++seed) {
+    mln::Network net = hard_conflict_network(seed);
+    const double opt = brute_force_min_cost(net);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", optimum " + std::to_string(opt));
+    SolveOptions o;
+    o.seed = seed;
+    o.threads = 2;
+    o.device = "cpu";
+    o.exact_max_atoms = 0;  // no enumeration: the walk or the ILP must answer
+    o.max_flips = 200;      // a short walk, so that it does not always find the optimum
+    o.solver = "walksat";
+    SolveResult w = solve_map(net, o);
+    o.solver = "auto";
+    SolveResult a = solve_map(net, o);
+    o.solver = "ilp";
+    SolveResult x = solve_map(net, o);
+    EXPECT_NEAR(x.cost, opt, tol(opt));
+    EXPECT_TRUE(x.optimal);
+    EXPECT_EQ(x.solver_used, "ilp");
+    EXPECT_LE(a.cost, opt + 0.01 * std::fabs(opt) + tol(opt));
+    EXPECT_LE(a.cost, w.cost + tol(w.cost));
+    for (const SolveResult* r : {&w, &a, &x}) {
+      EXPECT_LE(r->bound, opt + tol(opt));
+      EXPECT_LE(r->bound, r->cost + tol(r->cost));
+      EXPECT_NEAR(total_cost(net.clauses, r->truth), r->cost, tol(opt));
+    }
+    EXPECT_FALSE(w.optimal && w.cost > opt + tol(opt));
+    auto_proven += a.optimal;
+  }
+  EXPECT_GE(auto_proven, 190);
+}
+
+TEST(IlpTest, EnumeratedComponentsAreProven) {
+  mln::Network net = testing::smoke_network();
+  SolveOptions o;
+  o.solver = "walksat";
+  o.device = "cpu";
+  SolveResult r = solve_map(net, o);
+  EXPECT_TRUE(r.optimal);
+  EXPECT_EQ(r.proven_components, r.solved_components);
+  EXPECT_DOUBLE_EQ(r.bound, r.cost);
+}
+
+TEST(IlpTest, RejectsAnUnknownSolver) {
+  SolveOptions o;
+  o.solver = "simplex";
+  EXPECT_THROW(solve_map(testing::smoke_network(), o), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace mln::solver
