@@ -53,11 +53,12 @@ class Forcing {
       return true;
     }
     const size_t na = val_.size();
-    std::vector<uint32_t> occ_off(na + 1, 0);
+    std::vector<int64_t> occ_off(na + 1, 0);
     for (int64_t c : hard_)
       for (int64_t i = cs_.offsets[c]; i < cs_.offsets[c + 1]; ++i) ++occ_off[std::abs(cs_.lits[i]) + 1];
     for (size_t a = 0; a < na; ++a) occ_off[a + 1] += occ_off[a];
-    std::vector<uint32_t> occ(occ_off[na]), fill(occ_off.begin(), occ_off.end() - 1);
+    std::vector<uint32_t> occ(static_cast<size_t>(occ_off[na]));
+    std::vector<int64_t> fill(occ_off.begin(), occ_off.end() - 1);
     std::vector<int32_t> open(hard_.size());  // literals not yet known false
     for (size_t k = 0; k < hard_.size(); ++k) {
       const int64_t c = hard_[k];
@@ -70,7 +71,7 @@ class Forcing {
     for (size_t q = 0; q < queue_.size() && !conflict_; ++q) {
       const int32_t a = queue_[q];
       const uint32_t v = static_cast<uint32_t>(val_[a]);
-      for (uint32_t j = occ_off[a]; j < occ_off[a + 1] && !conflict_; ++j) {
+      for (int64_t j = occ_off[a]; j < occ_off[a + 1] && !conflict_; ++j) {
         if ((occ[j] & 1u) == v) continue;  // the literal is true: the clause holds
         const uint32_t k = occ[j] >> 1;
         if (--open[k] > 1) continue;
