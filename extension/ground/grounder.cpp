@@ -306,6 +306,9 @@ GroundOutput ground(const GroundInput& in, gpu::Engine& eng, const GroundOptions
     for (size_t i = 0; i < out.atoms.size(); ++i) out.network.is_query[i + 1] = out.atoms[i].is_query;
     collect_true_query_evidence(c, out);
   });
+  raw = detail::RawClauses{};  // the unconsolidated clauses are not needed any more
+  if (opts.unit_propagate && !opts.learning)
+    phase("unit_propagation", [&] { out.unit_propagation = unit_propagate(out.network); });
   for (size_t i = 0; i < c.relevant.size(); ++i)
     if (c.relevant[i]) out.relevant_clauses.push_back(static_cast<int>(i));
   return out;

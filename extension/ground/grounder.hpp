@@ -67,6 +67,9 @@ struct GroundOptions {
   // keeps the learnable first-order clauses it came from (out.origins).
   bool learning = false;
   std::vector<int> extra_closed_world;  // -cw predicates (indices)
+  // Hard-clause unit propagation after consolidation (unit_propagate below;
+  // GUC mln.unit_propagation).  Never run when learning.
+  bool unit_propagate = true;
   // Progress callback: phase name and a fraction in [0,1]; called from the
   // calling thread only, at most a few times a second.  May throw to cancel.
   std::function<void(const std::string& phase, double fraction)> progress;
@@ -92,6 +95,17 @@ struct Atom {
   bool is_query;     // club 1 or 3
 };
 
+// What unit_propagate() did (stats key "unit_propagation").
+struct UnitPropStats {
+  bool ran = false;             // propagation was run (option on, not learning)
+  bool hard_conflict = false;   // the hard clauses contradict each other: network left as grounded
+  int64_t atoms_fixed = 0;      // atoms forced by the hard clauses
+  int64_t clauses_before = 0;   // clauses before propagation
+  int64_t clauses_removed = 0;  // input clauses gone: satisfied, costing nothing, or folded into the constant
+  int64_t clauses_shortened = 0;  // input clauses kept with fewer literals (the fixed atoms' literals dropped)
+  double constant_cost = 0;     // cost every state pays now, kept as one clause without literals
+};
+
 struct PhaseTime {
   std::string phase;
   double seconds;
@@ -114,6 +128,7 @@ struct GroundOutput {
   std::vector<int64_t> origin_off;
   std::vector<int32_t> origins;
   std::vector<uint8_t> training_truth;  // by atom id (size atoms + 1): the query predicates' evidence
+  UnitPropStats unit_propagation;
 };
 
 // Whether the learner may change first-order clause c's weight.
@@ -122,6 +137,23 @@ inline bool learnable_clause(const lang::Clause& c) { return !c.hard && !c.fixed
 // Grounds `in` on `eng`.  Throws lang::LangError for semantic problems,
 // gpu::EngineError for engine failures (including cancellation).
 GroundOutput ground(const GroundInput& in, gpu::Engine& eng, const GroundOptions& opts = {});
+
+// Hard-clause unit propagation (docs/grounding.md, "Unit propagation"):
+// fixes the atoms the hard clauses force (a hard positive unit clause, a
+// hard w>0 clause with all but one literal false, every literal of a hard
+// w<0 clause), to a fixpoint; then drops the clauses the fixed atoms
+// satisfy, removes their false literals from the others, folds what became
+// constant into one clause without literals, and gives every fixed atom one
+// hard unit clause stating its value ([+a], +kHardWeight or -kHardWeight).
+// Atom ids do not change.  The cost of every state that agrees with the
+// fixed atoms is unchanged, so when the hard clauses can all hold the
+// optimum is unchanged.  When propagation finds that they cannot (an atom
+// forced both ways, a hard clause all false), the network is left exactly
+// as it was and hard_conflict is set.  Linear in the network's size; a
+// network where nothing is forced is not copied.  Per-clause side arrays
+// (GroundOutput::origins) are not kept in step: the grounder does not call
+// it when learning.
+UnitPropStats unit_propagate(Network& net);
 
 // Id of a constant written in a rule or query: its raw value for Int-typed
 // arguments, else its symbol id in `symbols`.  Throws lang::LangError

@@ -12,6 +12,7 @@ extern int guc_device;            // 0 auto, 1 gpu, 2 cpu
 extern int guc_gpu_memory_limit_mb;
 extern int guc_cpu_threads;
 extern bool guc_regress;
+extern bool guc_unit_propagation;
 
 // Resolves 'auto' | 'gpu' | 'cpu' (nullptr/empty: the mln.device GUC) to an
 // engine, creating it lazily (CUDA is initialised here, in a backend, never

@@ -347,6 +347,16 @@ std::string stats_json(const ground::GroundOutput& out, const std::string& devic
        ", \"clauses\": " + json_num(st.clauses) + ", \"query_evidence\": " + json_num(st.query_evidence) +
        ", \"keys\": " + json_num(st.keys) + "}";
   if (engine_peak) o += ", \"memory\": {\"engine_peak_bytes\": " + std::to_string(*engine_peak) + "}";
+  const ground::UnitPropStats& up = out.unit_propagation;
+  if (up.ran)
+    o += ", \"unit_propagation\": {\"enabled\": true, \"atoms_fixed\": " + std::to_string(up.atoms_fixed) +
+         ", \"clauses_before\": " + std::to_string(up.clauses_before) +
+         ", \"clauses_removed\": " + std::to_string(up.clauses_removed) +
+         ", \"clauses_shortened\": " + std::to_string(up.clauses_shortened) +
+         ", \"constant_cost\": " + json_num(up.constant_cost) +
+         ", \"hard_conflict\": " + (up.hard_conflict ? "true" : "false") + "}";
+  else
+    o += ", \"unit_propagation\": {\"enabled\": false}";
   o += "}";
   return o;
 }
@@ -385,6 +395,7 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   mln::ground::GroundOptions opts;
   opts.activate_all = activate_all;
   opts.learning = learning;
+  opts.unit_propagate = guc_unit_propagation;
   for (const auto& p : cw) {
     int idx = ctx.prog.find_pred(p);
     if (idx < 0)

@@ -26,6 +26,7 @@ int guc_device = 0;
 int guc_gpu_memory_limit_mb = 0;
 int guc_cpu_threads = 0;
 bool guc_regress = false;
+bool guc_unit_propagation = true;
 }  // namespace mln::pg
 
 static const struct config_enum_entry device_options[] = {
@@ -49,6 +50,12 @@ void _PG_init(void) {
   DefineCustomBoolVariable("mln.regress", "Hide machine-dependent output (for tests).", nullptr,
                            &mln::pg::guc_regress, false, PGC_USERSET, GUC_NOT_IN_SAMPLE,
                            nullptr, nullptr, nullptr);
+  DefineCustomBoolVariable("mln.unit_propagation",
+                           "Whether mln.ground fixes the atoms the hard clauses force and simplifies the network.",
+                           "Unit propagation of the hard clauses after grounding: the fixed atoms keep one hard unit "
+                           "clause each, satisfied clauses are dropped and false literals removed. The optimum does "
+                           "not change; when the hard clauses contradict each other the network is left as grounded.",
+                           &mln::pg::guc_unit_propagation, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
   MarkGUCPrefixReserved("mln");
 }
 

@@ -137,6 +137,8 @@ class SqlGrounder {
     phase("key_constraints", [&] { add_key_constraint_clauses(); });
     phase("consolidate", [&] { consolidate(); });
     phase("read_back", [&] { read_back(out); drop_tables(); });
+    if (opts_.unit_propagate && !opts_.learning)  // as ground() does (grounder.cpp)
+      phase("unit_propagation", [&] { out.unit_propagation = ground::unit_propagate(out.network); });
     for (size_t i = 0; i < relevant_.size(); ++i)
       if (relevant_[i]) out.relevant_clauses.push_back(static_cast<int>(i));
     return out;

@@ -262,6 +262,12 @@ int run(const mln::cli::Options& o) {
   // -learnwt: mln.learn_weights grounds for learning and queues the job.
   const std::string task = mln::cli::inference_task(o);
   long long job = 0;
+  // Atoms, clauses before unit propagation, the statistics, then what unit propagation did.
+  const std::string cols =
+      "(s->>'atoms')::bigint, coalesce((s->'unit_propagation'->>'clauses_before')::bigint, (s->>'clauses')::bigint), "
+      "s::text, coalesce(s->'unit_propagation'->>'hard_conflict', 'false'), "
+      "coalesce(s->'unit_propagation'->>'atoms_fixed', '0'), s->'unit_propagation'->>'clauses_removed', "
+      "s->'unit_propagation'->>'clauses_shortened', s->>'clauses'";
   mln::worker::Result g = [&] {
     struct Off {  // the handler refers to this frame: clear it on every exit
       mln::worker::Conn& c;
@@ -272,16 +278,18 @@ int run(const mln::cli::Options& o) {
         throw std::runtime_error("-learnwt grounds with every unknown atom active; -cw and -activateAll do not apply");
       job = c.exec("SELECT mln.learn_weights($1, $2::jsonb, $3)", {prog, mln::cli::job_options_json(o), o.device})
                 .num(0, 0);
-      return c.exec("SELECT (s->>'atoms')::bigint, (s->>'clauses')::bigint, s::text FROM "
-                    "(SELECT ground_stats s FROM mln.programs WHERE name = $1) q",
-                    {prog});
+      return c.exec("SELECT " + cols + " FROM (SELECT ground_stats s FROM mln.programs WHERE name = $1) q", {prog});
     }
-    return c.exec(
-        "SELECT (s->>'atoms')::bigint, (s->>'clauses')::bigint, s::text FROM mln.ground($1, $2, $3::boolean, $4::text[]) s",
-        {prog, o.device, o.activate_all ? "true" : "false", cw});
+    return c.exec("SELECT " + cols + " FROM mln.ground($1, $2, $3::boolean, $4::text[]) s",
+                  {prog, o.device, o.activate_all ? "true" : "false", cw});
   }();
   bar.clear();
+  // Tuffy's counts are before unit propagation (docs/grounding.md); what it did follows.
   say("### atoms = " + g.get(0, 0) + "; clauses = " + g.get(0, 1));
+  if (g.get(0, 3) == "true") say("### unit propagation: the hard clauses conflict; the network is left as grounded");
+  else if (!g.get(0, 4).empty() && g.get(0, 4) != "0")
+    say("### unit propagation: " + g.get(0, 4) + " atoms fixed, " + g.get(0, 5) + " clauses removed, " +
+        g.get(0, 6) + " shortened; clauses = " + g.get(0, 7));
   if (o.verbose > 0) {
     say("    grounding statistics: " + g.get(0, 2));
     try {  // peak memory of the backend that grounded (needs pg_read_server_files)

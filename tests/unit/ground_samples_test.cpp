@@ -31,6 +31,9 @@ TEST(GroundSamples, SmokeMatchesWorkedExample) {
     EXPECT_EQ(g.relevant_clauses.size(), 3u);
     for (const auto& a : g.atoms) EXPECT_EQ(a.is_query, l.prog->preds[a.pred].name == "Cancer");
     EXPECT_TRUE(g.true_query_evidence.empty());
+    EXPECT_TRUE(g.unit_propagation.ran);  // smoke has no hard clause: nothing fixed
+    EXPECT_EQ(g.unit_propagation.atoms_fixed, 0);
+    EXPECT_EQ(g.unit_propagation.clauses_removed, 0);
     ASSERT_FALSE(g.phases.empty());
     for (const auto& ph : g.phases) EXPECT_GE(ph.seconds, 0.0);
   }
@@ -41,9 +44,21 @@ TEST(GroundSamples, ClassMatchesTuffyCounts) {
   GroundInput in = make_input(*l.prog, l.queries, l.evidence);
   for (auto& eng : engines()) {
     SCOPED_TRACE(eng->name());
-    GroundOutput g = ground(in, *eng);
+    // Tuffy's counts are before unit propagation.
+    GroundOptions tuffy;
+    tuffy.unit_propagate = false;
+    GroundOutput g = ground(in, *eng, tuffy);
     EXPECT_EQ(g.network.num_atoms, 9650);
     EXPECT_EQ(g.network.clauses.size(), 73265u);
+    // class has no hard clause: propagation fixes nothing and keeps the network.
+    GroundOutput up = ground(in, *eng);
+    EXPECT_TRUE(up.unit_propagation.ran);
+    EXPECT_FALSE(up.unit_propagation.hard_conflict);
+    EXPECT_EQ(up.unit_propagation.atoms_fixed, 0);
+    EXPECT_EQ(up.unit_propagation.clauses_removed, 0);
+    EXPECT_EQ(up.network.num_atoms, 9650);
+    EXPECT_EQ(up.network.clauses.size(), 73265u);
+    EXPECT_EQ(up.network.clauses.weights, g.network.clauses.weights);
   }
 }
 
