@@ -45,6 +45,30 @@ inline const char* class_program() {
          "0.06  category(a,Networking)\n";
 }
 
+// The class program with its four structural rules hard (Tuffy: a rule
+// that ends with '.' and has no weight); the unit priors stay soft.  On
+// evidence where cited or co-written papers carry different labels the
+// hard rules cannot all hold: MAP must then minimise the hard violations
+// first (issue #25's hard-conflict workloads).
+inline std::string class_program_hard() {
+  return "*wrote(person,paper)\n*refers(paper,paper)\ncategory(paper,cat)\n*sameCat(cat,cat)\n"
+         "!wrote(a1,a3) v !wrote(a1,a2) v category(a3,a4) v !category(a2,a4).\n"
+         "!refers(a1,a2) v category(a2,a3) v !category(a1,a3).\n"
+         "!refers(a1,a2) v category(a1,a3) v !category(a2,a3).\n"
+         "sameCat(a2,a3) v !category(a1,a3) v !category(a1,a2).\n"
+         "-3  category(a,Networking)\n"
+         "0.14  category(a1,Programming)\n"
+         "0.09  category(a1,Operating_Systems)\n"
+         "0.04  category(a1,Hardware_and_Architecture)\n"
+         "0.11  category(a1,Data_Structures__Algorithms_and_Theory)\n"
+         "0.04  category(a1,Encryption_and_Compression)\n"
+         "0.02  category(a1,Information_Retrieval)\n"
+         "0.05  category(a1,Databases)\n"
+         "0.39  category(a1,Artificial_Intelligence)\n"
+         "0.06  category(a1,Human_Computer_Interaction)\n"
+         "0.06  category(a,Networking)\n";
+}
+
 // Uniform integer in [0, n).
 inline uint64_t below(std::mt19937_64& rng, uint64_t n) { return rng() % n; }
 
@@ -127,6 +151,16 @@ inline Workload rc(size_t n, uint64_t seed, double labelled = 0.1) {
     e += std::string("sameCat(") + c + ", " + c + ")\n";
     ++w.tuples;
   }
+  return w;
+}
+
+// RC whose evidence contradicts its hard rules: class_program_hard() over
+// rc()'s evidence with a larger labelled share, so that citations between
+// papers labelled differently force a paper into two categories, which the
+// hard sameCat rule forbids.
+inline Workload rc_hard(size_t n, uint64_t seed, double labelled = 0.3) {
+  Workload w = rc(n, seed, labelled);
+  w.prog = class_program_hard();
   return w;
 }
 

@@ -65,6 +65,8 @@ struct Run {
   std::vector<std::string> warnings;
   std::atomic<int> partitions{0};
 
+  const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+
   Run(const mln::Network& n, const SolveOptions& o)
       : net(n), opts(o), comps(find_components(n)), stop(o.cancel, o.timeout_s), sink(o.progress, comps.count) {}
 
@@ -199,7 +201,15 @@ struct Run {
     if (try_ilp) {
       const auto t0 = std::chrono::steady_clock::now();
       IlpOptions io;
-      io.time_limit_s = opts.solver == "ilp" ? 0 : opts.ilp_seconds;
+      // "ilp" runs until done (or the job's timeout); "auto" gives each
+      // component ilp_seconds, within what is left of the timeout.
+      double limit = opts.solver == "ilp" ? 0 : opts.ilp_seconds;
+      if (opts.timeout_s > 0) {
+        const double left = std::max(0.01, opts.timeout_s - std::chrono::duration<double>(
+                                                               std::chrono::steady_clock::now() - t0).count());
+        limit = limit > 0 ? std::min(limit, left) : left;
+      }
+      io.time_limit_s = limit;
       io.stop = &stop;
       IlpOutcome r = solve_ilp(pn, best, io);
       ilp_used = true;

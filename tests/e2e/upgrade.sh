@@ -34,6 +34,29 @@ check "MAP answer after the upgrade" \
 check "every function has a comment after the upgrade" \
   test "$(q "SELECT count(*) FROM pg_proc WHERE pronamespace = 'mln'::regnamespace AND obj_description(oid, 'pg_proc') IS NULL")" = 0
 
+# 0.2.0 -> 0.3.0 on its own: a MAP job queued under 0.2.0 keeps its row,
+# and after the update MAP answers carry a bound.
+dropdb --if-exists mln_e2e_upgrade2; createdb mln_e2e_upgrade2
+q2() { psql -d mln_e2e_upgrade2 -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
+q2 "CREATE EXTENSION pg_mln VERSION '0.2.0'"
+psql -d mln_e2e_upgrade2 -qX -v ON_ERROR_STOP=1 >/dev/null <<SQL
+SELECT mln.create_program('smoke', pg_read_file('$DATA/smoke/prog.mln'));
+SELECT mln.load_evidence('smoke', pg_read_file('$DATA/smoke/evidence.db'));
+SELECT mln.set_query('smoke', 'Cancer(x)');
+SELECT mln.ground('smoke');
+SELECT mln.infer('smoke');
+SQL
+check "0.2.0: a program grounded and a MAP job queued" test "$(q2 "SELECT count(*) FROM mln.jobs")" = 1
+q2 "ALTER EXTENSION pg_mln UPDATE TO '0.3.0'" >/dev/null
+check "ALTER EXTENSION pg_mln UPDATE TO '0.3.0' from 0.2.0" test "$(q2 "SELECT extversion FROM pg_extension WHERE extname = 'pg_mln'")" = 0.3.0
+check "the queued job survived the update" test "$(q2 "SELECT count(*) FROM mln.jobs WHERE status = 'queued'")" = 1
+job2=$(q2 "SELECT mln.infer('smoke', options => '{\"solver\": \"ilp\"}')")
+PGDATABASE=mln_e2e_upgrade2 "$WORKER" --quiet --once >/dev/null 2>&1
+PGDATABASE=mln_e2e_upgrade2 "$WORKER" --quiet --once >/dev/null 2>&1
+check "after the update a MAP job reports its bound and proof" \
+  test "$(q2 "SELECT concat_ws(',', s->>'best_cost', s->>'bound', s->>'gap', s->>'optimal') FROM mln.wait($job2, interval '30 s') s")" = "0,0,0,true"
+dropdb mln_e2e_upgrade2
+
 # The same objects as a fresh install (which PostgreSQL builds by the same path).
 objects() {
   psql -qXAt -d "$1" -c "SELECT pg_describe_object(classid, objid, objsubid) FROM pg_depend
