@@ -333,6 +333,7 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
     IlpSolve s = run_cbc(md, current, opts.time_limit_s > 0 ? time_left() : 0.0, opts.stop);
     ++out.rounds;
     out.clauses_used = static_cast<int64_t>(used);
+    if (getenv("MLN_ILP_TRACE")) fprintf(stderr, "ilp round %d: %zu clauses, %zu cols, %.3f s, solved %d value %.4f bound %.4f\n", out.rounds, used, md.obj.size(), seconds_since(t0), (int)s.solved, s.value, s.bound);
     // Any bound CBC proved on a subset of the clauses bounds the whole.
     if (std::isfinite(s.bound)) out.bound = std::max(out.bound, s.bound);
     if (!s.have_solution) {

@@ -194,33 +194,45 @@ struct Run {
       comp_proven[k] = 1;
       return total_cost(pn.clauses, best);
     }
+    // The LP relaxation first: it is cheap, and on many MLNs (RC among
+    // them) as high as the walk's cost, which proves the answer.
+    double bound = m <= opts.lp_bound_max_clauses && ilp_available() && !stop.should_stop()
+                       ? lp_bound(pn, 5.0)
+                       : unit_bound(pn);
+    double cost = total_cost(pn.clauses, best);
+    auto proven = [](double c, double b) { return c <= b + 1e-9 * std::max({1.0, std::fabs(c), std::fabs(b)}); };
     const bool partitioned = n > (opts.device == "gpu" ? opts.gpu_partition_max_atoms : opts.partition_max_atoms);
-    const bool try_ilp = ilp_available() && !stop.should_stop() &&
+    const bool try_ilp = ilp_available() && !stop.should_stop() && !(opts.solver != "ilp" && proven(cost, bound)) &&
                          (opts.solver == "ilp" || (opts.solver == "auto" && !partitioned && m <= opts.ilp_max_clauses &&
                                                    opts.ilp_seconds > 0));
     if (try_ilp) {
-      const auto t0 = std::chrono::steady_clock::now();
+      const auto t_ilp = std::chrono::steady_clock::now();
       IlpOptions io;
       // "ilp" runs until done (or the job's timeout); "auto" gives each
       // component ilp_seconds, within what is left of the timeout.
       double limit = opts.solver == "ilp" ? 0 : opts.ilp_seconds;
       if (opts.timeout_s > 0) {
-        const double left = std::max(0.01, opts.timeout_s - std::chrono::duration<double>(
-                                                               std::chrono::steady_clock::now() - t0).count());
+        const double left = std::max(0.01, opts.timeout_s - std::chrono::duration<double>(t_ilp - t0).count());
         limit = limit > 0 ? std::min(limit, left) : left;
       }
       io.time_limit_s = limit;
       io.stop = &stop;
+      // Cutting planes pay off where few of many clauses are ever violated;
+      // below ilp_full_max_clauses one ILP over every clause is faster.
+      io.cutting_plane = m > opts.ilp_full_max_clauses;
       IlpOutcome r = solve_ilp(pn, best, io);
       ilp_used = true;
-      ilp_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
-      if (r.cost < total_cost(pn.clauses, best)) best = std::move(r.best);
-      if (r.optimal) comp_proven[k] = 1;
-      if (r.optimal || m > opts.lp_bound_max_clauses || stop.should_stop()) return r.bound;
-      return std::max(r.bound, lp_bound(pn, 5.0));
+      ilp_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t_ilp).count();
+      if (r.cost < cost) {
+        best = std::move(r.best);
+        cost = r.cost;
+      }
+      bound = std::max(bound, r.bound);
+      if (r.optimal) bound = std::max(bound, cost);
     }
-    if (m <= opts.lp_bound_max_clauses && ilp_available() && !stop.should_stop()) return lp_bound(pn, 5.0);
-    return unit_bound(pn);
+    bound = std::min(bound, cost);
+    if (proven(cost, bound)) comp_proven[k] = 1;
+    return bound;
   }
 
   // Solves component k and writes its best state into `truth`.
