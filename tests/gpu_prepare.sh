@@ -15,6 +15,16 @@ cp -r /usr/include/gtest /usr/include/gmock /usr/include/benchmark /usr/include/
 cp -a /usr/lib/x86_64-linux-gnu/libgtest*.a /usr/lib/x86_64-linux-gnu/libgmock*.a \
       /usr/lib/x86_64-linux-gnu/libbenchmark* /usr/lib/x86_64-linux-gnu/libmetis.so* $d/lib/x86_64-linux-gnu/
 cp -r /usr/lib/x86_64-linux-gnu/cmake/GTest /usr/lib/x86_64-linux-gnu/cmake/benchmark $d/lib/x86_64-linux-gnu/cmake/
+# COIN-OR CBC (the exact MAP path) and the libraries it loads: each
+# library's soname file (dereferenced: lapack and blas are Debian
+# alternatives) and a link libX.so -> it for the linker.
+cp -r /usr/include/coin $d/include/
+for l in CbcSolver Cbc Cgl OsiClp ClpSolver Clp Osi CoinUtils lapack blas gfortran quadmath; do
+  so=$(ls /usr/lib/x86_64-linux-gnu/lib$l.so.[0-9] 2>/dev/null | head -1)
+  [ -n "$so" ] || { echo "gpu_prepare: lib$l not found (apt-get install coinor-libcbc-dev)" >&2; exit 1; }
+  cp -L "$so" $d/lib/x86_64-linux-gnu/
+  ln -sf "$(basename "$so")" $d/lib/x86_64-linux-gnu/lib$l.so
+done
 # The commit the GPU run measures (the host gets no .git).
 echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo +uncommitted)" > .devcache/commit.txt
 du -sh .devcache
