@@ -64,9 +64,19 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
 // cost of clauses with no literal.  (Every other clause costs >= 0.)
 double unit_bound(const mln::Network& net);
 
-// The LP relaxation's optimum of the ILP above (a lower bound on the
-// optimum, never below unit_bound's); falls back to unit_bound when the LP
-// does not finish within time_limit_s or CBC is not built in.
+// The LP relaxation of the ILP above.
+struct LpOutcome {
+  double bound = 0;            // its optimum (a lower bound on the optimum), or unit_bound's
+  bool solved = false;         // the LP finished; else bound is unit_bound's
+  std::vector<uint8_t> state;  // its solution rounded (x >= 0.5), by atom id; empty unless solved
+  bool integral = false;       // every x was 0 or 1: state is then an optimal answer
+};
+// Falls back to unit_bound when the LP does not finish within time_limit_s
+// or CBC is not built in.  On RC-like MLNs the LP is often integral: its
+// solution is then the optimum, proven without branching.
+LpOutcome lp_relaxation(const mln::Network& net, double time_limit_s);
+
+// lp_relaxation's bound alone (never below unit_bound's).
 double lp_bound(const mln::Network& net, double time_limit_s, bool* solved = nullptr);
 
 }  // namespace mln::solver

@@ -77,7 +77,8 @@ struct SolveOptions {
   int64_t ilp_full_max_clauses = 0;
   // Components of at most this many clauses get the LP relaxation's bound
   // when the exact path did not prove theirs; larger ones the unit bound.
-  int64_t lp_bound_max_clauses = 200000;
+  int64_t lp_bound_max_clauses = 1000000;
+  double lp_seconds = 10;           // time limit of one LP relaxation (s)
   std::function<void(double best_cost, int64_t flips)> progress;
   std::atomic<bool>* cancel = nullptr;  // set to true to stop early
 };

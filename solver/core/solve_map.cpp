@@ -58,7 +58,7 @@ struct Run {
   std::vector<double> comp_bound;      // lower bound on each component's optimum
   std::vector<uint8_t> comp_done;
   std::vector<uint8_t> comp_proven;    // its answer is proven optimal
-  std::atomic<bool> walk_used{false}, ilp_used{false};
+  std::atomic<bool> walk_used{false}, ilp_used{false}, lp_used{false};
   std::atomic<int64_t> ilp_micros{0};
   std::atomic<bool> cpu_used{false}, gpu_used{false};
   std::mutex warn_mu;
@@ -196,10 +196,23 @@ struct Run {
     }
     // The LP relaxation first: it is cheap, and on many MLNs (RC among
     // them) as high as the walk's cost, which proves the answer.
-    double bound = m <= opts.lp_bound_max_clauses && ilp_available() && !stop.should_stop()
-                       ? lp_bound(pn, 5.0)
-                       : unit_bound(pn);
+    // Its rounded solution is an answer too, optimal when the LP is integral.
     double cost = total_cost(pn.clauses, best);
+    double bound;
+    if (m <= opts.lp_bound_max_clauses && ilp_available() && !stop.should_stop()) {
+      LpOutcome lp = lp_relaxation(pn, opts.lp_seconds);
+      bound = lp.bound;
+      if (lp.solved && opts.solver != "walksat") {  // "walksat" keeps the walk's answer
+        const double c = total_cost(pn.clauses, lp.state);
+        if (c < cost) {
+          cost = c;
+          best = std::move(lp.state);
+          lp_used = true;
+        }
+      }
+    } else {
+      bound = unit_bound(pn);
+    }
     auto proven = [](double c, double b) { return c <= b + 1e-9 * std::max({1.0, std::fabs(c), std::fabs(b)}); };
     const bool partitioned = n > (opts.device == "gpu" ? opts.gpu_partition_max_atoms : opts.partition_max_atoms);
     const bool try_ilp = ilp_available() && !stop.should_stop() && !(opts.solver != "ilp" && proven(cost, bound)) &&
@@ -371,7 +384,13 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   res.cancelled = run.stop.tripped();
   res.bound = std::min(res.bound, res.cost);
   res.optimal = !res.cancelled && res.proven_components == res.solved_components;
-  res.solver_used = run.walk_used && run.ilp_used ? "walksat+ilp" : run.ilp_used ? "ilp" : "walksat";
+  // What produced the answer: the walk, the exact path, and/or the LP
+  // relaxation's rounded solution where it beat the walk.
+  res.solver_used.clear();
+  for (auto [used, name] : {std::pair<bool, const char*>{run.walk_used, "walksat"}, {run.ilp_used, "ilp"},
+                            {run.lp_used, "lp"}})
+    if (used) res.solver_used += (res.solver_used.empty() ? "" : "+") + std::string(name);
+  if (res.solver_used.empty()) res.solver_used = "walksat";  // enumeration only: the walk's own exact path
   res.ilp_seconds = static_cast<double>(run.ilp_micros.load()) * 1e-6;
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;

@@ -144,7 +144,7 @@ TEST(IlpTest, SolveMapSolversOn200Networks) {
     SolveResult x = solve_map(net, o);
     EXPECT_NEAR(x.cost, opt, tol(opt));
     EXPECT_TRUE(x.optimal);
-    EXPECT_EQ(x.solver_used, "ilp");
+    EXPECT_NE(x.solver_used.find("ilp"), std::string::npos) << x.solver_used;
     EXPECT_LE(a.cost, opt + 0.01 * std::fabs(opt) + tol(opt));
     EXPECT_LE(a.cost, w.cost + tol(w.cost));
     for (const SolveResult* r : {&w, &a, &x}) {
