@@ -15,6 +15,7 @@
 #include <CbcEventHandler.hpp>
 #include <CbcModel.hpp>
 #include <CbcSolver.hpp>
+#include <ClpEventHandler.hpp>
 #include <CoinPackedMatrix.hpp>
 #include <OsiClpSolverInterface.hpp>
 #endif
@@ -74,7 +75,7 @@ IlpOutcome solve_ilp(const mln::Network&, const std::vector<uint8_t>&, const Ilp
                            "(apt-get install coinor-libcbc-dev, then rebuild)");
 }
 
-LpOutcome lp_relaxation(const mln::Network& net, double) {
+LpOutcome lp_relaxation(const mln::Network& net, double, StopToken*) {
   LpOutcome r;
   r.bound = unit_bound(net);
   return r;
@@ -208,6 +209,29 @@ class StopHandler : public CbcEventHandler {
   StopToken* stop_;
 };
 
+// Stops Clp's simplex (the root LP of a large ILP, or the LP relaxation can
+// take minutes, and CBC's -sec is not checked inside it) when the caller's
+// token fires or the deadline passes.
+class ClpStop : public ClpEventHandler {
+ public:
+  ClpStop(StopToken* stop, double seconds)
+      : stop_(stop), has_deadline_(seconds > 0),
+        deadline_(Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                     seconds > 0 ? seconds : 0))) {}
+  int event(Event e) override {
+    if (e != endOfIteration || ++count_ % 64 != 0) return -1;
+    if ((stop_ && stop_->should_stop()) || (has_deadline_ && Clock::now() >= deadline_)) return 0;
+    return -1;
+  }
+  ClpEventHandler* clone() const override { return new ClpStop(*this); }
+
+ private:
+  StopToken* stop_;
+  bool has_deadline_;
+  Clock::time_point deadline_;
+  uint64_t count_ = 0;
+};
+
 int no_callback(CbcModel*, int) { return 0; }
 
 struct IlpSolve {
@@ -230,6 +254,8 @@ IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seco
     r.value = r.bound = md.constant;
     return r;
   }
+  ClpStop clp_stop(stop, seconds);
+  si.getModelPtr()->passInEventHandler(&clp_stop);
   CbcModel model(si);
   model.setLogLevel(0);
   StopHandler handler(stop);
@@ -260,9 +286,11 @@ IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seco
     r.x.assign(sol, sol + md.obj.size());
     r.value = model.getObjValue() + md.constant;
   }
-  r.bound = model.getBestPossibleObjValue() + md.constant;
   r.solved = model.isProvenOptimal() && sol != nullptr;
-  if (r.solved && r.bound > r.value) r.bound = r.value;
+  // CBC's best possible value is a bound only when its search finished:
+  // after a stop inside the root LP it can be any number (seen: 16x the
+  // optimum).  An unfinished round contributes no bound.
+  if (r.solved) r.bound = std::min(model.getBestPossibleObjValue() + md.constant, r.value);
   return r;
 }
 
@@ -352,8 +380,8 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
     ++out.rounds;
     out.clauses_used = static_cast<int64_t>(used);
     if (getenv("MLN_ILP_TRACE")) fprintf(stderr, "ilp round %d: %zu clauses, %zu cols, %.3f s, solved %d value %.4f bound %.4f\n", out.rounds, used, md.obj.size(), seconds_since(t0), (int)s.solved, s.value, s.bound);
-    // Any bound CBC proved on a subset of the clauses bounds the whole.
-    if (std::isfinite(s.bound)) out.bound = std::max(out.bound, s.bound);
+    // The optimum over a subset of the clauses bounds the whole.
+    if (s.solved && std::isfinite(s.bound)) out.bound = std::max(out.bound, s.bound);
     if (!s.have_solution) {
       out.finished = false;
       out.status = "the ILP found no solution within its time";
@@ -385,7 +413,7 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
   return out;
 }
 
-LpOutcome lp_relaxation(const mln::Network& net, double time_limit_s) {
+LpOutcome lp_relaxation(const mln::Network& net, double time_limit_s, StopToken* stop) {
   LpOutcome r;
   r.bound = unit_bound(net);
   Model md;
@@ -398,7 +426,8 @@ LpOutcome lp_relaxation(const mln::Network& net, double time_limit_s) {
   }
   OsiClpSolverInterface si;
   md.load(si, false);
-  if (time_limit_s > 0) si.getModelPtr()->setMaximumSeconds(time_limit_s);
+  ClpStop clp_stop(stop, time_limit_s);
+  si.getModelPtr()->passInEventHandler(&clp_stop);
   si.initialSolve();
   if (!si.isProvenOptimal()) {
     r.state.clear();

@@ -74,7 +74,7 @@ struct LpOutcome {
 // Falls back to unit_bound when the LP does not finish within time_limit_s
 // or CBC is not built in.  On RC-like MLNs the LP is often integral: its
 // solution is then the optimum, proven without branching.
-LpOutcome lp_relaxation(const mln::Network& net, double time_limit_s);
+LpOutcome lp_relaxation(const mln::Network& net, double time_limit_s, StopToken* stop = nullptr);
 
 // lp_relaxation's bound alone (never below unit_bound's).
 double lp_bound(const mln::Network& net, double time_limit_s, bool* solved = nullptr);

@@ -200,9 +200,9 @@ struct Run {
     double cost = total_cost(pn.clauses, best);
     double bound;
     if (m <= opts.lp_bound_max_clauses && ilp_available() && !stop.should_stop()) {
-      LpOutcome lp = lp_relaxation(pn, opts.lp_seconds);
+      LpOutcome lp = lp_relaxation(pn, opts.lp_seconds, &stop);
       bound = lp.bound;
-      if (lp.solved && opts.solver != "walksat") {  // "walksat" keeps the walk's answer
+      if (lp.solved && opts.solver == "auto") {  // "walksat" and "ilp" keep their own answers
         const double c = total_cost(pn.clauses, lp.state);
         if (c < cost) {
           cost = c;

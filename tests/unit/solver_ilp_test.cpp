@@ -101,6 +101,42 @@ TEST(IlpTest, NeverWorseThanItsStart) {
   EXPECT_LE(r.bound, brute_force_min_cost(net) + tol(r.cost));
 }
 
+// Stopped by its time limit in the middle of CBC's work (the root LP
+// included), the exact path keeps only bounds it proved: never above the
+// optimum that an unlimited run proves.
+TEST(IlpTest, ATimeLimitLeavesAValidBound) {
+  if (!ilp_available()) GTEST_SKIP() << "built without COIN-OR CBC";
+  mln::Network net = random_mixed_network(150, 600, 5);
+  IlpOutcome full = solve_ilp(net, {}, IlpOptions{});
+  ASSERT_TRUE(full.optimal) << full.status;
+  int cut = 0;
+  for (double limit : {0.001, 0.01, 0.05, 0.2}) {
+    IlpOptions o;
+    o.time_limit_s = limit;
+    IlpOutcome r = solve_ilp(net, {}, o);
+    EXPECT_LE(r.bound, full.cost + tol(full.cost)) << "limit " << limit;
+    EXPECT_GE(r.cost, full.cost - tol(full.cost)) << "limit " << limit;
+    EXPECT_NEAR(total_cost(net.clauses, r.best), r.cost, tol(r.cost));
+    cut += !r.finished;
+  }
+  EXPECT_GT(cut, 0);  // at least one limit did stop it
+
+  // Too big to prove: the limits stop CBC inside its root LP.  Every bound
+  // stays below the cost of a state the walk finds (>= the optimum).
+  mln::Network big = random_mixed_network(20000, 80000, 6);
+  SolveOptions w;
+  w.solver = "walksat";
+  w.device = "cpu";
+  const double walk = solve_map(big, w).cost;
+  for (double limit : {0.05, 0.3, 1.0}) {
+    IlpOptions o;
+    o.time_limit_s = limit;
+    IlpOutcome r = solve_ilp(big, {}, o);
+    EXPECT_FALSE(r.optimal);
+    EXPECT_LE(r.bound, walk) << "limit " << limit;
+  }
+}
+
 TEST(IlpTest, UnitBoundCountsConflictingUnits) {
   mln::Network net;
   net.num_atoms = 2;
