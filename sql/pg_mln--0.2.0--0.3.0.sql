@@ -79,7 +79,7 @@ BEGIN
   IF options ? 'solver' AND (jsonb_typeof(options->'solver') <> 'string'
                              OR options->>'solver' NOT IN ('auto', 'walksat', 'ilp')) THEN
     RAISE EXCEPTION 'invalid solver %', options->'solver' USING ERRCODE = 'invalid_parameter_value',
-      HINT = 'solvers are auto (MaxWalkSAT, then the exact ILP path on each component within ilp_seconds), '
+      HINT = 'solvers are auto (MaxWalkSAT, then the exact ILP path within ilp_seconds), '
              'walksat (MaxWalkSAT only) and ilp (the exact path only)';
   END IF;
   FOREACH k IN ARRAY ARRAY['dont_break', 'skip_components_without_query'] LOOP
@@ -101,7 +101,7 @@ BEGIN
       ('timeout',        false, 0,           true,  NULL,                'seconds >= 0 (0: none)'),
       ('threads',        true,  0,           true,  4096,                'an integer from 0 (all cores) to 4096'),
       ('exact_max_atoms', true, 0,           true,  20,                  'an integer from 0 (off) to 20'),
-      ('ilp_seconds',    false, 0,           true,  NULL,                'seconds >= 0 per component for the exact path in solver auto (0: off)')
+      ('ilp_seconds',    false, 0,           true,  NULL,                'seconds >= 0: the exact path''s time for the whole job in solver auto (0: off)')
     ) t(name, integral, lo, lo_incl, hi, what) LOOP
     PERFORM mln._check_option_range(options, 'inference', lim.name, lim.integral, lim.lo, lim.lo_incl, lim.hi, lim.what);
   END LOOP;

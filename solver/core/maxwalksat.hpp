@@ -67,7 +67,7 @@ struct SolveOptions {
   // ilp_seconds; the better answer is kept).  Every answer carries a lower
   // bound on the optimum.
   std::string solver = "auto";
-  double ilp_seconds = 10;          // "auto": the exact path's time per component (s)
+  double ilp_seconds = 10;          // "auto": the exact path's time for the whole solve (s)
   int64_t ilp_max_clauses = 2000000;  // "auto": larger components keep the walk's answer
   // Components of at most this many clauses go to the ILP whole; larger
   // ones by cutting-plane inference (ilp_map.hpp).  0: always cutting
@@ -75,6 +75,9 @@ struct SolveOptions {
   // papers (52k clauses) proves in 2.0 s whole against 2.8 s by cutting
   // planes, but its hard-conflict variant in 25.8 s whole against 2.8 s.
   int64_t ilp_full_max_clauses = 0;
+  // Components of at most this many clauses go to the exact path together,
+  // as one ILP, after every component has been walked.
+  int64_t ilp_batch_max_clauses = 20000;
   // Components of at most this many clauses get the LP relaxation's bound
   // when the exact path did not prove theirs; larger ones the unit bound.
   int64_t lp_bound_max_clauses = 1000000;

@@ -188,7 +188,10 @@ struct Run {
   // whose best state so far is `best`; runs the exact path where the
   // solver asks for it, keeping its state in `best` when it is better, and
   // marks the component proven when its answer is optimal.
-  double bound_component(int32_t k, const mln::Network& pn, int64_t n, bool enumerated, std::vector<uint8_t>& best) {
+  // Sets *defer instead of running the exact path on a component small
+  // enough for the batch (solve_batched runs them all as one ILP).
+  double bound_component(int32_t k, const mln::Network& pn, int64_t n, bool enumerated, std::vector<uint8_t>& best,
+                         bool* defer) {
     const int64_t m = static_cast<int64_t>(pn.clauses.size());
     if (enumerated) {  // solve_exact_cpu enumerated every state
       comp_proven[k] = 1;
@@ -218,17 +221,12 @@ struct Run {
     const bool try_ilp = ilp_available() && !stop.should_stop() && !(opts.solver != "ilp" && proven(cost, bound)) &&
                          (opts.solver == "ilp" || (opts.solver == "auto" && !partitioned && m <= opts.ilp_max_clauses &&
                                                    opts.ilp_seconds > 0));
-    if (try_ilp) {
+    if (try_ilp && m <= opts.ilp_batch_max_clauses) {
+      *defer = true;
+    } else if (try_ilp && ilp_limit() >= 0) {
       const auto t_ilp = std::chrono::steady_clock::now();
       IlpOptions io;
-      // "ilp" runs until done (or the job's timeout); "auto" gives each
-      // component ilp_seconds, within what is left of the timeout.
-      double limit = opts.solver == "ilp" ? 0 : opts.ilp_seconds;
-      if (opts.timeout_s > 0) {
-        const double left = std::max(0.01, opts.timeout_s - std::chrono::duration<double>(t_ilp - t0).count());
-        limit = limit > 0 ? std::min(limit, left) : left;
-      }
-      io.time_limit_s = limit;
+      io.time_limit_s = ilp_limit();
       io.stop = &stop;
       // Cutting planes pay off where few of many clauses are ever violated;
       // below ilp_full_max_clauses one ILP over every clause is faster.
@@ -246,6 +244,92 @@ struct Run {
     bound = std::min(bound, cost);
     if (proven(cost, bound)) comp_proven[k] = 1;
     return bound;
+  }
+
+  // The exact path's time limit now: "ilp" until done or the job's
+  // timeout; "auto" what is left of ilp_seconds (a budget for the whole
+  // job), within the timeout.  A negative value: no time left.
+  double ilp_limit() const {
+    const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double limit = 0;
+    if (opts.solver != "ilp") {
+      limit = opts.ilp_seconds - static_cast<double>(ilp_micros.load()) * 1e-6;
+      if (limit <= 0) return -1;
+    }
+    if (opts.timeout_s > 0) {
+      const double left = opts.timeout_s - now;
+      if (left <= 0) return -1;
+      limit = limit > 0 ? std::min(limit, left) : left;
+    }
+    return limit;
+  }
+
+  // Components whose exact path waits for the batch.
+  struct Deferred {
+    int32_t k;
+    mln::Network net;            // the component as a network of its own
+    std::vector<int32_t> atoms;  // its local ids -> ids in the whole network
+    double constant_cost;
+  };
+  std::mutex batch_mu;
+  std::vector<Deferred> batch;
+  double batch_bound_extra = 0;  // what the batch's ILP proved beyond its components' own bounds
+
+  // The exact path over every deferred component at once: they are
+  // independent, so one ILP of their union has as optimum the sum of theirs,
+  // and one CBC run per cutting-plane round replaces one per component (on
+  // class, 180 small rounds cost about a second).
+  void solve_batched(std::vector<uint8_t>& truth) {
+    if (batch.empty() || stop.should_stop()) return;
+    mln::Network u;
+    std::vector<uint8_t> start{0};
+    std::vector<int32_t> first;  // first union atom id of each deferred component
+    for (const Deferred& d : batch) {
+      first.push_back(u.num_atoms + 1);
+      const auto& cs = d.net.clauses;
+      std::vector<int32_t> lits;
+      for (size_t c = 0; c < cs.size(); ++c) {
+        lits.assign(cs.lits.begin() + cs.offsets[c], cs.lits.begin() + cs.offsets[c + 1]);
+        for (int32_t& l : lits) l += l > 0 ? u.num_atoms : -u.num_atoms;
+        u.clauses.add(lits.data(), lits.size(), cs.weights[c]);
+      }
+      for (int32_t a : d.atoms) start.push_back(truth[a]);
+      u.num_atoms += d.net.num_atoms;
+    }
+    const double limit = ilp_limit();
+    if (limit < 0) return;
+    const auto t_ilp = std::chrono::steady_clock::now();
+    IlpOptions io;
+    io.time_limit_s = limit;
+    io.stop = &stop;
+    // One ILP over every clause: on class the union of 100 unproven
+    // components (34k clauses) proves in 1.2 s whole, 3.2 s by 7 rounds of
+    // cutting planes.
+    io.cutting_plane = false;
+    IlpOutcome r = solve_ilp(u, start, io);
+    ilp_used = true;
+    ilp_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t_ilp).count();
+    double own_bounds = 0;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const Deferred& d = batch[i];
+      std::vector<uint8_t> st(d.atoms.size() + 1, 0);
+      for (size_t j = 0; j < d.atoms.size(); ++j) st[j + 1] = r.best[first[i] + static_cast<int32_t>(j)];
+      const double c = total_cost(d.net.clauses, st) + d.constant_cost;
+      if (c < comp_cost[d.k]) {
+        comp_cost[d.k] = c;
+        for (size_t j = 0; j < d.atoms.size(); ++j) truth[d.atoms[j]] = st[j + 1];
+      }
+      if (r.optimal) {  // the union's optimum: each part at its own optimum
+        comp_bound[d.k] = comp_cost[d.k];
+        comp_proven[d.k] = 1;
+      }
+      own_bounds += comp_bound[d.k];
+    }
+    if (!r.optimal) {
+      double consts = 0;
+      for (const Deferred& d : batch) consts += d.constant_cost;
+      batch_bound_extra = std::max(0.0, r.bound + consts - own_bounds);
+    }
   }
 
   // Solves component k and writes its best state into `truth`.
@@ -286,7 +370,12 @@ struct Run {
       if (!enumerated) walk_used = true;
       best = solve_piece(k, on_gpu, piece_net, init, flips, seed);
     }
-    comp_bound[k] = bound_component(k, piece_net, n, enumerated, best) + sub.constant_cost;
+    bool defer = false;
+    comp_bound[k] = bound_component(k, piece_net, n, enumerated, best, &defer) + sub.constant_cost;
+    if (defer) {
+      std::lock_guard<std::mutex> lock(batch_mu);
+      batch.push_back({k, piece_net, atoms, sub.constant_cost});
+    }
     for (size_t i = 0; i < atoms.size(); ++i) truth[atoms[i]] = best[i + 1];
     comp_cost[k] = total_cost(piece_net.clauses, best) + sub.constant_cost;
     comp_done[k] = 1;
@@ -352,6 +441,7 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   if (nthreads >= 1) work(cpu_q, next_cpu, false);
   for (auto& th : pool) th.join();
   if (failure) std::rethrow_exception(failure);
+  run.solve_batched(res.truth);
 
   // Totals over the solved components (Tuffy reports exactly this sum).
   const auto& cs = net.clauses;
@@ -382,7 +472,7 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   if (run.gpu_used) res.gpu_memory_peak_bytes = gpu_walksat_peak_bytes();
   res.warnings = std::move(run.warnings);
   res.cancelled = run.stop.tripped();
-  res.bound = std::min(res.bound, res.cost);
+  res.bound = std::min(res.bound + run.batch_bound_extra, res.cost);
   res.optimal = !res.cancelled && res.proven_components == res.solved_components;
   // What produced the answer: the walk, the exact path, and/or the LP
   // relaxation's rounded solution where it beat the walk.
