@@ -41,6 +41,7 @@ void validate(const mln::Network& net, const SolveOptions& o) {
     throw std::runtime_error("solve_map: solver 'ilp' requested but " + std::string(
         "pg_mln was built without COIN-OR CBC (apt-get install coinor-libcbc-dev, then rebuild)"));
   if (!(o.ilp_seconds >= 0)) throw std::invalid_argument("solve_map: ilp_seconds must be >= 0");
+  if (!(o.hard_first >= 0 && o.hard_first <= 1)) throw std::invalid_argument("solve_map: hard_first must be in [0, 1]");
   if (net.num_atoms < 0 || net.clauses.offsets.size() != net.clauses.size() + 1)
     throw std::invalid_argument("solve_map: malformed network");
 }
@@ -87,6 +88,7 @@ struct Run {
     p.random_step = opts.random_step;
     p.adaptive_noise = opts.adaptive_noise;
     p.dont_break = opts.dont_break;
+    p.hard_first = opts.hard_first;
     p.seed = seed;
     p.stop = &stop;
     p.on_progress = [this, k](double best, int64_t f) { sink.report(k, best, f); };

@@ -36,7 +36,9 @@ class WalkState {
     brk_.assign(in_.n, 0);
     mk_.assign(in_.n, 0);
     vpos_.assign(in_.m, -1);
+    hpos_.assign(in_.m, -1);
     viol_.clear();
+    viol_hard_.clear();
     cost_ = 0;
     for (int64_t c = 0; c < in_.m; ++c) {
       for (int64_t i = in_.cl_off[c]; i < in_.cl_off[c + 1]; ++i) {
@@ -101,6 +103,8 @@ class WalkState {
   std::vector<int64_t> mk_;     // cost removed by flipping (Tuffy's "rescue")
   std::vector<int32_t> viol_;   // clauses with cost > 0
   std::vector<int32_t> vpos_;   // position in viol_, or -1
+  std::vector<int32_t> viol_hard_;  // the violated hard clauses (|w| >= kHardThreshold)
+  std::vector<int32_t> hpos_;       // position in viol_hard_, or -1
   int64_t cost_ = 0;
 
  private:
@@ -108,13 +112,28 @@ class WalkState {
   void for_atoms(int64_t c, F f) {
     for (int64_t i = in_.cl_off[c]; i < in_.cl_off[c + 1]; ++i) f(in_.cl_lit[i] >> 1);
   }
-  void add_viol(int64_t c) { vpos_[c] = static_cast<int32_t>(viol_.size()); viol_.push_back(static_cast<int32_t>(c)); }
+  bool hard(int64_t c) const { return in_.w[c] >= in_.hard_fixed || -in_.w[c] >= in_.hard_fixed; }
+  void add_viol(int64_t c) {
+    vpos_[c] = static_cast<int32_t>(viol_.size());
+    viol_.push_back(static_cast<int32_t>(c));
+    if (hard(c)) {
+      hpos_[c] = static_cast<int32_t>(viol_hard_.size());
+      viol_hard_.push_back(static_cast<int32_t>(c));
+    }
+  }
   void del_viol(int64_t c) {
     int32_t p = vpos_[c], last = viol_.back();
     viol_[p] = last;
     vpos_[last] = p;
     viol_.pop_back();
     vpos_[c] = -1;
+    if (hard(c)) {
+      int32_t hp = hpos_[c], hl = viol_hard_.back();
+      viol_hard_[hp] = hl;
+      hpos_[hl] = hp;
+      viol_hard_.pop_back();
+      hpos_[c] = -1;
+    }
   }
 };
 
@@ -238,7 +257,13 @@ WalkOutcome walksat_cpu(const WalkInstance& in, const std::vector<uint8_t>& init
         break;
       }
       ++out.flips;
-      uint32_t c = static_cast<uint32_t>(s.viol_[rng.below(static_cast<uint32_t>(s.viol_.size()))]);
+      // Hard clauses first: while one is violated, the clause to repair is
+      // drawn among the violated hard clauses with probability
+      // hard_first (Tuffy draws uniformly among all violated clauses, so
+      // a few violated hard clauses among many soft ones are rarely looked at).
+      const bool from_hard = !s.viol_hard_.empty() && p.hard_first > 0 && rng.uniform() < p.hard_first;
+      const std::vector<int32_t>& pool = from_hard ? s.viol_hard_ : s.viol_;
+      uint32_t c = static_cast<uint32_t>(pool[rng.below(static_cast<uint32_t>(pool.size()))]);
       const int64_t lo = in.cl_off[c], len = in.cl_off[c + 1] - lo;
       const uint32_t* lits = &in.cl_lit[lo];
       uint32_t a = 0;

@@ -39,6 +39,7 @@ struct WalkParams {
   double random_step = 0.5;
   bool adaptive_noise = false;  // see SolveOptions::adaptive_noise
   bool dont_break = false;
+  double hard_first = 0;   // probability of repairing a violated hard clause first (see walksat_cpu)
   uint64_t seed = 1;
   StopToken* stop = nullptr;  // polled every 4096 steps
   // Called every 4096 steps with (best cost so far, flips since last call).
