@@ -2,9 +2,13 @@
 // See ilp_map.hpp for the formulation.
 #include "ilp_map.hpp"
 
+#include "rng.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
@@ -34,11 +38,24 @@ double cost_of(const mln::ClauseSet& cs, size_t c, const std::vector<uint8_t>& t
                      truth);
 }
 
-// "a <= b" with a tolerance relative to the magnitude (hard weights are 5.2e7,
-// soft ones ~1: doubles keep ~1e-16 of that).
-bool le_tol(double a, double b) { return a <= b + 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)}); }
+// The cost of a unit clause (literal l, weight w) when its atom is false
+// and when it is true: w > 0 costs w when the literal is false, w < 0 costs
+// |w| when it is true.
+struct UnitCost {
+  double if_false, if_true;
+};
+UnitCost unit_cost(int32_t l, double w) {
+  const bool costs_when_lit_true = w < 0;
+  const bool costs_when_atom_true = costs_when_lit_true == (l > 0);
+  const double k = std::fabs(w);
+  return costs_when_atom_true ? UnitCost{0, k} : UnitCost{k, 0};
+}
 
 }  // namespace
+
+bool proven_within_tolerance(double cost, double bound) {
+  return cost <= bound + 1e-9 * std::max({1.0, std::fabs(cost), std::fabs(bound)});
+}
 
 double unit_bound(const mln::Network& net) {
   const auto& cs = net.clauses;
@@ -55,12 +72,9 @@ double unit_bound(const mln::Network& net) {
     if (len != 1 || w == 0) continue;
     const int32_t l = cs.lits[cs.offsets[c]];
     const int32_t a = l > 0 ? l : -l;
-    // The literal is true when the atom has value (l > 0).
-    const bool lit_true_when_atom_true = l > 0;
-    // w > 0 costs w when the literal is false; w < 0 costs |w| when it is true.
-    const bool costs_when_lit_true = w < 0;
-    const bool costs_when_atom_true = costs_when_lit_true == lit_true_when_atom_true;
-    (costs_when_atom_true ? if_true : if_false)[a] += std::fabs(w);
+    const UnitCost u = unit_cost(l, w);
+    if_false[a] += u.if_false;
+    if_true[a] += u.if_true;
   }
   for (size_t a = 1; a < if_true.size(); ++a) bound += std::min(if_true[a], if_false[a]);
   return bound;
@@ -145,23 +159,11 @@ struct Model {
       return;
     }
     if (len == 1) {
+      // The cost as a function of x: if_false + (if_true - if_false) x.
       const int32_t l = lits[0];
-      const int j = x(l > 0 ? l : -l);
-      // cost = k * lit, lit = x or 1 - x; k = |w| for w < 0, and for w > 0
-      // cost = w * (1 - lit).
-      const double k = std::fabs(w);
-      const bool cost_grows_with_lit = w < 0;
-      // cost as a function of x: a + b x
-      double a, b;
-      if (cost_grows_with_lit) {
-        a = l > 0 ? 0 : k;
-        b = l > 0 ? k : -k;
-      } else {
-        a = l > 0 ? k : 0;
-        b = l > 0 ? -k : k;
-      }
-      constant += a;
-      obj[j] += b;
+      const UnitCost u = unit_cost(l, w);
+      constant += u.if_false;
+      obj[x(l > 0 ? l : -l)] += u.if_true - u.if_false;
       return;
     }
     std::vector<int> cols;
@@ -194,7 +196,6 @@ struct Model {
     if (integral)
       for (int j : x_cols) si.setInteger(j);
     si.messageHandler()->setLogLevel(0);
-
   }
 };
 
@@ -335,17 +336,10 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
     // full CBC solve, take far longer (RC with 1,000 papers: >120 s against
     // 16 s).  The all-false state, RockIt's choice, violates almost nothing
     // on RC-like programs, whose clauses are mostly negative literals.
-    {
-      std::vector<uint8_t> coin(out.best.size(), 0);
-      uint64_t x = 0x9E3779B97F4A7C15ull;  // splitmix64: a fixed coin-flip state
-      for (size_t a = 1; a < coin.size(); ++a) {
-        x += 0x9E3779B97F4A7C15ull;
-        uint64_t z = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        coin[a] = static_cast<uint8_t>((z ^ (z >> 31)) & 1);
-      }
-      add_violated(coin);
-    }
+    std::vector<uint8_t> coin(out.best.size(), 0);
+    uint64_t x = 0x9E3779B97F4A7C15ull;  // a fixed coin-flip state
+    for (size_t a = 1; a < coin.size(); ++a) coin[a] = static_cast<uint8_t>(splitmix64(x) & 1);
+    add_violated(coin);
     add_violated(out.best);
   } else {
     std::fill(in_ilp.begin(), in_ilp.end(), 1);
@@ -379,7 +373,9 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
     IlpSolve s = run_cbc(md, current, opts.time_limit_s > 0 ? time_left() : 0.0, opts.stop);
     ++out.rounds;
     out.clauses_used = static_cast<int64_t>(used);
-    if (getenv("MLN_ILP_TRACE")) fprintf(stderr, "ilp round %d: %zu clauses, %zu cols, %.3f s, solved %d value %.4f bound %.4f\n", out.rounds, used, md.obj.size(), seconds_since(t0), (int)s.solved, s.value, s.bound);
+    if (std::getenv("MLN_ILP_TRACE"))  // docs/solver.md
+      std::fprintf(stderr, "ilp round %d: %zu clauses, %zu cols, %.3f s, solved %d value %.4f bound %.4f\n", out.rounds,
+                   used, md.obj.size(), seconds_since(t0), static_cast<int>(s.solved), s.value, s.bound);
     // The optimum over a subset of the clauses bounds the whole.
     if (s.solved && std::isfinite(s.bound)) out.bound = std::max(out.bound, s.bound);
     if (!s.have_solution) {
@@ -409,7 +405,7 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
   }
   if (out.optimal) out.bound = out.cost;  // the bound CBC proved, up to its gap tolerance
   if (out.bound > out.cost) out.bound = out.cost;
-  if (!out.optimal && le_tol(out.cost, out.bound)) out.optimal = true;
+  if (!out.optimal && proven_within_tolerance(out.cost, out.bound)) out.optimal = true;
   return out;
 }
 
@@ -434,11 +430,10 @@ LpOutcome lp_relaxation(const mln::Network& net, double time_limit_s, StopToken*
     return r;
   }
   r.solved = true;
-  // The LP optimum is itself a bound; keep it from dipping below the unit
-  // bound through rounding.
-  // Clp's tolerances act on the objective's terms, whose magnitude (hard
-  // unit clauses move 5.2e7 between the constant and the columns) can be far
-  // above the value: take 1e-9 of it off.
+  // The LP optimum is a bound, less Clp's tolerances, which act on the
+  // objective's terms: their magnitude (hard unit clauses move 5.2e7
+  // between the constant and the columns) can be far above the value, so
+  // 1e-9 of it comes off.  Never below the unit bound.
   const double v = si.getObjValue() + md.constant;
   const double scale = std::max(1.0, std::fabs(si.getObjValue()) + std::fabs(md.constant));
   r.bound = std::max(r.bound, v - 1e-9 * scale);

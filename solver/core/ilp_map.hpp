@@ -53,6 +53,10 @@ struct IlpOutcome {
 // True when this library was built with CBC.
 bool ilp_available();
 
+// Whether `bound` proves `cost` optimal: equal within 1e-9 of their
+// magnitude (the solvers' floating-point tolerances; hard weights are 5.2e7).
+bool proven_within_tolerance(double cost, double bound);
+
 // The optimum of `net` (weighted MaxSAT, Tuffy's cost), starting from
 // `start` (by atom id, size num_atoms + 1; empty = all false).  The state
 // returned is never worse than `start`.  Throws std::runtime_error when

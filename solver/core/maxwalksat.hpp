@@ -64,15 +64,14 @@ struct SolveOptions {
   // fastest to a target cost, the default) or "portfolio" (many independent
   // walks, one per warp).
   std::string gpu_design = "parallel";
-  // Called with the current total best cost and flips so far.  May be called
-  // from any worker thread (calls are serialised), at most ~10x per second.
   // Which MAP solver answers (docs/solver.md, "Bound, gap and the exact
   // path"): "walksat" (MaxWalkSAT only), "ilp" (every component by the exact
   // ILP path, COIN-OR CBC with cutting planes, from the starting state;
   // bounded only by timeout_s) or "auto" (MaxWalkSAT, then the exact path
   // on each component of at most ilp_max_clauses clauses within
-  // ilp_seconds; the better answer is kept).  Every answer carries a lower
-  // bound on the optimum.
+  // ilp_seconds for the whole solve, after the LP relaxation's rounded
+  // solution; the best answer is kept).  Every answer carries a lower bound
+  // on the optimum.
   std::string solver = "auto";
   double ilp_seconds = 10;          // "auto": the exact path's time for the whole solve (s)
   int64_t ilp_max_clauses = 2000000;  // "auto": larger components keep the walk's answer
@@ -89,6 +88,8 @@ struct SolveOptions {
   // when the exact path did not prove theirs; larger ones the unit bound.
   int64_t lp_bound_max_clauses = 1000000;
   double lp_seconds = 10;           // time limit of one LP relaxation (s)
+  // Called with the current total best cost and flips so far.  May be called
+  // from any worker thread (calls are serialised), at most ~10x per second.
   std::function<void(double best_cost, int64_t flips)> progress;
   std::atomic<bool>* cancel = nullptr;  // set to true to stop early
 };
@@ -106,11 +107,12 @@ struct SolveResult {
   // A lower bound on the optimum of the solved components (<= cost): the
   // exact path's bound where it ran, else the LP relaxation's or the unit
   // clauses' (ilp_map.hpp).  optimal: every solved component's answer is
-  // proven optimal (enumeration or the exact path), so cost is the optimum.
+  // proven optimal (enumeration, the exact path, or a bound that meets the
+  // cost), so cost is the optimum.
   double bound = 0;
   bool optimal = false;
   int proven_components = 0;    // solved components whose answer is proven optimal
-  std::string solver_used;      // "walksat", "ilp" or "walksat+ilp": what produced the answer
+  std::string solver_used;      // what produced the answer: walksat, ilp and/or lp, joined by "+"
   double ilp_seconds = 0;       // time in the exact path, summed over components
   size_t gpu_memory_peak_bytes = 0;  // device memory held by the GPU walks at their peak (0 without GPU)
   std::vector<std::string> warnings;

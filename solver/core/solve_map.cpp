@@ -218,24 +218,13 @@ struct Run {
     } else {
       bound = unit_bound(pn);
     }
-    auto proven = [](double c, double b) { return c <= b + 1e-9 * std::max({1.0, std::fabs(c), std::fabs(b)}); };
     const bool partitioned = n > (opts.device == "gpu" ? opts.gpu_partition_max_atoms : opts.partition_max_atoms);
-    const bool try_ilp = ilp_available() && !stop.should_stop() && !(opts.solver != "ilp" && proven(cost, bound)) &&
+    const bool try_ilp = ilp_available() && !stop.should_stop() && !(opts.solver != "ilp" && proven_within_tolerance(cost, bound)) &&
                          (opts.solver == "ilp" || (opts.solver == "auto" && !partitioned && m <= opts.ilp_max_clauses &&
                                                    opts.ilp_seconds > 0));
     if (try_ilp && m <= opts.ilp_batch_max_clauses) {
       *defer = true;
-    } else if (try_ilp && ilp_limit() >= 0) {
-      const auto t_ilp = std::chrono::steady_clock::now();
-      IlpOptions io;
-      io.time_limit_s = ilp_limit();
-      io.stop = &stop;
-      // Cutting planes pay off where few of many clauses are ever violated;
-      // below ilp_full_max_clauses one ILP over every clause is faster.
-      io.cutting_plane = m > opts.ilp_full_max_clauses;
-      IlpOutcome r = solve_ilp(pn, best, io);
-      ilp_used = true;
-      ilp_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t_ilp).count();
+    } else if (IlpOutcome r; try_ilp && run_exact(pn, best, m > opts.ilp_full_max_clauses, r)) {
       if (r.cost < cost) {
         best = std::move(r.best);
         cost = r.cost;
@@ -244,7 +233,7 @@ struct Run {
       if (r.optimal) bound = std::max(bound, cost);
     }
     bound = std::min(bound, cost);
-    if (proven(cost, bound)) comp_proven[k] = 1;
+    if (proven_within_tolerance(cost, bound)) comp_proven[k] = 1;
     return bound;
   }
 
@@ -264,6 +253,24 @@ struct Run {
       limit = limit > 0 ? std::min(limit, left) : left;
     }
     return limit;
+  }
+
+  // The exact path on `pn` from `start` within ilp_limit(), timed into
+  // ilp_micros; false (r untouched) when no time is left.  cutting_plane:
+  // RockIt's rounds (they pay off where few of many clauses are ever
+  // violated) rather than one ILP over every clause.
+  bool run_exact(const mln::Network& pn, const std::vector<uint8_t>& start, bool cutting_plane, IlpOutcome& r) {
+    const double limit = ilp_limit();
+    if (limit < 0) return false;
+    const auto t_ilp = std::chrono::steady_clock::now();
+    IlpOptions io;
+    io.time_limit_s = limit;
+    io.stop = &stop;
+    io.cutting_plane = cutting_plane;
+    r = solve_ilp(pn, start, io);
+    ilp_used = true;
+    ilp_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t_ilp).count();
+    return true;
   }
 
   // Components whose exact path waits for the batch.
@@ -298,19 +305,11 @@ struct Run {
       for (int32_t a : d.atoms) start.push_back(truth[a]);
       u.num_atoms += d.net.num_atoms;
     }
-    const double limit = ilp_limit();
-    if (limit < 0) return;
-    const auto t_ilp = std::chrono::steady_clock::now();
-    IlpOptions io;
-    io.time_limit_s = limit;
-    io.stop = &stop;
     // One ILP over every clause: on class the union of 100 unproven
     // components (34k clauses) proves in 1.2 s whole, 3.2 s by 7 rounds of
     // cutting planes.
-    io.cutting_plane = false;
-    IlpOutcome r = solve_ilp(u, start, io);
-    ilp_used = true;
-    ilp_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t_ilp).count();
+    IlpOutcome r;
+    if (!run_exact(u, start, false, r)) return;
     double own_bounds = 0;
     for (size_t i = 0; i < batch.size(); ++i) {
       const Deferred& d = batch[i];
