@@ -19,7 +19,8 @@
 #   clauses in the database (bench/big_run.sh, MLN_BIG_PAPERS); heap: the
 #   heap-to-heap operators alone (bench/heap_ops.sh at MLN_HEAP_SIZES, default
 #   10^7, MLN_HEAP_OPS); kernels: per-kernel DRAM bandwidth of the joins
-#   under Nsight Compute (bench/kernel_profile.sh); marginal: the marginal
+#   under Nsight Compute (bench/kernel_profile.sh); walk: the GPU walk's
+#   tests and bench/walk_race.sh (issue #24); marginal: the marginal
 #   e2e test and bench/marginal.sh; learn: the learning e2e test, class
 #   -learnwt on the GPU and the CPU, bench_learn; full: all.  MLN_PG_OPTS adds server settings
 #   (e.g. "-c shared_buffers=8GB").  Modes join
@@ -227,6 +228,21 @@ if has learn; then
     >"$OUT/bench_learn.log" 2>&1
   note "bench_learn: exit $?"
   grep -E "^BM_" "$OUT/bench_learn.log" | tee -a "$summary"
+fi
+
+if has walk; then
+  # GPU MaxWalkSAT on its own (issue #24): the weighted-walk GoogleTests with
+  # the GPU required, then bench/walk_race.sh (GPU walk alone, CPU walk on
+  # every core, one core; cost over time).  MLN_RACE_LOADS / _SECONDS / _ARGS.
+  note ""
+  note "## GPU walk (walk_race)"
+  $B/tests/solver_tests --gtest_filter='WeightedWalk*:SolverGpu*' >"$OUT/walk_tests.log" 2>&1
+  note "solver_tests WeightedWalk*:SolverGpu* (MLN_REQUIRE_GPU=1): exit $?, $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/walk_tests.log" | tr '\n' ' ')"
+  grep -B2 -A8 'Failure' "$OUT/walk_tests.log" | head -40 | tee -a "$summary"
+  PGDATABASE=postgres timeout "${MLN_RACE_WALL:-480}" bash bench/walk_race.sh "$OUT" $B >"$OUT/walk_race.log" 2>&1
+  note "bench/walk_race.sh: exit $?"
+  tail -12 "$OUT/walk_race.log" >>"$summary"
+  (cd "$OUT" && tar czf walk_traces.tar.gz walk-*.dat 2>/dev/null && rm -f walk-*.dat)
 fi
 
 if has kernels; then

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mln/network.hpp"
+#include "walk_weighted.hpp"
 
 namespace mln::solver {
 
@@ -60,10 +61,15 @@ struct SolveOptions {
   // device runs out of memory, the component is solved on the CPU instead.
   int64_t gpu_partition_max_atoms = 64000000;
   int gauss_seidel_rounds = 5;
-  // GPU design: "parallel" (parallel conflict-free flips inside one walk;
-  // fastest to a target cost, the default) or "portfolio" (many independent
-  // walks, one per warp).
-  std::string gpu_design = "parallel";
+  // GPU design: "weighted" (parallel downhill flips with dynamic clause
+  // weights, walk_weighted.hpp; the default), "parallel" (Tuffy's step rules,
+  // every violated clause at once) or "portfolio" (many independent walks,
+  // one per warp).  docs/solver.md compares them.
+  std::string gpu_design = "weighted";
+  // The walk on CPU pieces: "walksat" (Tuffy's MaxWalkSAT, the default) or
+  // "weighted" (the GPU's weighted walk on OpenMP threads, `weighted.threads`).
+  std::string cpu_walk = "walksat";
+  WeightedOptions weighted;     // the weighted walk's settings (both backends)
   // Which MAP solver answers (docs/solver.md, "Bound, gap and the exact
   // path"): "walksat" (MaxWalkSAT only), "ilp" (every component by the exact
   // ILP path, COIN-OR CBC with cutting planes, from the starting state;
@@ -91,6 +97,7 @@ struct SolveOptions {
   // Called with the current total best cost and flips so far.  May be called
   // from any worker thread (calls are serialised), at most ~10x per second.
   std::function<void(double best_cost, int64_t flips)> progress;
+  double progress_interval_s = 0.1;  // least time between two progress calls
   std::atomic<bool>* cancel = nullptr;  // set to true to stop early
 };
 

@@ -44,11 +44,20 @@ class StopToken {
 };
 
 // Aggregates per-task best costs and flips, and calls the user's progress
-// callback (serialised, at most every 100 ms).
+// callback (serialised, at most every interval_s, 100 ms by default).
 class ProgressSink {
  public:
   using Fn = std::function<void(double, int64_t)>;
-  ProgressSink(Fn fn, size_t tasks) : fn_(std::move(fn)), best_(tasks, 0.0) {}
+  ProgressSink(Fn fn, size_t tasks, double interval_s = 0.1)
+      : fn_(std::move(fn)), best_(tasks, 0.0),
+        interval_(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(interval_s))) {}
+  // Task `t` starts at cost `c` (no callback).
+  void start(size_t t, double c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    total_ += c - best_[t];
+    best_[t] = c;
+  }
   // Records task `t`'s current best cost and `new_flips` more flips.
   void report(size_t t, double best_cost, int64_t new_flips) {
     flips_.fetch_add(new_flips, std::memory_order_relaxed);
@@ -57,7 +66,7 @@ class ProgressSink {
     total_ += best_cost - best_[t];
     best_[t] = best_cost;
     auto now = std::chrono::steady_clock::now();
-    if (now - last_ < std::chrono::milliseconds(100)) return;
+    if (now - last_ < interval_) return;
     last_ = now;
     fn_(total_, flips_.load(std::memory_order_relaxed));
   }
@@ -69,6 +78,7 @@ class ProgressSink {
   std::vector<double> best_;
   double total_ = 0;
   std::atomic<int64_t> flips_{0};
+  std::chrono::steady_clock::duration interval_;
   std::chrono::steady_clock::time_point last_{};
 };
 

@@ -28,8 +28,10 @@ void validate(const mln::Network& net, const SolveOptions& o) {
   if (!(o.random_step >= 0 && o.random_step <= 1)) throw std::invalid_argument("solve_map: random_step must be in [0, 1]");
   if (o.device != "auto" && o.device != "cpu" && o.device != "gpu")
     throw std::invalid_argument("solve_map: device must be auto, cpu or gpu (got '" + o.device + "')");
-  if (o.gpu_design != "portfolio" && o.gpu_design != "parallel")
-    throw std::invalid_argument("solve_map: gpu_design must be portfolio or parallel");
+  if (o.gpu_design != "portfolio" && o.gpu_design != "parallel" && o.gpu_design != "weighted")
+    throw std::invalid_argument("solve_map: gpu_design must be weighted, parallel or portfolio");
+  if (o.cpu_walk != "walksat" && o.cpu_walk != "weighted")
+    throw std::invalid_argument("solve_map: cpu_walk must be walksat or weighted");
   if (o.gauss_seidel_rounds < 1) throw std::invalid_argument("solve_map: gauss_seidel_rounds must be >= 1");
   if (o.exact_max_atoms < 0 || o.exact_max_atoms > kExactMaxAtoms)
     throw std::invalid_argument("solve_map: exact_max_atoms must be between 0 and " + std::to_string(kExactMaxAtoms));
@@ -69,7 +71,7 @@ struct Run {
   const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
 
   Run(const mln::Network& n, const SolveOptions& o)
-      : net(n), opts(o), comps(find_components(n)), stop(o.cancel, o.timeout_s), sink(o.progress, comps.count) {}
+      : net(n), opts(o), comps(find_components(n)), stop(o.cancel, o.timeout_s), sink(o.progress, comps.count, o.progress_interval_s) {}
 
   // Adds a warning (thread safe).
   void warn(std::string w) {
@@ -142,7 +144,10 @@ struct Run {
       }
       try {
         GpuWalkOptions g;
-        g.design = opts.gpu_design == "parallel" ? GpuDesign::kParallelFlips : GpuDesign::kPortfolio;
+        g.design = opts.gpu_design == "parallel"   ? GpuDesign::kParallelFlips
+                   : opts.gpu_design == "weighted" ? GpuDesign::kWeighted
+                                                   : GpuDesign::kPortfolio;
+        g.weighted = opts.weighted;
         out = walksat_gpu(inst, init0, p, g);
         done = true;
         gpu_used = true;
@@ -165,7 +170,7 @@ struct Run {
       }
     }
     if (!done) {
-      out = walksat_cpu(inst, init0, p);
+      out = opts.cpu_walk == "weighted" ? walk_weighted_cpu(inst, init0, p, opts.weighted) : walksat_cpu(inst, init0, p);
       cpu_used = true;
     }
     std::vector<uint8_t> best(out.best.size() + 1, 0);
@@ -333,6 +338,38 @@ struct Run {
     }
   }
 
+  // Component k's starting state (1-based over its atom list): coin flips
+  // from its own seed, or the network's given start.
+  std::vector<uint8_t> initial_state(int32_t k) const {
+    const int64_t lo = comps.atom_off[k], hi = comps.atom_off[k + 1];
+    Rng rng(derive_seed(opts.seed, static_cast<uint64_t>(k)));
+    std::vector<uint8_t> init(static_cast<size_t>(hi - lo) + 1, 0);
+    for (int64_t i = lo; i < hi; ++i)
+      init[i - lo + 1] = net.init_truth.empty() ? static_cast<uint8_t>(rng.next() >> 63)
+                                                : (net.init_truth[comps.atoms[i]] != 0);
+    return init;
+  }
+
+  // Progress counts every component from the start, at the cost of its
+  // starting state, so that the reported total is the whole network's
+  // current cost (before, a component counted only once it had reported,
+  // and the total rose while components started).
+  void seed_progress(const std::vector<int32_t>& ks) {
+    std::vector<uint8_t> t(static_cast<size_t>(net.num_atoms) + 1, 0);
+    const auto& cs = net.clauses;
+    for (int32_t k : ks) {
+      const std::vector<uint8_t> init = initial_state(k);
+      for (int64_t i = comps.atom_off[k]; i < comps.atom_off[k + 1]; ++i)
+        t[comps.atoms[i]] = init[i - comps.atom_off[k] + 1];
+      double c = 0;
+      for (int64_t j = comps.clause_off[k]; j < comps.clause_off[k + 1]; ++j) {
+        const int64_t id = comps.clauses[j];
+        c += clause_cost(&cs.lits[cs.offsets[id]], cs.offsets[id + 1] - cs.offsets[id], cs.weights[id], t);
+      }
+      sink.start(k, c);
+    }
+  }
+
   // Solves component k and writes its best state into `truth`.
   void solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth) {
     std::vector<int32_t> atoms(comps.atoms.begin() + comps.atom_off[k], comps.atoms.begin() + comps.atom_off[k + 1]);
@@ -346,10 +383,7 @@ struct Run {
                                comps.index_in_comp, nullptr);
     const mln::Network& piece_net = whole ? net : sub.net;
     const uint64_t seed = derive_seed(opts.seed, static_cast<uint64_t>(k));
-    Rng rng(seed);
-    std::vector<uint8_t> init(atoms.size() + 1, 0);
-    for (size_t i = 0; i < atoms.size(); ++i)  // coin flip start, or the given one
-      init[i + 1] = net.init_truth.empty() ? static_cast<uint8_t>(rng.next() >> 63) : (net.init_truth[atoms[i]] != 0);
+    const std::vector<uint8_t> init = initial_state(k);
     const int64_t n = static_cast<int64_t>(atoms.size());
     const int64_t flips = std::max<int64_t>(4, static_cast<int64_t>(flips_per_atom * static_cast<double>(n)));
     std::vector<uint8_t> best;
@@ -416,6 +450,11 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
     ++res.solved_components;
     bool gpu = run.gpu_on && (opts.device == "gpu" || run.comps.num_atoms(k) >= opts.gpu_min_atoms);
     (gpu ? gpu_q : cpu_q).push_back(k);
+  }
+  if (opts.progress) {
+    std::vector<int32_t> all(cpu_q);
+    all.insert(all.end(), gpu_q.begin(), gpu_q.end());
+    run.seed_progress(all);
   }
   std::exception_ptr failure;
   std::mutex fail_mu;

@@ -18,6 +18,8 @@ WalkOutcome walksat_gpu_portfolio(const WalkInstance&, const std::vector<uint8_t
                                   const GpuWalkOptions&);
 WalkOutcome walksat_gpu_parallel(const WalkInstance&, const std::vector<uint8_t>&, const WalkParams&,
                                  const GpuWalkOptions&);
+WalkOutcome walksat_gpu_weighted(const WalkInstance&, const std::vector<uint8_t>&, const WalkParams&,
+                                 const GpuWalkOptions&);
 }  // namespace gpu_detail
 
 size_t gpu_walksat_peak_bytes(bool reset) {
@@ -49,8 +51,12 @@ WalkOutcome walksat_gpu(const WalkInstance& in, const std::vector<uint8_t>& init
     return out;
   }
   try {
-    return g.design == GpuDesign::kPortfolio ? gpu_detail::walksat_gpu_portfolio(in, init, p, g)
-                                             : gpu_detail::walksat_gpu_parallel(in, init, p, g);
+    switch (g.design) {
+      case GpuDesign::kPortfolio: return gpu_detail::walksat_gpu_portfolio(in, init, p, g);
+      case GpuDesign::kParallelFlips: return gpu_detail::walksat_gpu_parallel(in, init, p, g);
+      case GpuDesign::kWeighted: break;
+    }
+    return gpu_detail::walksat_gpu_weighted(in, init, p, g);
   } catch (const std::bad_alloc& e) {
     throw GpuError(std::string("host allocation failed in GPU MaxWalkSAT: ") + e.what());
   }

@@ -1,4 +1,6 @@
-// MaxWalkSAT on the GPU, two designs (docs/solver.md):
+// MaxWalkSAT on the GPU, three designs (docs/solver.md):
+//  - weighted (default): parallel downhill flips with dynamic clause weights
+//    (walk_weighted.hpp, the same rules as the CPU driver);
 //  - portfolio: many independent walks (one per warp) over ONE read-only
 //    clause structure in device memory, each with its own truth/count state;
 //  - parallel flips: one walk; each step every violated clause proposes an
@@ -11,11 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "walk_weighted.hpp"
 #include "walksat_cpu.hpp"
 
 namespace mln::solver {
 
-enum class GpuDesign { kPortfolio, kParallelFlips };
+enum class GpuDesign { kPortfolio, kParallelFlips, kWeighted };
 
 struct GpuError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -26,6 +29,7 @@ struct GpuWalkOptions {
   int walks = 0;  // portfolio size; 0: as many as fit (up to 4 warps per SM x 8)
   // Stop as soon as some walk reaches this cost (fixed point); < 0: never.
   int64_t target_cost_fixed = -1;
+  WeightedOptions weighted;  // kWeighted's settings
 };
 
 // True when compiled with CUDA and a device is usable; otherwise why not.

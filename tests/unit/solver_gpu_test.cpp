@@ -97,7 +97,7 @@ TEST(SolverGpu, AutoSplitsWorkBetweenGpuAndCpu) {
   for (int32_t a = 3001; a <= net.num_atoms; ++a) EXPECT_EQ(r.truth[a], 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Designs, SolverGpuDesign, ::testing::Values("portfolio", "parallel"));
+INSTANTIATE_TEST_SUITE_P(Designs, SolverGpuDesign, ::testing::Values("portfolio", "parallel", "weighted"));
 
 }  // namespace
 }  // namespace mln::solver

@@ -1,0 +1,108 @@
+// The weighted walk on CPU threads: walk_weighted_rules.hpp's rounds with
+// OpenMP loops (the GPU design runs the same rules as kernels).
+#include <omp.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "walk_weighted.hpp"
+
+namespace mln::solver {
+
+namespace {
+
+using namespace weighted;
+
+class CpuBackend {
+ public:
+  CpuBackend(const WalkInstance& in, const std::vector<uint8_t>& init, int threads)
+      : in_(in), truth_(init), best_(init), tc_(std::max<int64_t>(1, in.m)), crit_(tc_.size()), dw_(tc_.size()),
+        claim_(tc_.size()), stamp_(std::max(1, in.n), 0), va_(tc_.size()), vb_(tc_.size()), cand_(tc_.size()),
+        prio_(tc_.size()), bump_(tc_.size()), threads_(threads > 0 ? threads : omp_get_max_threads()) {
+    I_ = Inst{in.n, in.m, in.cl_off.data(), in.cl_lit.data(), in.occ_off.data(), in.occ.data(), in.w.data()};
+    S_ = State{truth_.data(), tc_.data(), crit_.data(), dw_.data(), claim_.data(), stamp_.data(),
+               {va_.data(), vb_.data()}, cand_.data(), prio_.data(), bump_.data(), ctr_};
+  }
+
+  void init(bool reset_dw) {
+    const unsigned long long best = ctr_[kBestCost];
+    std::fill(ctr_, ctr_ + kCounters, 0ull);
+    ctr_[kBestCost] = best;
+    const int64_t m = in_.m;
+#pragma omp parallel for schedule(static) num_threads(threads_)
+    for (int64_t c = 0; c < m; ++c) init_clause(I_, S_, c, reset_dw ? 1 : 0);
+  }
+  void mark_best() {
+    std::copy(truth_.begin(), truth_.end(), best_.begin());
+    ctr_[kBestCost] = ctr_[kCost];
+  }
+  void rounds(int64_t first, int count, const RoundParams& P0) {
+    RoundParams P = P0;
+    for (int64_t r = first; r < first + count; ++r) {
+      const int in = static_cast<int>(r & 1);
+      const int64_t nin = static_cast<int64_t>(ctr_[kViol0 + in]);
+      P.round = r;
+#pragma omp parallel num_threads(threads_)
+      {
+#pragma omp for schedule(dynamic, 256)
+        for (int64_t i = 0; i < nin; ++i) propose(I_, S_, in, i, P);
+#pragma omp for schedule(dynamic, 256)
+        for (int64_t i = 0; i < nin; ++i) flip(I_, S_, in, i, r);
+#pragma omp for schedule(dynamic, 256)
+        for (int64_t i = 0; i < nin; ++i) settle(I_, S_, in, i, P);
+      }
+      end_round(S_, in);
+      if (ctr_[kImproved]) std::copy(truth_.begin(), truth_.end(), best_.begin());
+    }
+  }
+  void smooth(double keep) {
+    const int64_t m = in_.m;
+#pragma omp parallel for schedule(static) num_threads(threads_)
+    for (int64_t c = 0; c < m; ++c) smooth_clause(I_, S_, c, keep);
+  }
+  Counts read(int list) {
+    Counts c;
+    c.cost = static_cast<int64_t>(ctr_[kCost]);
+    c.best_cost = static_cast<int64_t>(ctr_[kBestCost]);
+    c.nviol = static_cast<int64_t>(ctr_[kViol0 + list]);
+    c.flips = static_cast<int64_t>(ctr_[kFlips]);
+    ctr_[kFlips] = 0;
+    return c;
+  }
+  void restore_best() { std::copy(best_.begin(), best_.end(), truth_.begin()); }
+  std::vector<uint8_t> best() { return best_; }
+
+ private:
+  const WalkInstance& in_;
+  std::vector<uint8_t> truth_, best_;
+  std::vector<int32_t> tc_;
+  std::vector<uint32_t> crit_;
+  std::vector<double> dw_;
+  std::vector<unsigned long long> claim_;
+  std::vector<uint32_t> stamp_;
+  std::vector<int32_t> va_, vb_;
+  std::vector<uint32_t> cand_;
+  std::vector<unsigned long long> prio_;
+  std::vector<uint8_t> bump_;
+  unsigned long long ctr_[kCounters] = {};
+  int threads_;
+  Inst I_{};
+  State S_{};
+};
+
+}  // namespace
+
+WalkOutcome walk_weighted_cpu(const WalkInstance& in, const std::vector<uint8_t>& init, const WalkParams& p,
+                              const WeightedOptions& wo) {
+  if (static_cast<int64_t>(init.size()) != in.n) throw std::invalid_argument("walk_weighted_cpu: init has the wrong size");
+  if (in.m == 0) {
+    WalkOutcome out;
+    out.best = init;
+    out.satisfied = true;
+    return out;
+  }
+  CpuBackend b(in, init, wo.threads);
+  return weighted::run(b, in, p, wo, -1);
+}
+
+}  // namespace mln::solver

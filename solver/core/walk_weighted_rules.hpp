@@ -1,0 +1,314 @@
+// The "weighted" walk: parallel local search with dynamic clause weights
+// (docs/solver.md, "The weighted walk").  This header holds the rules of one
+// round, written once for both drivers: the GPU kernels
+// (walksat_gpu_weighted.cu) and the CPU driver (walk_weighted_cpu.cpp),
+// which runs the same rounds with OpenMP loops, so that the rules are tested
+// without a GPU and the two backends search alike.
+//
+// One round, over the clauses that cost something (the violated list):
+//  1. propose: each violated clause scores its candidate atoms (all its
+//     atoms; for a negative clause the atoms of its true literals) under the
+//     dynamic weights dw, and proposes the best one when flipping it lowers
+//     the weighted cost (score > 0).  A clause with no such atom is stuck: it
+//     will have its weight raised, and with probability `noise` it proposes
+//     its best atom anyway.  A proposal claims every clause of its atom with
+//     a priority: improving moves first, then by score, random ties.
+//  2. flip: a proposal flips when it holds the highest priority on all of
+//     its atom's clauses.  Flipped atoms share no clause, so every flip's
+//     score is exact and the counts need no atomics; an improving round
+//     lowers the weighted cost by the sum of its scores.
+//  3. settle: claims are cleared, violated clauses are carried to the next
+//     list, and stuck clauses that are still violated get dw += inc.
+// Scores use the dynamic weights; the true cost (fixed point, exact) is kept
+// alongside and the best state is tracked by it.  With use_dw off the
+// round is a greedy descent on the true weights (the final polish).
+//
+// Why this and not Tuffy's step rules in parallel (walksat_gpu_parallel.cu):
+// there every violated clause moves at once, random-walk and uphill steps
+// included, which on structured networks is a walk at a very high
+// temperature (RC with 10^4 papers: 30x the CPU walk's cost).  Here every
+// flip the weights allow is downhill for the weighted cost; the search
+// leaves a local minimum only by raising the weights of what stays violated
+// (the clause weighting of SATLike and NuWLS), which all clauses can do at
+// once.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "rng.hpp"
+
+namespace mln::solver::weighted {
+
+// Atomic operations that compile for both the GPU and the host (GCC
+// builtins; relaxed: each phase's writes are read in a later phase).
+MLN_HD inline void atomic_max_u64(unsigned long long* p, unsigned long long v) {
+#if defined(__CUDA_ARCH__)
+  atomicMax(p, v);
+#else
+  unsigned long long cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+  while (cur < v && !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+#endif
+}
+MLN_HD inline unsigned long long atomic_add_u64(unsigned long long* p, unsigned long long v) {
+#if defined(__CUDA_ARCH__)
+  return atomicAdd(p, v);
+#else
+  return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+#endif
+}
+MLN_HD inline uint32_t atomic_exch_u32(uint32_t* p, uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  return atomicExch(reinterpret_cast<unsigned*>(p), v);
+#else
+  return __atomic_exchange_n(p, v, __ATOMIC_RELAXED);
+#endif
+}
+MLN_HD inline unsigned long long load_u64(const unsigned long long* p) {
+#if defined(__CUDA_ARCH__)
+  return *reinterpret_cast<const volatile unsigned long long*>(p);
+#else
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+#endif
+}
+MLN_HD inline void store_u64(unsigned long long* p, unsigned long long v) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<volatile unsigned long long*>(p) = v;
+#else
+  __atomic_store_n(p, v, __ATOMIC_RELAXED);
+#endif
+}
+
+// The clause structure (read only): WalkInstance's arrays, 0-based atoms.
+struct Inst {
+  int32_t n;
+  int64_t m;
+  const int64_t* cl_off;
+  const uint32_t* cl_lit;  // atom << 1 | positive
+  const int64_t* occ_off;
+  const uint32_t* occ;     // clause << 1 | positive
+  const int64_t* w;        // fixed-point weights (signed)
+};
+
+// Counters of a round, in one small array (device memory on the GPU).
+enum Counter : int {
+  kCost = 0,      // true cost of `truth`, fixed point (as int64 bits)
+  kBestCost = 1,  // best true cost so far
+  kViol0 = 2,     // length of violated list 0
+  kViol1 = 3,     // length of violated list 1
+  kFlips = 4,     // flips made since the driver last reset it
+  kImproved = 5,  // the last round lowered the best cost
+  kCounters = 8
+};
+
+// The search state.  viol[0] and viol[1] alternate: round r reads list
+// r % 2 and writes the other.
+struct State {
+  uint8_t* truth;
+  int32_t* tc;               // true literals per clause
+  uint32_t* crit;            // XOR of the atoms of the true literals
+  double* dw;                // dynamic weight per clause (> 0)
+  unsigned long long* claim; // per clause: highest priority this round
+  uint32_t* stamp;           // per atom: last round it flipped
+  int32_t* viol[2];
+  uint32_t* cand;            // per violated entry: atom + 1, or 0
+  unsigned long long* prio;  // per violated entry
+  uint8_t* bump;             // per violated entry: stuck, raise its weight
+  unsigned long long* ctr;   // Counter
+};
+
+struct RoundParams {
+  uint64_t seed;
+  int64_t round;
+  double noise;    // probability that a stuck clause proposes its best atom anyway
+  double inc_rel;  // a stuck clause's weight grows by inc_rel * |w| + inc_abs
+  double inc_abs;
+  double cap;      // ... up to cap * |w| + inc_abs
+  int use_dw;      // 0: score by the true weights (greedy descent)
+};
+
+MLN_HD inline bool costly(int64_t w, int32_t t) { return (w > 0 && t == 0) || (w < 0 && t > 0); }
+MLN_HD inline int64_t abs64(int64_t w) { return w < 0 ? -w : w; }
+
+// Score of flipping atom a (gain in weighted cost; > 0 is downhill).  With
+// use_dw the dynamic weights, else the true weights (summed exactly in
+// int64, then converted).
+MLN_HD inline double score(const Inst& I, const State& S, uint32_t a, int use_dw) {
+  const uint8_t ta = S.truth[a];
+  if (use_dw) {
+    double s = 0;
+    for (int64_t k = I.occ_off[a]; k < I.occ_off[a + 1]; ++k) {
+      const uint32_t o = I.occ[k], c = o >> 1;
+      const bool lit_true = (o & 1) == ta;
+      const int32_t t = S.tc[c];
+      const int64_t w = I.w[c];
+      if (w > 0) {
+        if (lit_true && t == 1) s -= S.dw[c];
+        else if (!lit_true && t == 0) s += S.dw[c];
+      } else if (w < 0) {
+        if (lit_true && t == 1) s += S.dw[c];
+        else if (!lit_true && t == 0) s -= S.dw[c];
+      }
+    }
+    return s;
+  }
+  int64_t s = 0;
+  for (int64_t k = I.occ_off[a]; k < I.occ_off[a + 1]; ++k) {
+    const uint32_t o = I.occ[k], c = o >> 1;
+    const bool lit_true = (o & 1) == ta;
+    const int32_t t = S.tc[c];
+    const int64_t w = I.w[c];
+    if (w > 0) {
+      if (lit_true && t == 1) s -= w;
+      else if (!lit_true && t == 0) s += w;
+    } else if (w < 0) {
+      if (lit_true && t == 1) s -= w;  // -w = |w|: the clause stops costing
+      else if (!lit_true && t == 0) s += w;
+    }
+  }
+  return static_cast<double>(s);
+}
+
+// Priority of a proposal: improving moves above the rest, then the score
+// (the top 20 bits of its float), then 11 random bits of (round, atom),
+// then the atom itself, so that two atoms never tie.
+MLN_HD inline unsigned long long priority(bool improving, double s, uint64_t seed, int64_t round, uint32_t a) {
+  unsigned long long key = 0;
+  if (improving) {
+    const float f = static_cast<float>(s);
+    uint32_t bits;
+#if defined(__CUDA_ARCH__)
+    bits = __float_as_uint(f);
+#else
+    std::memcpy(&bits, &f, sizeof bits);
+#endif
+    key = (1ull << 20) | (bits >> 11);  // s > 0: the sign bit is 0
+  }
+  uint64_t x = seed ^ (static_cast<uint64_t>(round) * 0xD1B54A32D192ED03ull) ^ (uint64_t(a) * 0x9E3779B97F4A7C15ull);
+  const uint64_t h = splitmix64(x) & 0x7FF;
+  return (key << 43) | (h << 32) | a;
+}
+
+// Phase 1 for violated entry i of list `in`.
+MLN_HD inline void propose(const Inst& I, const State& S, int in, int64_t i, const RoundParams& P) {
+  const uint32_t c = static_cast<uint32_t>(S.viol[in][i]);
+  Rng rng(derive_seed(P.seed ^ (static_cast<uint64_t>(P.round) * 0xA24BAED4963EE407ull), static_cast<uint64_t>(i)) | 1);
+  const int64_t lo = I.cl_off[c], hi = I.cl_off[c + 1];
+  const bool negative = I.w[c] < 0;
+  double best = 0;
+  uint32_t best_a = 0, ties = 0;
+  for (int64_t k = lo; k < hi; ++k) {
+    const uint32_t l = I.cl_lit[k], a = l >> 1;
+    if (negative && S.truth[a] != (l & 1)) continue;  // only a true literal's flip can help
+    const double s = score(I, S, a, P.use_dw);
+    if (ties == 0 || s > best) {
+      best = s;
+      best_a = a;
+      ties = 1;
+    } else if (s == best && rng.below(++ties) == 0) {
+      best_a = a;
+    }
+  }
+  const bool improving = ties > 0 && best > 0;
+  S.bump[i] = !improving;
+  if (ties == 0 || (!improving && !(P.use_dw && rng.uniform() < P.noise))) {
+    S.cand[i] = 0;
+    return;
+  }
+  const unsigned long long pr = priority(improving, best, P.seed, P.round, best_a);
+  S.cand[i] = best_a + 1;
+  S.prio[i] = pr;
+  for (int64_t k = I.occ_off[best_a]; k < I.occ_off[best_a + 1]; ++k) atomic_max_u64(&S.claim[I.occ[k] >> 1], pr);
+}
+
+// Phase 2 for entry i: flips its atom if the proposal won every clause of
+// the atom and is the atom's first winning proposal this round.
+MLN_HD inline void flip(const Inst& I, const State& S, int in, int64_t i, int64_t round) {
+  if (S.cand[i] == 0) return;
+  const uint32_t a = S.cand[i] - 1;
+  const unsigned long long pr = S.prio[i];
+  for (int64_t k = I.occ_off[a]; k < I.occ_off[a + 1]; ++k)
+    if (load_u64(&S.claim[I.occ[k] >> 1]) != pr) return;
+  const uint32_t mark = static_cast<uint32_t>(round + 1);
+  if (atomic_exch_u32(&S.stamp[a], mark) == mark) return;  // the same atom, proposed by another clause
+  const uint8_t nv = S.truth[a] ^ 1;
+  S.truth[a] = nv;
+  int64_t dcost = 0;
+  for (int64_t k = I.occ_off[a]; k < I.occ_off[a + 1]; ++k) {
+    const uint32_t o = I.occ[k], c = o >> 1;
+    const int64_t w = I.w[c];
+    int32_t t = S.tc[c];
+    const bool was = costly(w, t);
+    t += ((o & 1) == nv) ? 1 : -1;
+    S.tc[c] = t;
+    S.crit[c] ^= a;
+    const bool now = costly(w, t);
+    if (now && !was) {
+      dcost += abs64(w);
+      S.viol[in ^ 1][atomic_add_u64(&S.ctr[kViol0 + (in ^ 1)], 1)] = static_cast<int32_t>(c);
+    } else if (was && !now) {
+      dcost -= abs64(w);
+    }
+  }
+  atomic_add_u64(&S.ctr[kCost], static_cast<unsigned long long>(dcost));
+  atomic_add_u64(&S.ctr[kFlips], 1);
+}
+
+// Phase 3 for entry i.
+MLN_HD inline void settle(const Inst& I, const State& S, int in, int64_t i, const RoundParams& P) {
+  if (S.cand[i] != 0) {
+    const uint32_t a = S.cand[i] - 1;
+    for (int64_t k = I.occ_off[a]; k < I.occ_off[a + 1]; ++k) store_u64(&S.claim[I.occ[k] >> 1], 0);
+  }
+  const uint32_t c = static_cast<uint32_t>(S.viol[in][i]);
+  const int64_t w = I.w[c];
+  if (!costly(w, S.tc[c])) return;
+  S.viol[in ^ 1][atomic_add_u64(&S.ctr[kViol0 + (in ^ 1)], 1)] = static_cast<int32_t>(c);
+  if (S.bump[i] && P.use_dw) {
+    const double aw = static_cast<double>(abs64(w));
+    const double up = S.dw[c] + P.inc_rel * aw + P.inc_abs, top = P.cap * aw + P.inc_abs;
+    S.dw[c] = up < top ? up : top;
+  }
+}
+
+// Counts, critical atoms and the cost of clause c from `truth` (list 0 is
+// filled; dw is reset to |w| when reset_dw).
+MLN_HD inline void init_clause(const Inst& I, const State& S, int64_t c, int reset_dw) {
+  int32_t t = 0;
+  uint32_t x = 0;
+  for (int64_t k = I.cl_off[c]; k < I.cl_off[c + 1]; ++k) {
+    const uint32_t l = I.cl_lit[k];
+    if (S.truth[l >> 1] == (l & 1)) {
+      ++t;
+      x ^= l >> 1;
+    }
+  }
+  S.tc[c] = t;
+  S.crit[c] = x;
+  S.claim[c] = 0;
+  const int64_t w = I.w[c];
+  if (reset_dw) S.dw[c] = static_cast<double>(abs64(w));
+  if (costly(w, t)) {
+    S.viol[0][atomic_add_u64(&S.ctr[kViol0], 1)] = static_cast<int32_t>(c);
+    atomic_add_u64(&S.ctr[kCost], static_cast<unsigned long long>(abs64(w)));
+  }
+}
+
+// Pulls clause c's dynamic weight back towards |w| (smoothing).
+MLN_HD inline void smooth_clause(const Inst& I, const State& S, int64_t c, double keep) {
+  const double base = static_cast<double>(abs64(I.w[c]));
+  S.dw[c] = base + keep * (S.dw[c] - base);
+}
+
+// End of round `round` (one thread): the best cost, and the list just read
+// is emptied for the round after next.
+MLN_HD inline void end_round(const State& S, int in) {
+  const long long cost = static_cast<long long>(S.ctr[kCost]);
+  const bool better = cost < static_cast<long long>(S.ctr[kBestCost]);
+  S.ctr[kImproved] = better;
+  if (better) S.ctr[kBestCost] = static_cast<unsigned long long>(cost);
+  S.ctr[kViol0 + in] = 0;
+}
+
+}  // namespace mln::solver::weighted

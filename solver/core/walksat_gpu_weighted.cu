@@ -1,0 +1,163 @@
+// GPU design (c): the weighted walk (walk_weighted_rules.hpp) as kernels.
+// One kernel per phase of a round, grid-stride over the violated list, whose
+// length stays in device memory: the host launches batches of rounds and
+// reads the counters back once per batch (walk_weighted.hpp's run()).
+#include <algorithm>
+
+#include "walk_weighted.hpp"
+#include "walksat_gpu_common.cuh"
+
+namespace mln::solver::gpu_detail {
+
+namespace {
+
+using namespace weighted;
+
+__global__ void init_kernel(Inst I, State S, int reset_dw) {
+  for (int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; c < I.m; c += int64_t(gridDim.x) * blockDim.x)
+    init_clause(I, S, c, reset_dw);
+}
+
+__global__ void propose_kernel(Inst I, State S, int in, RoundParams P) {
+  const int64_t n = static_cast<int64_t>(S.ctr[kViol0 + in]);
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+    propose(I, S, in, i, P);
+}
+
+__global__ void flip_kernel(Inst I, State S, int in, int64_t round) {
+  const int64_t n = static_cast<int64_t>(S.ctr[kViol0 + in]);
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+    flip(I, S, in, i, round);
+}
+
+__global__ void settle_kernel(Inst I, State S, int in, RoundParams P) {
+  const int64_t n = static_cast<int64_t>(S.ctr[kViol0 + in]);
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+    settle(I, S, in, i, P);
+}
+
+__global__ void end_round_kernel(State S, int in) { end_round(S, in); }
+
+// best := truth when the round improved (or always with force).
+__global__ void copy_best_kernel(const uint8_t* truth, uint8_t* best, int32_t n, const unsigned long long* ctr,
+                                 int force) {
+  if (!force && !ctr[kImproved]) return;
+  for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) best[i] = truth[i];
+}
+
+__global__ void smooth_kernel(Inst I, State S, double keep) {
+  for (int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; c < I.m; c += int64_t(gridDim.x) * blockDim.x)
+    smooth_clause(I, S, c, keep);
+}
+
+__global__ void set_best_cost_kernel(unsigned long long* ctr) { ctr[kBestCost] = ctr[kCost]; }
+
+class GpuBackend {
+ public:
+  GpuBackend(const WalkInstance& in, const std::vector<uint8_t>& init) : in_(in), store_(in) {
+    const size_t m = std::max<int64_t>(1, in.m), n = std::max<int32_t>(1, in.n);
+    truth_.upload(init);
+    best_.resize(n);
+    tc_.resize(m);
+    crit_.resize(m);
+    dw_.resize(m);
+    claim_.resize(m);
+    stamp_.resize(n);
+    va_.resize(m);
+    vb_.resize(m);
+    cand_.resize(m);
+    prio_.resize(m);
+    bump_.resize(m);
+    ctr_.resize(kCounters);
+    MLN_CUDA_TRY(cudaMemset(stamp_.get(), 0, n * sizeof(uint32_t)));
+    MLN_CUDA_TRY(cudaMemset(ctr_.get(), 0, kCounters * sizeof(unsigned long long)));
+    MLN_CUDA_TRY(cudaMallocHost(&host_, kCounters * sizeof(unsigned long long)));
+    int dev = 0, sms = 0;
+    MLN_CUDA_TRY(cudaGetDevice(&dev));
+    MLN_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    // Grid-stride kernels: enough blocks to fill the GPU, fewer for small lists.
+    list_blocks_ = static_cast<int>(std::min<int64_t>((m + 255) / 256, int64_t(sms) * 8));
+    atom_blocks_ = static_cast<int>(std::min<int64_t>((n + 255) / 256, int64_t(sms) * 4));
+    I_ = Inst{in.n, in.m, store_.cl_off.get(), store_.cl_lit.get(), store_.occ_off.get(), store_.occ.get(),
+              store_.w.get()};
+    S_ = State{truth_.get(), tc_.get(), crit_.get(), dw_.get(), claim_.get(), stamp_.get(),
+               {va_.get(), vb_.get()}, cand_.get(), prio_.get(), bump_.get(), ctr_.get()};
+  }
+  GpuBackend(const GpuBackend&) = delete;
+  GpuBackend& operator=(const GpuBackend&) = delete;
+  ~GpuBackend() {
+    if (host_) cudaFreeHost(host_);
+  }
+
+  void init(bool reset_dw) {
+    // Every counter but the best cost starts at 0.
+    MLN_CUDA_TRY(cudaMemset(ctr_.get(), 0, kBestCost * sizeof(unsigned long long)));
+    MLN_CUDA_TRY(cudaMemset(ctr_.get() + kBestCost + 1, 0, (kCounters - kBestCost - 1) * sizeof(unsigned long long)));
+    init_kernel<<<list_blocks_, 256>>>(I_, S_, reset_dw ? 1 : 0);
+    MLN_CUDA_LAUNCHED("init_kernel");
+  }
+  void mark_best() {
+    set_best_cost_kernel<<<1, 1>>>(ctr_.get());
+    copy_best_kernel<<<atom_blocks_, 256>>>(truth_.get(), best_.get(), in_.n, ctr_.get(), 1);
+    MLN_CUDA_LAUNCHED("mark_best");
+  }
+  void rounds(int64_t first, int count, const RoundParams& P0) {
+    RoundParams P = P0;
+    for (int64_t r = first; r < first + count; ++r) {
+      const int in = static_cast<int>(r & 1);
+      P.round = r;
+      propose_kernel<<<list_blocks_, 256>>>(I_, S_, in, P);
+      flip_kernel<<<list_blocks_, 256>>>(I_, S_, in, r);
+      settle_kernel<<<list_blocks_, 256>>>(I_, S_, in, P);
+      end_round_kernel<<<1, 1>>>(S_, in);
+      copy_best_kernel<<<atom_blocks_, 256>>>(truth_.get(), best_.get(), in_.n, ctr_.get(), 0);
+    }
+    MLN_CUDA_LAUNCHED("weighted rounds");
+  }
+  void smooth(double keep) {
+    smooth_kernel<<<list_blocks_, 256>>>(I_, S_, keep);
+    MLN_CUDA_LAUNCHED("smooth_kernel");
+  }
+  Counts read(int list) {
+    MLN_CUDA_TRY(cudaMemcpy(host_, ctr_.get(), kCounters * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    MLN_CUDA_TRY(cudaMemset(ctr_.get() + kFlips, 0, sizeof(unsigned long long)));
+    Counts c;
+    c.cost = static_cast<int64_t>(host_[kCost]);
+    c.best_cost = static_cast<int64_t>(host_[kBestCost]);
+    c.nviol = static_cast<int64_t>(host_[kViol0 + list]);
+    c.flips = static_cast<int64_t>(host_[kFlips]);
+    return c;
+  }
+  void restore_best() {
+    MLN_CUDA_TRY(cudaMemcpy(truth_.get(), best_.get(), in_.n, cudaMemcpyDeviceToDevice));
+  }
+  std::vector<uint8_t> best() {
+    std::vector<uint8_t> b(in_.n);
+    if (in_.n > 0) MLN_CUDA_TRY(cudaMemcpy(b.data(), best_.get(), in_.n, cudaMemcpyDeviceToHost));
+    return b;
+  }
+
+ private:
+  const WalkInstance& in_;
+  DevInstanceStore store_;
+  DeviceArray<uint8_t> truth_, best_, bump_;
+  DeviceArray<int32_t> tc_, va_, vb_;
+  DeviceArray<uint32_t> crit_, stamp_, cand_;
+  DeviceArray<double> dw_;
+  DeviceArray<unsigned long long> claim_, prio_, ctr_;
+  unsigned long long* host_ = nullptr;
+  int list_blocks_ = 1, atom_blocks_ = 1;
+  Inst I_{};
+  State S_{};
+};
+
+}  // namespace
+
+// Design (c); see walksat_gpu.hpp.
+WalkOutcome walksat_gpu_weighted(const WalkInstance& in, const std::vector<uint8_t>& init, const WalkParams& p,
+                                 const GpuWalkOptions& g) {
+  GpuBackend b(in, init);
+  return weighted::run(b, in, p, g.weighted, g.target_cost_fixed);
+}
+
+}  // namespace mln::solver::gpu_detail

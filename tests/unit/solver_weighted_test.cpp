@@ -1,0 +1,156 @@
+// The weighted walk (walk_weighted.hpp, issue #24): on small random and
+// structured networks it finds the brute-force optimum at least as often as
+// Tuffy's MaxWalkSAT does, on the CPU driver and (where a GPU is present;
+// required with MLN_REQUIRE_GPU=1) on the GPU design, which runs the same
+// rules as kernels.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "core/maxwalksat.hpp"
+#include "mln/relation.hpp"
+#include "solver_test_util.hpp"
+
+namespace mln::solver {
+namespace {
+
+bool have_gpu_or_fail() {
+  bool have = mln::gpu::query_device().device_count > 0 && gpu_available();
+  const char* req = std::getenv("MLN_REQUIRE_GPU");
+  if (!have && req && std::strcmp(req, "1") == 0) ADD_FAILURE() << "MLN_REQUIRE_GPU=1 but no usable GPU";
+  return have;
+}
+
+// A small RC-like network (the shape of the class program): p papers with c
+// categories each, at most one category per paper (weight 10, as the
+// program's sameCat rule), citations that carry a category both ways
+// (weight 2), unit priors (one negative), and a few hard labels.  Atoms are
+// category(paper, cat) = 1 + paper * c + cat.
+mln::Network structured_network(int p, int c, uint64_t seed) {
+  Rng rng(derive_seed(seed, 91));
+  mln::Network net;
+  net.num_atoms = p * c;
+  net.is_query.assign(net.num_atoms + 1, 1);
+  auto atom = [c](int paper, int cat) { return 1 + paper * c + cat; };
+  for (int x = 0; x < p; ++x)
+    for (int a = 0; a < c; ++a)
+      for (int b = a + 1; b < c; ++b) testing::add_clause(net, {-atom(x, a), -atom(x, b)}, 10);
+  for (int x = 0; x < p; ++x) {
+    const int cites = 1 + static_cast<int>(rng.below(2));
+    for (int k = 0; k < cites; ++k) {
+      int y = static_cast<int>(rng.below(p));
+      if (y == x) continue;
+      for (int a = 0; a < c; ++a) {
+        testing::add_clause(net, {atom(y, a), -atom(x, a)}, 2);
+        testing::add_clause(net, {atom(x, a), -atom(y, a)}, 2);
+      }
+    }
+  }
+  for (int a = 0; a < c; ++a)
+    for (int x = 0; x < p; ++x) testing::add_clause(net, {atom(x, a)}, a == c - 1 ? -3 : 0.1 + 0.4 * rng.uniform());
+  for (int x = 0; x < p; ++x)
+    if (rng.below(4) == 0) testing::add_clause(net, {atom(x, static_cast<int>(rng.below(c)))}, kHardWeight);
+  return net;
+}
+
+struct Case {
+  mln::Network net;
+  double opt;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> v;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const int n = 6 + static_cast<int>(seed % 11);
+    v.push_back({testing::random_mixed_network(n, 2 * n + static_cast<int>(seed % 7), seed), 0});
+  }
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const int c = 2 + static_cast<int>(seed % 3);     // 2-4 categories
+    const int p = (seed % 2 ? 16 : 12) / c;            // at most 16 atoms
+    v.push_back({structured_network(p, c, seed), 0});
+  }
+  for (Case& k : v) k.opt = testing::brute_force_min_cost(k.net);
+  return v;
+}
+
+// How many of `cs` the solver with options `o` solves to the optimum.
+int optimum_hits(const std::vector<Case>& cs, SolveOptions o, std::string* misses) {
+  int hits = 0;
+  for (size_t i = 0; i < cs.size(); ++i) {
+    o.seed = i + 1;
+    SolveResult r = solve_map(cs[i].net, o);
+    EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+    EXPECT_NEAR(r.cost, total_cost(cs[i].net.clauses, r.truth), 1e-6 * (1 + std::abs(r.cost)));
+    if (std::abs(r.cost - cs[i].opt) <= 1e-6 * (1 + std::abs(cs[i].opt))) ++hits;
+    else if (misses) *misses += " " + std::to_string(i) + ":" + std::to_string(r.cost) + "/" + std::to_string(cs[i].opt);
+  }
+  return hits;
+}
+
+SolveOptions walk_only() {
+  SolveOptions o;
+  o.solver = "walksat";
+  o.exact_max_atoms = 0;     // walk even where enumeration would do
+  o.lp_bound_max_clauses = 0;
+  o.threads = 1;
+  return o;
+}
+
+TEST(WeightedWalk, CpuFindsTheOptimumAsOftenAsMaxWalkSat) {
+  const std::vector<Case> cs = cases();
+  SolveOptions tuffy = walk_only();
+  tuffy.device = "cpu";
+  SolveOptions weighted = tuffy;
+  weighted.cpu_walk = "weighted";
+  weighted.weighted.threads = 2;
+  std::string miss_t, miss_w;
+  const int t = optimum_hits(cs, tuffy, &miss_t), w = optimum_hits(cs, weighted, &miss_w);
+  EXPECT_GE(w, t) << "weighted misses:" << miss_w << "; MaxWalkSAT misses:" << miss_t;
+  EXPECT_GE(w, static_cast<int>(cs.size()) - 1) << "weighted misses:" << miss_w;
+}
+
+TEST(WeightedWalk, GpuFindsTheOptimumAsOftenAsTheCpuWalks) {
+  if (!have_gpu_or_fail()) return;
+  const std::vector<Case> cs = cases();
+  SolveOptions tuffy = walk_only();
+  tuffy.device = "cpu";
+  SolveOptions gpu = walk_only();
+  gpu.device = "gpu";
+  gpu.gpu_design = "weighted";
+  std::string miss_t, miss_g;
+  const int t = optimum_hits(cs, tuffy, &miss_t), g = optimum_hits(cs, gpu, &miss_g);
+  EXPECT_GE(g, t) << "GPU misses:" << miss_g << "; MaxWalkSAT misses:" << miss_t;
+  EXPECT_GE(g, static_cast<int>(cs.size()) - 1) << "GPU misses:" << miss_g;
+}
+
+// The CPU driver with one thread is a function of the seed.
+TEST(WeightedWalk, OneThreadIsDeterministic) {
+  mln::Network net = structured_network(40, 4, 3);
+  SolveOptions o = walk_only();
+  o.device = "cpu";
+  o.cpu_walk = "weighted";
+  o.weighted.threads = 1;
+  SolveResult a = solve_map(net, o), b = solve_map(net, o);
+  EXPECT_EQ(a.truth, b.truth);
+  EXPECT_EQ(a.cost, b.cost);
+}
+
+// The search stops on the timeout and keeps a valid best state.
+TEST(WeightedWalk, StopsOnTimeout) {
+  mln::Network net = testing::random_mixed_network(20000, 60000, 5);
+  SolveOptions o = walk_only();
+  o.device = "cpu";
+  o.cpu_walk = "weighted";
+  o.weighted.stall_rounds = 1000000000;
+  o.max_flips = 1000000000;
+  o.timeout_s = 0.3;
+  const auto t0 = std::chrono::steady_clock::now();
+  SolveResult r = solve_map(net, o);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(s, 5.0);
+  EXPECT_NEAR(r.cost, total_cost(net.clauses, r.truth), 1e-6 * (1 + r.cost));
+}
+
+}  // namespace
+}  // namespace mln::solver
