@@ -69,6 +69,9 @@ struct SolveOptions {
   // The walk on CPU pieces: "walksat" (Tuffy's MaxWalkSAT, the default) or
   // "weighted" (the GPU's weighted walk on OpenMP threads, `weighted.threads`).
   std::string cpu_walk = "walksat";
+  // Device "gpu", weighted design: components below gpu_min_atoms are walked
+  // together, in batches of at most this many clauses (solve_map.cpp).
+  int64_t gpu_batch_max_clauses = 8000000;
   WeightedOptions weighted;     // the weighted walk's settings (both backends)
   // Which MAP solver answers (docs/solver.md, "Bound, gap and the exact
   // path"): "walksat" (MaxWalkSAT only), "ilp" (every component by the exact

@@ -338,6 +338,64 @@ struct Run {
     }
   }
 
+  // Components too small to fill the GPU (device "gpu", weighted design),
+  // solved together: one weighted walk over their union, each component a
+  // part with its own best state (walk_weighted.hpp), then each finished as
+  // solve_component would (bound, exact path).  One walk instead of one per
+  // component: on class ~100 components of 20-500 atoms, each of which
+  // alone is a few thousand rounds of near-empty kernel launches.  If the
+  // GPU fails, the components are walked on the CPU one by one.
+  void solve_gpu_batch(const std::vector<int32_t>& ks, std::vector<uint8_t>& truth) {
+    std::vector<int32_t> atoms, part;
+    std::vector<int64_t> clauses;
+    std::vector<uint8_t> init0;
+    int64_t flips = 0;
+    for (size_t j = 0; j < ks.size(); ++j) {
+      const int32_t k = ks[j];
+      const std::vector<uint8_t> init = initial_state(k);
+      atoms.insert(atoms.end(), comps.atoms.begin() + comps.atom_off[k], comps.atoms.begin() + comps.atom_off[k + 1]);
+      part.insert(part.end(), init.size() - 1, static_cast<int32_t>(j));
+      init0.insert(init0.end(), init.begin() + 1, init.end());
+      clauses.insert(clauses.end(), comps.clauses.begin() + comps.clause_off[k],
+                     comps.clauses.begin() + comps.clause_off[k + 1]);
+      flips += std::max<int64_t>(4, static_cast<int64_t>(flips_per_atom * static_cast<double>(init.size() - 1)));
+    }
+    std::vector<int32_t> local_of(static_cast<size_t>(net.num_atoms) + 1, 0);
+    for (size_t i = 0; i < atoms.size(); ++i) local_of[atoms[i]] = static_cast<int32_t>(i + 1);
+    SubNetwork sub = extract_subnetwork(net, atoms, clauses.data(), clauses.size(), local_of, nullptr);
+    WalkInstance inst = build_walk_instance(sub.net);
+    WalkParams p;
+    p.flips_per_try = flips;
+    p.max_tries = opts.max_tries;
+    p.seed = derive_seed(opts.seed, 0x42415443ull + static_cast<uint64_t>(ks[0]));
+    p.stop = &stop;
+    // The batch's progress goes to its first component's slot.
+    for (size_t j = 1; j < ks.size(); ++j) sink.start(ks[j], 0);
+    p.on_progress = [this, k0 = ks[0]](double best, int64_t f) { sink.report(k0, best, f); };
+    GpuWalkOptions g;
+    g.design = GpuDesign::kWeighted;
+    g.weighted = opts.weighted;
+    g.part_of_atom = &part;
+    WalkOutcome out;
+    try {
+      out = walksat_gpu(inst, init0, p, g);
+      gpu_used = true;
+      walk_used = true;
+    } catch (const GpuError& e) {
+      warn(std::string("GPU MaxWalkSAT failed, components solved on the CPU: ") + e.what());
+      for (int32_t k : ks) solve_component(k, false, truth);
+      return;
+    }
+    size_t at = 0;
+    for (int32_t k : ks) {
+      const size_t n = static_cast<size_t>(comps.atom_off[k + 1] - comps.atom_off[k]);
+      std::vector<uint8_t> best(n + 1, 0);
+      std::copy(out.best.begin() + at, out.best.begin() + at + n, best.begin() + 1);
+      at += n;
+      solve_component(k, true, truth, &best);
+    }
+  }
+
   // Component k's starting state (1-based over its atom list): coin flips
   // from its own seed, or the network's given start.
   std::vector<uint8_t> initial_state(int32_t k) const {
@@ -371,7 +429,10 @@ struct Run {
   }
 
   // Solves component k and writes its best state into `truth`.
-  void solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth) {
+  // With `walked`, the component's state from a batched walk
+  // (solve_gpu_batch) is used instead of walking it here.
+  void solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth,
+                       const std::vector<uint8_t>* walked = nullptr) {
     std::vector<int32_t> atoms(comps.atoms.begin() + comps.atom_off[k], comps.atoms.begin() + comps.atom_off[k + 1]);
     // A component that is the whole network (RC: one component holds every
     // atom and clause) is solved in place: extracting it would copy every
@@ -389,7 +450,9 @@ struct Run {
     std::vector<uint8_t> best;
     const int64_t part_max = on_gpu ? opts.gpu_partition_max_atoms : opts.partition_max_atoms;
     const bool enumerated = n <= std::min(opts.exact_max_atoms, kExactMaxAtoms) && n <= part_max;
-    if (opts.solver == "ilp" && !enumerated) {
+    if (walked) {
+      best = *walked;
+    } else if (opts.solver == "ilp" && !enumerated) {
       best = init;  // the exact path alone, from the starting state
     } else if (n > part_max) {
       walk_used = true;
@@ -451,8 +514,31 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
     bool gpu = run.gpu_on && (opts.device == "gpu" || run.comps.num_atoms(k) >= opts.gpu_min_atoms);
     (gpu ? gpu_q : cpu_q).push_back(k);
   }
+  // Device "gpu" with the weighted design: the components below
+  // gpu_min_atoms (and above enumeration) are walked in batches of up to
+  // gpu_batch_max_clauses clauses (solve_gpu_batch).
+  std::vector<std::vector<int32_t>> gpu_batches;
+  if (run.gpu_on && opts.device == "gpu" && opts.gpu_design == "weighted") {
+    std::vector<int32_t> big;
+    int64_t clauses = 0;
+    for (int32_t k : gpu_q) {
+      const int64_t n = run.comps.num_atoms(k);
+      if (n >= opts.gpu_min_atoms || n <= std::min(opts.exact_max_atoms, kExactMaxAtoms) || opts.solver == "ilp") {
+        big.push_back(k);
+        continue;
+      }
+      if (gpu_batches.empty() || clauses + run.comps.num_clauses(k) > opts.gpu_batch_max_clauses) {
+        gpu_batches.emplace_back();
+        clauses = 0;
+      }
+      gpu_batches.back().push_back(k);
+      clauses += run.comps.num_clauses(k);
+    }
+    gpu_q.swap(big);
+  }
   if (opts.progress) {
     std::vector<int32_t> all(cpu_q);
+    for (const auto& b : gpu_batches) all.insert(all.end(), b.begin(), b.end());
     all.insert(all.end(), gpu_q.begin(), gpu_q.end());
     run.seed_progress(all);
   }
@@ -476,7 +562,17 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   int nthreads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   nthreads = static_cast<int>(std::min<size_t>(nthreads, cpu_q.size()));
   std::vector<std::thread> pool;
-  if (!gpu_q.empty()) pool.emplace_back(work, std::cref(gpu_q), std::ref(next_gpu), true);
+  if (!gpu_q.empty() || !gpu_batches.empty())
+    pool.emplace_back([&] {
+      work(gpu_q, next_gpu, true);
+      try {
+        for (const auto& b : gpu_batches)
+          if (!run.stop.should_stop()) run.solve_gpu_batch(b, res.truth);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(fail_mu);
+        if (!failure) failure = std::current_exception();
+      }
+    });
   for (int t = 1; t < nthreads; ++t) pool.emplace_back(work, std::cref(cpu_q), std::ref(next_cpu), false);
   if (nthreads >= 1) work(cpu_q, next_cpu, false);
   for (auto& th : pool) th.join();

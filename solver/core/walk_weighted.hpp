@@ -7,8 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
+#include <stdexcept>
 #include <vector>
 
 #include "walk_weighted_rules.hpp"
@@ -46,10 +45,27 @@ struct WeightedOptions {
 // The weighted walk on CPU threads, with the same rounds as the GPU design.
 // flips = atoms flipped; the budget is flips_per_try * max_tries flips (a
 // round counts as at least one).  Results depend on the thread count.
+// part_of_atom (size n, values 0..K-1): the instance is K independent parts
+// (no clause spans two), each with its own best state; the outcome's best
+// is every part at its own best, best_cost their sum.
 WalkOutcome walk_weighted_cpu(const WalkInstance& inst, const std::vector<uint8_t>& init, const WalkParams& params,
-                              const WeightedOptions& wopts);
+                              const WeightedOptions& wopts, const std::vector<int32_t>* part_of_atom = nullptr);
 
 namespace weighted {
+
+// Number of parts named by part_of_atom (1 without it); throws
+// std::invalid_argument when it has the wrong size or a negative part.
+inline int32_t count_parts(const WalkInstance& in, const std::vector<int32_t>* part_of_atom) {
+  if (!part_of_atom) return 1;
+  if (static_cast<int64_t>(part_of_atom->size()) != in.n)
+    throw std::invalid_argument("weighted walk: part_of_atom has the wrong size");
+  int32_t k = 0;
+  for (int32_t p : *part_of_atom) {
+    if (p < 0) throw std::invalid_argument("weighted walk: negative part");
+    k = std::max(k, p + 1);
+  }
+  return std::max(k, 1);
+}
 
 // What the driver reads back after a batch of rounds.
 struct Counts {
@@ -57,8 +73,8 @@ struct Counts {
 };
 
 // The control loop.  Backend B provides:
-//   void init(bool reset_dw);             counts, list 0 and cost from truth
-//   void mark_best();                     best := truth (and its cost)
+//   void init(bool reset_dw);             counts, list 0 and the parts' costs from truth
+//   void mark_best();                     best := truth (and every part's best cost)
 //   void rounds(int64_t first, int count, const RoundParams& P);
 //                                         rounds first .. first+count-1, each ending with
 //                                         end_round and best := truth when it improved
@@ -80,6 +96,7 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
   b.init(true);
   b.mark_best();
   Counts c = b.read(0);
+  best_seen = c.best_cost;
   auto report = [&](bool force) {
     auto now = Clock::now();
     if (!force && now - last_report < std::chrono::milliseconds(20)) return false;
@@ -107,6 +124,10 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
     rounds_done += batch;
     c = b.read(static_cast<int>(round & 1));
     out.flips += c.flips;
+    if (c.best_cost < best_seen) {
+      best_seen = c.best_cost;
+      best_round = round;
+    }
     if (c.flips == 0) {  // frozen: release the weights and kick
       b.smooth(wo.smooth_keep);
       P.noise = wo.kick_noise;
@@ -114,9 +135,6 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
     } else if (smooth_due) {
       b.smooth(wo.smooth_keep);
     }
-    if (std::getenv("MLN_WW_DEBUG"))
-      std::fprintf(stderr, "round %lld batch %d cost %.2f best %.2f nviol %lld flips %lld\n", (long long)round, batch,
-                   c.cost / in.scale, c.best_cost / in.scale, (long long)c.nviol, (long long)c.flips);
     // Batches of 2 to 20 ms: few host round trips, prompt stop and progress.
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     if (ms < 2 && batch < 4096) batch *= 2;

@@ -15,26 +15,31 @@ using namespace weighted;
 
 class CpuBackend {
  public:
-  CpuBackend(const WalkInstance& in, const std::vector<uint8_t>& init, int threads)
+  CpuBackend(const WalkInstance& in, const std::vector<uint8_t>& init, int threads, const std::vector<int32_t>* part,
+             int32_t parts)
       : in_(in), truth_(init), best_(init), tc_(std::max<int64_t>(1, in.m)), crit_(tc_.size()), dw_(tc_.size()),
         claim_(tc_.size()), stamp_(std::max(1, in.n), 0), va_(tc_.size()), vb_(tc_.size()), cand_(tc_.size()),
-        prio_(tc_.size()), bump_(tc_.size()), threads_(threads > 0 ? threads : omp_get_max_threads()) {
+        prio_(tc_.size()), bump_(tc_.size()), pcost_(parts), pbest_(parts), pimproved_(parts),
+        threads_(threads > 0 ? threads : omp_get_max_threads()) {
     I_ = Inst{in.n, in.m, in.cl_off.data(), in.cl_lit.data(), in.occ_off.data(), in.occ.data(), in.w.data()};
     S_ = State{truth_.data(), tc_.data(), crit_.data(), dw_.data(), claim_.data(), stamp_.data(),
-               {va_.data(), vb_.data()}, cand_.data(), prio_.data(), bump_.data(), ctr_};
+               {va_.data(), vb_.data()}, cand_.data(), prio_.data(), bump_.data(), ctr_,
+               part ? part->data() : nullptr, parts, pcost_.data(), pbest_.data(), pimproved_.data()};
   }
 
   void init(bool reset_dw) {
     const unsigned long long best = ctr_[kBestCost];
     std::fill(ctr_, ctr_ + kCounters, 0ull);
     ctr_[kBestCost] = best;
+    std::fill(pcost_.begin(), pcost_.end(), 0ull);
     const int64_t m = in_.m;
 #pragma omp parallel for schedule(static) num_threads(threads_)
     for (int64_t c = 0; c < m; ++c) init_clause(I_, S_, c, reset_dw ? 1 : 0);
   }
   void mark_best() {
     std::copy(truth_.begin(), truth_.end(), best_.begin());
-    ctr_[kBestCost] = ctr_[kCost];
+    ctr_[kBestCost] = 0;
+    for (int32_t k = 0; k < S_.parts; ++k) mark_part(S_, k);
   }
   void rounds(int64_t first, int count, const RoundParams& P0) {
     RoundParams P = P0;
@@ -51,8 +56,13 @@ class CpuBackend {
 #pragma omp for schedule(dynamic, 256)
         for (int64_t i = 0; i < nin; ++i) settle(I_, S_, in, i, P);
       }
+      for (int32_t k = 0; k < S_.parts; ++k) end_part(S_, k);
+      if (ctr_[kImproved]) {
+        const int32_t n = in_.n;
+#pragma omp parallel for schedule(static) num_threads(threads_)
+        for (int32_t a = 0; a < n; ++a) copy_best_atom(S_, best_.data(), a);
+      }
       end_round(S_, in);
-      if (ctr_[kImproved]) std::copy(truth_.begin(), truth_.end(), best_.begin());
     }
   }
   void smooth(double keep) {
@@ -84,6 +94,8 @@ class CpuBackend {
   std::vector<uint32_t> cand_;
   std::vector<unsigned long long> prio_;
   std::vector<uint8_t> bump_;
+  std::vector<unsigned long long> pcost_, pbest_;
+  std::vector<uint8_t> pimproved_;
   unsigned long long ctr_[kCounters] = {};
   int threads_;
   Inst I_{};
@@ -93,7 +105,7 @@ class CpuBackend {
 }  // namespace
 
 WalkOutcome walk_weighted_cpu(const WalkInstance& in, const std::vector<uint8_t>& init, const WalkParams& p,
-                              const WeightedOptions& wo) {
+                              const WeightedOptions& wo, const std::vector<int32_t>* part_of_atom) {
   if (static_cast<int64_t>(init.size()) != in.n) throw std::invalid_argument("walk_weighted_cpu: init has the wrong size");
   if (in.m == 0) {
     WalkOutcome out;
@@ -101,7 +113,8 @@ WalkOutcome walk_weighted_cpu(const WalkInstance& in, const std::vector<uint8_t>
     out.satisfied = true;
     return out;
   }
-  CpuBackend b(in, init, wo.threads);
+  const int32_t parts = weighted::count_parts(in, part_of_atom);
+  CpuBackend b(in, init, wo.threads, part_of_atom, parts);
   return weighted::run(b, in, p, wo, -1);
 }
 

@@ -94,11 +94,11 @@ struct Inst {
 // Counters of a round, in one small array (device memory on the GPU).
 enum Counter : int {
   kCost = 0,      // true cost of `truth`, fixed point (as int64 bits)
-  kBestCost = 1,  // best true cost so far
+  kBestCost = 1,  // sum of the parts' best costs
   kViol0 = 2,     // length of violated list 0
   kViol1 = 3,     // length of violated list 1
   kFlips = 4,     // flips made since the driver last reset it
-  kImproved = 5,  // the last round lowered the best cost
+  kImproved = 5,  // this round lowered some part's best cost
   kCounters = 8
 };
 
@@ -116,7 +116,17 @@ struct State {
   unsigned long long* prio;  // per violated entry
   uint8_t* bump;             // per violated entry: stuck, raise its weight
   unsigned long long* ctr;   // Counter
+  // Independent parts (components solved together in one walk): each keeps
+  // its own cost and best cost, and its atoms' best state follows its own
+  // best.  part == nullptr: one part.
+  const int32_t* part;       // per atom: its part
+  int32_t parts;
+  unsigned long long* pcost;  // per part: current cost (int64 bits)
+  unsigned long long* pbest;  // per part: best cost
+  uint8_t* pimproved;         // per part: the last round lowered its best
 };
+
+MLN_HD inline int32_t part_of(const State& S, uint32_t a) { return S.part ? S.part[a] : 0; }
 
 struct RoundParams {
   uint64_t seed;
@@ -252,6 +262,7 @@ MLN_HD inline void flip(const Inst& I, const State& S, int in, int64_t i, int64_
     }
   }
   atomic_add_u64(&S.ctr[kCost], static_cast<unsigned long long>(dcost));
+  atomic_add_u64(&S.pcost[part_of(S, a)], static_cast<unsigned long long>(dcost));
   atomic_add_u64(&S.ctr[kFlips], 1);
 }
 
@@ -292,7 +303,33 @@ MLN_HD inline void init_clause(const Inst& I, const State& S, int64_t c, int res
   if (costly(w, t)) {
     S.viol[0][atomic_add_u64(&S.ctr[kViol0], 1)] = static_cast<int32_t>(c);
     atomic_add_u64(&S.ctr[kCost], static_cast<unsigned long long>(abs64(w)));
+    const int32_t k = I.cl_off[c + 1] > I.cl_off[c] ? part_of(S, I.cl_lit[I.cl_off[c]] >> 1) : 0;
+    atomic_add_u64(&S.pcost[k], static_cast<unsigned long long>(abs64(w)));
   }
+}
+
+// Part k's best := its current cost (the start; ctr[kBestCost] must be 0).
+MLN_HD inline void mark_part(const State& S, int32_t k) {
+  S.pbest[k] = S.pcost[k];
+  atomic_add_u64(&S.ctr[kBestCost], S.pcost[k]);
+}
+
+// End of a round for part k: a lower cost becomes its best (and the total
+// best moves by the difference).
+MLN_HD inline void end_part(const State& S, int32_t k) {
+  const long long cost = static_cast<long long>(S.pcost[k]), best = static_cast<long long>(S.pbest[k]);
+  const bool better = cost < best;
+  S.pimproved[k] = better;
+  if (better) {
+    S.pbest[k] = static_cast<unsigned long long>(cost);
+    atomic_add_u64(&S.ctr[kBestCost], static_cast<unsigned long long>(cost - best));
+    S.ctr[kImproved] = 1;
+  }
+}
+
+// Atom a's best value follows its part's best.
+MLN_HD inline void copy_best_atom(const State& S, uint8_t* best, int32_t a) {
+  if (S.pimproved[part_of(S, a)]) best[a] = S.truth[a];
 }
 
 // Pulls clause c's dynamic weight back towards |w| (smoothing).
@@ -301,13 +338,10 @@ MLN_HD inline void smooth_clause(const Inst& I, const State& S, int64_t c, doubl
   S.dw[c] = base + keep * (S.dw[c] - base);
 }
 
-// End of round `round` (one thread): the best cost, and the list just read
-// is emptied for the round after next.
+// End of a round (one thread, after end_part and the best copy): the list
+// just read is emptied for the round after next.
 MLN_HD inline void end_round(const State& S, int in) {
-  const long long cost = static_cast<long long>(S.ctr[kCost]);
-  const bool better = cost < static_cast<long long>(S.ctr[kBestCost]);
-  S.ctr[kImproved] = better;
-  if (better) S.ctr[kBestCost] = static_cast<unsigned long long>(cost);
+  S.ctr[kImproved] = 0;
   S.ctr[kViol0 + in] = 0;
 }
 

@@ -30,6 +30,9 @@ struct GpuWalkOptions {
   // Stop as soon as some walk reaches this cost (fixed point); < 0: never.
   int64_t target_cost_fixed = -1;
   WeightedOptions weighted;  // kWeighted's settings
+  // kWeighted: the instance is independent parts, each with its own best
+  // (walk_weighted_cpu's part_of_atom); nullptr: one part.
+  const std::vector<int32_t>* part_of_atom = nullptr;
 };
 
 // True when compiled with CUDA and a device is usable; otherwise why not.

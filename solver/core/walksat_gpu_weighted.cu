@@ -38,11 +38,23 @@ __global__ void settle_kernel(Inst I, State S, int in, RoundParams P) {
 
 __global__ void end_round_kernel(State S, int in) { end_round(S, in); }
 
-// best := truth when the round improved (or always with force).
-__global__ void copy_best_kernel(const uint8_t* truth, uint8_t* best, int32_t n, const unsigned long long* ctr,
-                                 int force) {
-  if (!force && !ctr[kImproved]) return;
-  for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) best[i] = truth[i];
+__global__ void end_parts_kernel(State S) {
+  for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < S.parts; k += gridDim.x * blockDim.x) end_part(S, k);
+}
+
+__global__ void mark_parts_kernel(State S) {
+  for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < S.parts; k += gridDim.x * blockDim.x) mark_part(S, k);
+}
+
+// Each atom's best value follows its part's best (nothing to do when no
+// part improved this round).
+__global__ void copy_best_kernel(State S, uint8_t* best, int32_t n) {
+  if (!S.ctr[kImproved]) return;
+  for (int32_t a = blockIdx.x * blockDim.x + threadIdx.x; a < n; a += gridDim.x * blockDim.x) copy_best_atom(S, best, a);
+}
+
+__global__ void copy_all_kernel(const uint8_t* from, uint8_t* to, int32_t n) {
+  for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) to[i] = from[i];
 }
 
 __global__ void smooth_kernel(Inst I, State S, double keep) {
@@ -50,11 +62,10 @@ __global__ void smooth_kernel(Inst I, State S, double keep) {
     smooth_clause(I, S, c, keep);
 }
 
-__global__ void set_best_cost_kernel(unsigned long long* ctr) { ctr[kBestCost] = ctr[kCost]; }
-
 class GpuBackend {
  public:
-  GpuBackend(const WalkInstance& in, const std::vector<uint8_t>& init) : in_(in), store_(in) {
+  GpuBackend(const WalkInstance& in, const std::vector<uint8_t>& init, const std::vector<int32_t>* part, int32_t parts)
+      : in_(in), store_(in), parts_(parts) {
     const size_t m = std::max<int64_t>(1, in.m), n = std::max<int32_t>(1, in.n);
     truth_.upload(init);
     best_.resize(n);
@@ -69,6 +80,11 @@ class GpuBackend {
     prio_.resize(m);
     bump_.resize(m);
     ctr_.resize(kCounters);
+    if (part) part_.upload(*part);
+    pcost_.resize(parts);
+    pbest_.resize(parts);
+    pimproved_.resize(parts);
+    MLN_CUDA_TRY(cudaMemset(pimproved_.get(), 0, parts));
     MLN_CUDA_TRY(cudaMemset(stamp_.get(), 0, n * sizeof(uint32_t)));
     MLN_CUDA_TRY(cudaMemset(ctr_.get(), 0, kCounters * sizeof(unsigned long long)));
     MLN_CUDA_TRY(cudaMallocHost(&host_, kCounters * sizeof(unsigned long long)));
@@ -81,7 +97,9 @@ class GpuBackend {
     I_ = Inst{in.n, in.m, store_.cl_off.get(), store_.cl_lit.get(), store_.occ_off.get(), store_.occ.get(),
               store_.w.get()};
     S_ = State{truth_.get(), tc_.get(), crit_.get(), dw_.get(), claim_.get(), stamp_.get(),
-               {va_.get(), vb_.get()}, cand_.get(), prio_.get(), bump_.get(), ctr_.get()};
+               {va_.get(), vb_.get()}, cand_.get(), prio_.get(), bump_.get(), ctr_.get(),
+               part ? part_.get() : nullptr, parts, pcost_.get(), pbest_.get(), pimproved_.get()};
+    part_blocks_ = static_cast<int>(std::min<int64_t>((parts + 255) / 256, int64_t(sms) * 4));
   }
   GpuBackend(const GpuBackend&) = delete;
   GpuBackend& operator=(const GpuBackend&) = delete;
@@ -93,12 +111,14 @@ class GpuBackend {
     // Every counter but the best cost starts at 0.
     MLN_CUDA_TRY(cudaMemset(ctr_.get(), 0, kBestCost * sizeof(unsigned long long)));
     MLN_CUDA_TRY(cudaMemset(ctr_.get() + kBestCost + 1, 0, (kCounters - kBestCost - 1) * sizeof(unsigned long long)));
+    MLN_CUDA_TRY(cudaMemset(pcost_.get(), 0, parts_ * sizeof(unsigned long long)));
     init_kernel<<<list_blocks_, 256>>>(I_, S_, reset_dw ? 1 : 0);
     MLN_CUDA_LAUNCHED("init_kernel");
   }
   void mark_best() {
-    set_best_cost_kernel<<<1, 1>>>(ctr_.get());
-    copy_best_kernel<<<atom_blocks_, 256>>>(truth_.get(), best_.get(), in_.n, ctr_.get(), 1);
+    MLN_CUDA_TRY(cudaMemset(ctr_.get() + kBestCost, 0, sizeof(unsigned long long)));
+    mark_parts_kernel<<<part_blocks_, 256>>>(S_);
+    copy_all_kernel<<<atom_blocks_, 256>>>(truth_.get(), best_.get(), in_.n);
     MLN_CUDA_LAUNCHED("mark_best");
   }
   void rounds(int64_t first, int count, const RoundParams& P0) {
@@ -109,8 +129,9 @@ class GpuBackend {
       propose_kernel<<<list_blocks_, 256>>>(I_, S_, in, P);
       flip_kernel<<<list_blocks_, 256>>>(I_, S_, in, r);
       settle_kernel<<<list_blocks_, 256>>>(I_, S_, in, P);
+      end_parts_kernel<<<part_blocks_, 256>>>(S_);
+      copy_best_kernel<<<atom_blocks_, 256>>>(S_, best_.get(), in_.n);
       end_round_kernel<<<1, 1>>>(S_, in);
-      copy_best_kernel<<<atom_blocks_, 256>>>(truth_.get(), best_.get(), in_.n, ctr_.get(), 0);
     }
     MLN_CUDA_LAUNCHED("weighted rounds");
   }
@@ -144,7 +165,11 @@ class GpuBackend {
   DeviceArray<int32_t> tc_, va_, vb_;
   DeviceArray<uint32_t> crit_, stamp_, cand_;
   DeviceArray<double> dw_;
-  DeviceArray<unsigned long long> claim_, prio_, ctr_;
+  DeviceArray<unsigned long long> claim_, prio_, ctr_, pcost_, pbest_;
+  DeviceArray<int32_t> part_;
+  DeviceArray<uint8_t> pimproved_;
+  int32_t parts_ = 1;
+  int part_blocks_ = 1;
   unsigned long long* host_ = nullptr;
   int list_blocks_ = 1, atom_blocks_ = 1;
   Inst I_{};
@@ -156,7 +181,8 @@ class GpuBackend {
 // Design (c); see walksat_gpu.hpp.
 WalkOutcome walksat_gpu_weighted(const WalkInstance& in, const std::vector<uint8_t>& init, const WalkParams& p,
                                  const GpuWalkOptions& g) {
-  GpuBackend b(in, init);
+  const int32_t parts = weighted::count_parts(in, g.part_of_atom);
+  GpuBackend b(in, init, g.part_of_atom, parts);
   return weighted::run(b, in, p, g.weighted, g.target_cost_fixed);
 }
 

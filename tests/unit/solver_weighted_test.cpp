@@ -124,6 +124,72 @@ TEST(WeightedWalk, GpuFindsTheOptimumAsOftenAsTheCpuWalks) {
   EXPECT_GE(g, static_cast<int>(cs.size()) - 1) << "GPU misses:" << miss_g;
 }
 
+// Many small components side by side (each a copy of a small network with
+// its own atoms), with the brute-force optimum of the whole.
+Case many_components(int copies) {
+  const std::vector<Case> cs = cases();
+  Case all{mln::Network{}, 0};
+  for (int j = 0; j < copies; ++j) {
+    const Case& k = cs[static_cast<size_t>(j * 7) % cs.size()];
+    const int32_t base = all.net.num_atoms;
+    for (size_t c = 0; c < k.net.clauses.size(); ++c) {
+      std::vector<int32_t> lits;
+      for (int64_t i = k.net.clauses.offsets[c]; i < k.net.clauses.offsets[c + 1]; ++i) {
+        const int32_t l = k.net.clauses.lits[i];
+        lits.push_back(l > 0 ? l + base : l - base);
+      }
+      testing::add_clause(all.net, lits, k.net.clauses.weights[c]);
+    }
+    all.net.num_atoms += k.net.num_atoms;
+    all.opt += k.opt;
+  }
+  all.net.is_query.assign(all.net.num_atoms + 1, 1);
+  return all;
+}
+
+// One weighted walk over independent parts keeps each part's own best: on
+// 30 small networks walked as one instance every part ends at its optimum.
+TEST(WeightedWalk, PartsKeepTheirOwnBest) {
+  Case all = many_components(30);
+  WalkInstance inst = build_walk_instance(all.net);
+  // Parts by connected component of the union (copies are disjoint).
+  std::vector<int32_t> part(inst.n, 0);
+  int32_t base = 0, j = 0;
+  const std::vector<Case> cs = cases();
+  for (int c = 0; c < 30; ++c, ++j) {
+    const int32_t n = cs[static_cast<size_t>(c * 7) % cs.size()].net.num_atoms;
+    for (int32_t a = 0; a < n; ++a) part[base + a] = j;
+    base += n;
+  }
+  WalkParams p;
+  p.flips_per_try = 1000000;
+  p.seed = 3;
+  WeightedOptions wo;
+  wo.threads = 2;
+  std::vector<uint8_t> init(inst.n, 0);
+  WalkOutcome out = walk_weighted_cpu(inst, init, p, wo, &part);
+  std::vector<uint8_t> t(inst.n + 1, 0);
+  std::copy(out.best.begin(), out.best.end(), t.begin() + 1);
+  EXPECT_NEAR(total_cost(all.net.clauses, t), all.opt, 1e-6 * (1 + all.opt));
+  EXPECT_NEAR(out.best_cost, all.opt, 1e-6 * (1 + all.opt));
+  std::vector<int32_t> bad(inst.n, -1);
+  EXPECT_THROW(walk_weighted_cpu(inst, init, p, wo, &bad), std::invalid_argument);
+}
+
+// Device "gpu": small components are walked together on the GPU (one batch)
+// and each ends at its optimum.
+TEST(WeightedWalk, GpuBatchOfSmallComponents) {
+  if (!have_gpu_or_fail()) return;
+  Case all = many_components(40);
+  SolveOptions o = walk_only();
+  o.device = "gpu";
+  SolveResult r = solve_map(all.net, o);
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+  EXPECT_EQ(r.device_used, "gpu");
+  EXPECT_NEAR(r.cost, all.opt, 1e-6 * (1 + all.opt));
+  EXPECT_NEAR(r.cost, total_cost(all.net.clauses, r.truth), 1e-6 * (1 + r.cost));
+}
+
 // The CPU driver with one thread is a function of the seed.
 TEST(WeightedWalk, OneThreadIsDeterministic) {
   mln::Network net = structured_network(40, 4, 3);
