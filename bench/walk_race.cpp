@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
       else if (k == "inc_abs") o.weighted.inc_abs = std::stod(v);
       else if (k == "kick_noise") o.weighted.kick_noise = std::stod(v);
       else if (k == "stall_rounds") o.weighted.stall_rounds = std::stoll(v);
+      else if (k == "freeze_rounds") o.weighted.freeze_rounds = std::stoll(v);
       else if (k == "cap") o.weighted.cap = std::stod(v);
       else if (k == "noise") o.weighted.noise = std::stod(v);
       else if (k == "smooth_every") o.weighted.smooth_every = std::stoll(v);

@@ -24,13 +24,16 @@ struct WeightedOptions {
   // ...and proposes its best atom anyway with this probability.  Measured on
   // generated RC (1,000 papers): 0.01 ends 28% above the optimum, 0 at it.
   double noise = 0;
-  // When a batch of rounds flips nothing (every violated clause stuck at
-  // its cap), each weight keeps smooth_keep of what it gained over |w| and
-  // the next round proposes with noise kick_noise.  Also every smooth_every
-  // rounds (0: only then).  Measured on 60 small networks (solver_weighted_test):
+  // When freeze_rounds rounds in a row flip nothing in a part (every
+  // violated clause of that component stuck at its cap), each of its weights
+  // keeps smooth_keep of what it gained over |w| and its next round proposes
+  // with noise kick_noise.  Also every smooth_every rounds, all parts (0:
+  // never).  freeze_rounds 32: a little more than the (cap - 1) / inc_rel
+  // bumps that take a weight to its cap.  Measured on 60 small networks (solver_weighted_test):
   // kick 0.05 missed the optimum on 2, 0.3 on none; class and RC at the
   // optimum with either.
   double kick_noise = 0.3;
+  int64_t freeze_rounds = 32;
   int64_t smooth_every = 0;
   double smooth_keep = 0.5;
   // The search ends after this many rounds without a new best cost (or at
@@ -75,9 +78,9 @@ struct Counts {
 // The control loop.  Backend B provides:
 //   void init(bool reset_dw);             counts, list 0 and the parts' costs from truth
 //   void mark_best();                     best := truth (and every part's best cost)
-//   void rounds(int64_t first, int count, const RoundParams& P);
-//                                         rounds first .. first+count-1, each ending with
-//                                         end_round and best := truth when it improved
+//   void rounds(int64_t first, int count, const RoundParams& P, double keep);
+//                                         rounds first .. first+count-1: propose, flip, settle,
+//                                         end_part, the best copy, smooth_frozen, end_round
 //   void smooth(double keep);             every weight keeps `keep` of its gain over |w|
 //   Counts read(int list);                counters (nviol of `list`); resets the flip count
 //   void restore_best();                  truth := best
@@ -89,7 +92,8 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
   WalkOutcome out;
   const int64_t tries = std::max(1, p.max_tries);
   const int64_t budget = p.flips_per_try > INT64_MAX / tries ? INT64_MAX : std::max<int64_t>(1, p.flips_per_try * tries);
-  RoundParams P{p.seed, 0, wo.noise, wo.inc_rel, wo.inc_abs * in.scale, wo.cap, 1};
+  RoundParams P{p.seed, 0, wo.noise, wo.inc_rel, wo.inc_abs * in.scale, wo.cap, wo.kick_noise,
+                static_cast<uint32_t>(std::max<int64_t>(1, wo.freeze_rounds)), 1};
   int64_t round = 0, rounds_done = 0, reported = 0, best_round = 0, best_seen = 0;
   int batch = 1;
   auto last_report = Clock::now();
@@ -117,8 +121,7 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
     }
     if (out.flips >= budget || rounds_done >= budget || round - best_round > wo.stall_rounds) break;
     const auto t0 = Clock::now();
-    b.rounds(round, batch, P);
-    P.noise = wo.noise;
+    b.rounds(round, batch, P, wo.smooth_keep);
     const bool smooth_due = wo.smooth_every > 0 && (round + batch) / wo.smooth_every != round / wo.smooth_every;
     round += batch;
     rounds_done += batch;
@@ -128,13 +131,7 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
       best_seen = c.best_cost;
       best_round = round;
     }
-    if (c.flips == 0) {  // frozen: release the weights and kick
-      b.smooth(wo.smooth_keep);
-      P.noise = wo.kick_noise;
-      batch = 1;
-    } else if (smooth_due) {
-      b.smooth(wo.smooth_keep);
-    }
+    if (smooth_due) b.smooth(wo.smooth_keep);
     // Batches of 2 to 20 ms: few host round trips, prompt stop and progress.
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     if (ms < 2 && batch < 4096) batch *= 2;
@@ -152,7 +149,7 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
     c = b.read(0);
     P.use_dw = 0;
     for (int64_t r = 0; r < wo.polish_rounds && c.nviol > 0; r += 8) {
-      b.rounds(round, 8, P);
+      b.rounds(round, 8, P, wo.smooth_keep);
       round += 8;
       c = b.read(static_cast<int>(round & 1));
       out.flips += c.flips;

@@ -19,12 +19,14 @@ class CpuBackend {
              int32_t parts)
       : in_(in), truth_(init), best_(init), tc_(std::max<int64_t>(1, in.m)), crit_(tc_.size()), dw_(tc_.size()),
         claim_(tc_.size()), stamp_(std::max(1, in.n), 0), va_(tc_.size()), vb_(tc_.size()), cand_(tc_.size()),
-        prio_(tc_.size()), bump_(tc_.size()), pcost_(parts), pbest_(parts), pimproved_(parts),
+        prio_(tc_.size()), bump_(tc_.size()), pcost_(parts), pbest_(parts), pimproved_(parts), pflips_(parts, 0),
+        pstill_(parts, 0), pfrozen_(parts, 0),
         threads_(threads > 0 ? threads : omp_get_max_threads()) {
     I_ = Inst{in.n, in.m, in.cl_off.data(), in.cl_lit.data(), in.occ_off.data(), in.occ.data(), in.w.data()};
     S_ = State{truth_.data(), tc_.data(), crit_.data(), dw_.data(), claim_.data(), stamp_.data(),
                {va_.data(), vb_.data()}, cand_.data(), prio_.data(), bump_.data(), ctr_,
-               part ? part->data() : nullptr, parts, pcost_.data(), pbest_.data(), pimproved_.data()};
+               part ? part->data() : nullptr, parts, pcost_.data(), pbest_.data(), pimproved_.data(),
+               pflips_.data(), pstill_.data(), pfrozen_.data()};
   }
 
   void init(bool reset_dw) {
@@ -32,6 +34,9 @@ class CpuBackend {
     std::fill(ctr_, ctr_ + kCounters, 0ull);
     ctr_[kBestCost] = best;
     std::fill(pcost_.begin(), pcost_.end(), 0ull);
+    std::fill(pflips_.begin(), pflips_.end(), 0u);
+    std::fill(pstill_.begin(), pstill_.end(), 0u);
+    std::fill(pfrozen_.begin(), pfrozen_.end(), 0);
     const int64_t m = in_.m;
 #pragma omp parallel for schedule(static) num_threads(threads_)
     for (int64_t c = 0; c < m; ++c) init_clause(I_, S_, c, reset_dw ? 1 : 0);
@@ -41,7 +46,7 @@ class CpuBackend {
     ctr_[kBestCost] = 0;
     for (int32_t k = 0; k < S_.parts; ++k) mark_part(S_, k);
   }
-  void rounds(int64_t first, int count, const RoundParams& P0) {
+  void rounds(int64_t first, int count, const RoundParams& P0, double keep) {
     RoundParams P = P0;
     for (int64_t r = first; r < first + count; ++r) {
       const int in = static_cast<int>(r & 1);
@@ -56,11 +61,16 @@ class CpuBackend {
 #pragma omp for schedule(dynamic, 256)
         for (int64_t i = 0; i < nin; ++i) settle(I_, S_, in, i, P);
       }
-      for (int32_t k = 0; k < S_.parts; ++k) end_part(S_, k);
+      for (int32_t k = 0; k < S_.parts; ++k) end_part(S_, k, P);
       if (ctr_[kImproved]) {
         const int32_t n = in_.n;
 #pragma omp parallel for schedule(static) num_threads(threads_)
         for (int32_t a = 0; a < n; ++a) copy_best_atom(S_, best_.data(), a);
+      }
+      if (ctr_[kAnyFrozen]) {
+        const int64_t m = in_.m;
+#pragma omp parallel for schedule(static) num_threads(threads_)
+        for (int64_t c = 0; c < m; ++c) smooth_frozen(I_, S_, c, keep);
       }
       end_round(S_, in);
     }
@@ -96,6 +106,8 @@ class CpuBackend {
   std::vector<uint8_t> bump_;
   std::vector<unsigned long long> pcost_, pbest_;
   std::vector<uint8_t> pimproved_;
+  std::vector<uint32_t> pflips_, pstill_;
+  std::vector<uint8_t> pfrozen_;
   unsigned long long ctr_[kCounters] = {};
   int threads_;
   Inst I_{};

@@ -58,6 +58,13 @@ MLN_HD inline unsigned long long atomic_add_u64(unsigned long long* p, unsigned 
   return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 #endif
 }
+MLN_HD inline void atomic_inc_u32(uint32_t* p) {
+#if defined(__CUDA_ARCH__)
+  atomicAdd(reinterpret_cast<unsigned*>(p), 1u);
+#else
+  __atomic_fetch_add(p, 1u, __ATOMIC_RELAXED);
+#endif
+}
 MLN_HD inline uint32_t atomic_exch_u32(uint32_t* p, uint32_t v) {
 #if defined(__CUDA_ARCH__)
   return atomicExch(reinterpret_cast<unsigned*>(p), v);
@@ -99,6 +106,7 @@ enum Counter : int {
   kViol1 = 3,     // length of violated list 1
   kFlips = 4,     // flips made since the driver last reset it
   kImproved = 5,  // this round lowered some part's best cost
+  kAnyFrozen = 6,  // some part flipped nothing this round
   kCounters = 8
 };
 
@@ -124,6 +132,9 @@ struct State {
   unsigned long long* pcost;  // per part: current cost (int64 bits)
   unsigned long long* pbest;  // per part: best cost
   uint8_t* pimproved;         // per part: the last round lowered its best
+  uint32_t* pflips;           // per part: flips this round
+  uint32_t* pstill;           // per part: rounds in a row without a flip
+  uint8_t* pfrozen;           // per part: frozen (kicked next round)
 };
 
 MLN_HD inline int32_t part_of(const State& S, uint32_t a) { return S.part ? S.part[a] : 0; }
@@ -135,6 +146,8 @@ struct RoundParams {
   double inc_rel;  // a stuck clause's weight grows by inc_rel * |w| + inc_abs
   double inc_abs;
   double cap;      // ... up to cap * |w| + inc_abs
+  double kick;     // the noise of a frozen part's clauses
+  uint32_t freeze_rounds;  // a part is frozen after this many rounds in a row without a flip
   int use_dw;      // 0: score by the true weights (greedy descent)
 };
 
@@ -200,6 +213,12 @@ MLN_HD inline unsigned long long priority(bool improving, double s, uint64_t see
   return (key << 43) | (h << 32) | a;
 }
 
+// Pulls clause c's dynamic weight back towards |w| (smoothing).
+MLN_HD inline void smooth_clause(const Inst& I, const State& S, int64_t c, double keep) {
+  const double base = static_cast<double>(abs64(I.w[c]));
+  S.dw[c] = base + keep * (S.dw[c] - base);
+}
+
 // Phase 1 for violated entry i of list `in`.
 MLN_HD inline void propose(const Inst& I, const State& S, int in, int64_t i, const RoundParams& P) {
   const uint32_t c = static_cast<uint32_t>(S.viol[in][i]);
@@ -222,7 +241,12 @@ MLN_HD inline void propose(const Inst& I, const State& S, int in, int64_t i, con
   }
   const bool improving = ties > 0 && best > 0;
   S.bump[i] = !improving;
-  if (ties == 0 || (!improving && !(P.use_dw && rng.uniform() < P.noise))) {
+  // A part that flipped nothing for freeze_rounds rounds is frozen (every
+  // violated clause stuck, its weights at their caps): its clauses propose
+  // with the kick noise instead, and its weights were released
+  // (smooth_frozen).
+  const double noise = S.pfrozen[part_of(S, I.cl_lit[lo] >> 1)] ? P.kick : P.noise;
+  if (ties == 0 || (!improving && !(P.use_dw && rng.uniform() < noise))) {
     S.cand[i] = 0;
     return;
   }
@@ -263,6 +287,7 @@ MLN_HD inline void flip(const Inst& I, const State& S, int in, int64_t i, int64_
   }
   atomic_add_u64(&S.ctr[kCost], static_cast<unsigned long long>(dcost));
   atomic_add_u64(&S.pcost[part_of(S, a)], static_cast<unsigned long long>(dcost));
+  atomic_inc_u32(&S.pflips[part_of(S, a)]);
   atomic_add_u64(&S.ctr[kFlips], 1);
 }
 
@@ -316,7 +341,13 @@ MLN_HD inline void mark_part(const State& S, int32_t k) {
 
 // End of a round for part k: a lower cost becomes its best (and the total
 // best moves by the difference).
-MLN_HD inline void end_part(const State& S, int32_t k) {
+MLN_HD inline void end_part(const State& S, int32_t k, const RoundParams& P) {
+  const uint32_t still = S.pflips[k] == 0 ? S.pstill[k] + 1 : 0;
+  const bool frozen = P.use_dw && still >= P.freeze_rounds;
+  S.pstill[k] = frozen ? 0 : still;
+  S.pfrozen[k] = frozen;
+  S.pflips[k] = 0;
+  if (frozen) S.ctr[kAnyFrozen] = 1;
   const long long cost = static_cast<long long>(S.pcost[k]), best = static_cast<long long>(S.pbest[k]);
   const bool better = cost < best;
   S.pimproved[k] = better;
@@ -332,16 +363,18 @@ MLN_HD inline void copy_best_atom(const State& S, uint8_t* best, int32_t a) {
   if (S.pimproved[part_of(S, a)]) best[a] = S.truth[a];
 }
 
-// Pulls clause c's dynamic weight back towards |w| (smoothing).
-MLN_HD inline void smooth_clause(const Inst& I, const State& S, int64_t c, double keep) {
-  const double base = static_cast<double>(abs64(I.w[c]));
-  S.dw[c] = base + keep * (S.dw[c] - base);
+
+// A frozen part's clause gives back part of its weight gain (after
+// end_part; nothing to do when no part is frozen).
+MLN_HD inline void smooth_frozen(const Inst& I, const State& S, int64_t c, double keep) {
+  if (I.cl_off[c + 1] > I.cl_off[c] && S.pfrozen[part_of(S, I.cl_lit[I.cl_off[c]] >> 1)]) smooth_clause(I, S, c, keep);
 }
 
-// End of a round (one thread, after end_part and the best copy): the list
-// just read is emptied for the round after next.
+// End of a round (one thread, after end_part, the best copy and
+// smooth_frozen): the list just read is emptied for the round after next.
 MLN_HD inline void end_round(const State& S, int in) {
   S.ctr[kImproved] = 0;
+  S.ctr[kAnyFrozen] = 0;
   S.ctr[kViol0 + in] = 0;
 }
 

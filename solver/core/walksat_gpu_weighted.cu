@@ -38,8 +38,15 @@ __global__ void settle_kernel(Inst I, State S, int in, RoundParams P) {
 
 __global__ void end_round_kernel(State S, int in) { end_round(S, in); }
 
-__global__ void end_parts_kernel(State S) {
-  for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < S.parts; k += gridDim.x * blockDim.x) end_part(S, k);
+__global__ void end_parts_kernel(State S, RoundParams P) {
+  for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < S.parts; k += gridDim.x * blockDim.x)
+    end_part(S, k, P);
+}
+
+__global__ void smooth_frozen_kernel(Inst I, State S, double keep) {
+  if (!S.ctr[kAnyFrozen]) return;
+  for (int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; c < I.m; c += int64_t(gridDim.x) * blockDim.x)
+    smooth_frozen(I, S, c, keep);
 }
 
 __global__ void mark_parts_kernel(State S) {
@@ -84,6 +91,9 @@ class GpuBackend {
     pcost_.resize(parts);
     pbest_.resize(parts);
     pimproved_.resize(parts);
+    pflips_.resize(parts);
+    pstill_.resize(parts);
+    pfrozen_.resize(parts);
     MLN_CUDA_TRY(cudaMemset(pimproved_.get(), 0, parts));
     MLN_CUDA_TRY(cudaMemset(stamp_.get(), 0, n * sizeof(uint32_t)));
     MLN_CUDA_TRY(cudaMemset(ctr_.get(), 0, kCounters * sizeof(unsigned long long)));
@@ -98,7 +108,8 @@ class GpuBackend {
               store_.w.get()};
     S_ = State{truth_.get(), tc_.get(), crit_.get(), dw_.get(), claim_.get(), stamp_.get(),
                {va_.get(), vb_.get()}, cand_.get(), prio_.get(), bump_.get(), ctr_.get(),
-               part ? part_.get() : nullptr, parts, pcost_.get(), pbest_.get(), pimproved_.get()};
+               part ? part_.get() : nullptr, parts, pcost_.get(), pbest_.get(), pimproved_.get(),
+               pflips_.get(), pstill_.get(), pfrozen_.get()};
     part_blocks_ = static_cast<int>(std::min<int64_t>((parts + 255) / 256, int64_t(sms) * 4));
   }
   GpuBackend(const GpuBackend&) = delete;
@@ -112,6 +123,9 @@ class GpuBackend {
     MLN_CUDA_TRY(cudaMemset(ctr_.get(), 0, kBestCost * sizeof(unsigned long long)));
     MLN_CUDA_TRY(cudaMemset(ctr_.get() + kBestCost + 1, 0, (kCounters - kBestCost - 1) * sizeof(unsigned long long)));
     MLN_CUDA_TRY(cudaMemset(pcost_.get(), 0, parts_ * sizeof(unsigned long long)));
+    MLN_CUDA_TRY(cudaMemset(pflips_.get(), 0, parts_ * sizeof(uint32_t)));
+    MLN_CUDA_TRY(cudaMemset(pstill_.get(), 0, parts_ * sizeof(uint32_t)));
+    MLN_CUDA_TRY(cudaMemset(pfrozen_.get(), 0, parts_));
     init_kernel<<<list_blocks_, 256>>>(I_, S_, reset_dw ? 1 : 0);
     MLN_CUDA_LAUNCHED("init_kernel");
   }
@@ -121,7 +135,7 @@ class GpuBackend {
     copy_all_kernel<<<atom_blocks_, 256>>>(truth_.get(), best_.get(), in_.n);
     MLN_CUDA_LAUNCHED("mark_best");
   }
-  void rounds(int64_t first, int count, const RoundParams& P0) {
+  void rounds(int64_t first, int count, const RoundParams& P0, double keep) {
     RoundParams P = P0;
     for (int64_t r = first; r < first + count; ++r) {
       const int in = static_cast<int>(r & 1);
@@ -129,8 +143,9 @@ class GpuBackend {
       propose_kernel<<<list_blocks_, 256>>>(I_, S_, in, P);
       flip_kernel<<<list_blocks_, 256>>>(I_, S_, in, r);
       settle_kernel<<<list_blocks_, 256>>>(I_, S_, in, P);
-      end_parts_kernel<<<part_blocks_, 256>>>(S_);
+      end_parts_kernel<<<part_blocks_, 256>>>(S_, P);
       copy_best_kernel<<<atom_blocks_, 256>>>(S_, best_.get(), in_.n);
+      smooth_frozen_kernel<<<list_blocks_, 256>>>(I_, S_, keep);
       end_round_kernel<<<1, 1>>>(S_, in);
     }
     MLN_CUDA_LAUNCHED("weighted rounds");
@@ -167,7 +182,8 @@ class GpuBackend {
   DeviceArray<double> dw_;
   DeviceArray<unsigned long long> claim_, prio_, ctr_, pcost_, pbest_;
   DeviceArray<int32_t> part_;
-  DeviceArray<uint8_t> pimproved_;
+  DeviceArray<uint8_t> pimproved_, pfrozen_;
+  DeviceArray<uint32_t> pflips_, pstill_;
   int32_t parts_ = 1;
   int part_blocks_ = 1;
   unsigned long long* host_ = nullptr;

@@ -124,11 +124,18 @@ TEST(WeightedWalk, GpuFindsTheOptimumAsOftenAsTheCpuWalks) {
   EXPECT_GE(g, static_cast<int>(cs.size()) - 1) << "GPU misses:" << miss_g;
 }
 
-// Many small components side by side (each a copy of a small network with
-// its own atoms), with the brute-force optimum of the whole.
-Case many_components(int copies) {
+// Many small components side by side (copies of small networks, each with
+// its own atoms and its brute-force optimum).
+struct Copies {
+  mln::Network net;
+  std::vector<int64_t> clause_off{0};  // copy j's clauses: [clause_off[j], clause_off[j + 1])
+  std::vector<int32_t> atom_off{0};    // copy j's atoms (0-based): [atom_off[j], atom_off[j + 1])
+  std::vector<double> opt;
+};
+
+Copies many_components(int copies) {
   const std::vector<Case> cs = cases();
-  Case all{mln::Network{}, 0};
+  Copies all;
   for (int j = 0; j < copies; ++j) {
     const Case& k = cs[static_cast<size_t>(j * 7) % cs.size()];
     const int32_t base = all.net.num_atoms;
@@ -141,28 +148,40 @@ Case many_components(int copies) {
       testing::add_clause(all.net, lits, k.net.clauses.weights[c]);
     }
     all.net.num_atoms += k.net.num_atoms;
-    all.opt += k.opt;
+    all.clause_off.push_back(static_cast<int64_t>(all.net.clauses.size()));
+    all.atom_off.push_back(all.net.num_atoms);
+    all.opt.push_back(k.opt);
   }
   all.net.is_query.assign(all.net.num_atoms + 1, 1);
   return all;
 }
 
-// One weighted walk over independent parts keeps each part's own best: on
-// 30 small networks walked as one instance every part ends at its optimum.
-TEST(WeightedWalk, PartsKeepTheirOwnBest) {
-  Case all = many_components(30);
-  WalkInstance inst = build_walk_instance(all.net);
-  // Parts by connected component of the union (copies are disjoint).
-  std::vector<int32_t> part(inst.n, 0);
-  int32_t base = 0, j = 0;
-  const std::vector<Case> cs = cases();
-  for (int c = 0; c < 30; ++c, ++j) {
-    const int32_t n = cs[static_cast<size_t>(c * 7) % cs.size()].net.num_atoms;
-    for (int32_t a = 0; a < n; ++a) part[base + a] = j;
-    base += n;
+// How many copies are at their optimum in `truth` (1-based atoms).
+int copies_at_optimum(const Copies& all, const std::vector<uint8_t>& truth, std::string* misses) {
+  int hits = 0;
+  const auto& cs = all.net.clauses;
+  for (size_t j = 0; j < all.opt.size(); ++j) {
+    double c = 0;
+    for (int64_t i = all.clause_off[j]; i < all.clause_off[j + 1]; ++i)
+      c += clause_cost(&cs.lits[cs.offsets[i]], cs.offsets[i + 1] - cs.offsets[i], cs.weights[i], truth);
+    if (std::abs(c - all.opt[j]) <= 1e-6 * (1 + std::abs(all.opt[j]))) ++hits;
+    else *misses += " " + std::to_string(j) + ":" + std::to_string(c) + "/" + std::to_string(all.opt[j]);
   }
+  return hits;
+}
+
+// One weighted walk over independent parts keeps each part's own best: on
+// 40 small networks walked as one instance the parts end at their optimum
+// as often as the networks walked one by one do (at most one miss).  A
+// part's best following the whole walk's best instead fails this.
+TEST(WeightedWalk, PartsKeepTheirOwnBest) {
+  const Copies all = many_components(40);
+  WalkInstance inst = build_walk_instance(all.net);
+  std::vector<int32_t> part(inst.n, 0);
+  for (size_t j = 0; j < all.opt.size(); ++j)
+    for (int32_t a = all.atom_off[j]; a < all.atom_off[j + 1]; ++a) part[a] = static_cast<int32_t>(j);
   WalkParams p;
-  p.flips_per_try = 1000000;
+  p.flips_per_try = 100 * inst.n;
   p.seed = 3;
   WeightedOptions wo;
   wo.threads = 2;
@@ -170,23 +189,25 @@ TEST(WeightedWalk, PartsKeepTheirOwnBest) {
   WalkOutcome out = walk_weighted_cpu(inst, init, p, wo, &part);
   std::vector<uint8_t> t(inst.n + 1, 0);
   std::copy(out.best.begin(), out.best.end(), t.begin() + 1);
-  EXPECT_NEAR(total_cost(all.net.clauses, t), all.opt, 1e-6 * (1 + all.opt));
-  EXPECT_NEAR(out.best_cost, all.opt, 1e-6 * (1 + all.opt));
+  std::string misses;
+  EXPECT_GE(copies_at_optimum(all, t, &misses), 39) << misses;
+  EXPECT_NEAR(out.best_cost, total_cost(all.net.clauses, t), 1e-6 * (1 + out.best_cost));
   std::vector<int32_t> bad(inst.n, -1);
   EXPECT_THROW(walk_weighted_cpu(inst, init, p, wo, &bad), std::invalid_argument);
 }
 
-// Device "gpu": small components are walked together on the GPU (one batch)
-// and each ends at its optimum.
+// Device "gpu": small components are walked together on the GPU (one batch),
+// each at its optimum as often as alone.
 TEST(WeightedWalk, GpuBatchOfSmallComponents) {
   if (!have_gpu_or_fail()) return;
-  Case all = many_components(40);
+  const Copies all = many_components(40);
   SolveOptions o = walk_only();
   o.device = "gpu";
   SolveResult r = solve_map(all.net, o);
   EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
   EXPECT_EQ(r.device_used, "gpu");
-  EXPECT_NEAR(r.cost, all.opt, 1e-6 * (1 + all.opt));
+  std::string misses;
+  EXPECT_GE(copies_at_optimum(all, r.truth, &misses), 39) << misses;
   EXPECT_NEAR(r.cost, total_cost(all.net.clauses, r.truth), 1e-6 * (1 + r.cost));
 }
 
