@@ -113,7 +113,7 @@ struct SolveResult {
   int components = 0;           // all components of the network
   int solved_components = 0;    // those that were searched (query atoms, or skipping off)
   int partitions = 0;           // METIS partitions over all split components (0 when none split)
-  std::string device_used;      // "cpu", "gpu" or "cpu+gpu"
+  std::string device_used;      // "cpu", "gpu" or "cpu+gpu": the devices whose walks (or enumeration) produced the kept states
   // A lower bound on the optimum of the solved components (<= cost): the
   // exact path's bound where it ran, else the LP relaxation's or the unit
   // clauses' (ilp_map.hpp).  optimal: every solved component's answer is
