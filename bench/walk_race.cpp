@@ -14,7 +14,8 @@
 // clock starts, as in the long-running worker).  Prints "seconds cost flips" every 10 ms while
 // the cost changes, then "final seconds cost flips device".
 // Keys: seed, max_flips, max_tries, threads, gpu_design, inc_rel, inc_abs,
-// noise, smooth_every, smooth_keep, polish_rounds, wthreads.
+// noise, kick_noise, cap, freeze_rounds, stall_rounds, stall_time, smooth_every,
+// smooth_keep, polish_rounds, wthreads.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
       else if (k == "inc_rel") o.weighted.inc_rel = std::stod(v);
       else if (k == "inc_abs") o.weighted.inc_abs = std::stod(v);
       else if (k == "kick_noise") o.weighted.kick_noise = std::stod(v);
+      else if (k == "stall_time") o.weighted.stall_time = std::stod(v);
       else if (k == "stall_rounds") o.weighted.stall_rounds = std::stoll(v);
       else if (k == "freeze_rounds") o.weighted.freeze_rounds = std::stoll(v);
       else if (k == "cap") o.weighted.cap = std::stod(v);

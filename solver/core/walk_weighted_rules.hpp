@@ -154,43 +154,32 @@ struct RoundParams {
 MLN_HD inline bool costly(int64_t w, int32_t t) { return (w > 0 && t == 0) || (w < 0 && t > 0); }
 MLN_HD inline int64_t abs64(int64_t w) { return w < 0 ? -w : w; }
 
-// Score of flipping atom a (gain in weighted cost; > 0 is downhill).  With
-// use_dw the dynamic weights, else the true weights (summed exactly in
-// int64, then converted).
-MLN_HD inline double score(const Inst& I, const State& S, uint32_t a, int use_dw) {
+// Gain of flipping atom a (> 0 is downhill) with clause c weighing
+// mag(c) (> 0) in type Acc.
+template <class Acc, class Mag>
+MLN_HD inline Acc gain(const Inst& I, const State& S, uint32_t a, Mag mag) {
   const uint8_t ta = S.truth[a];
-  if (use_dw) {
-    double s = 0;
-    for (int64_t k = I.occ_off[a]; k < I.occ_off[a + 1]; ++k) {
-      const uint32_t o = I.occ[k], c = o >> 1;
-      const bool lit_true = (o & 1) == ta;
-      const int32_t t = S.tc[c];
-      const int64_t w = I.w[c];
-      if (w > 0) {
-        if (lit_true && t == 1) s -= S.dw[c];
-        else if (!lit_true && t == 0) s += S.dw[c];
-      } else if (w < 0) {
-        if (lit_true && t == 1) s += S.dw[c];
-        else if (!lit_true && t == 0) s -= S.dw[c];
-      }
-    }
-    return s;
-  }
-  int64_t s = 0;
+  Acc s = 0;
   for (int64_t k = I.occ_off[a]; k < I.occ_off[a + 1]; ++k) {
     const uint32_t o = I.occ[k], c = o >> 1;
     const bool lit_true = (o & 1) == ta;
     const int32_t t = S.tc[c];
     const int64_t w = I.w[c];
-    if (w > 0) {
-      if (lit_true && t == 1) s -= w;
-      else if (!lit_true && t == 0) s += w;
-    } else if (w < 0) {
-      if (lit_true && t == 1) s -= w;  // -w = |w|: the clause stops costing
-      else if (!lit_true && t == 0) s += w;
-    }
+    // Breaks: the last true literal of a positive clause, or the first of a
+    // negative one; makes: the reverse.
+    const bool breaks = (w > 0 && lit_true && t == 1) || (w < 0 && !lit_true && t == 0);
+    const bool makes = (w > 0 && !lit_true && t == 0) || (w < 0 && lit_true && t == 1);
+    if (breaks) s -= mag(c);
+    else if (makes) s += mag(c);
   }
-  return static_cast<double>(s);
+  return s;
+}
+
+// Score of flipping atom a: by the dynamic weights with use_dw, else by the
+// true weights (summed exactly in int64, then converted).
+MLN_HD inline double score(const Inst& I, const State& S, uint32_t a, int use_dw) {
+  if (use_dw) return gain<double>(I, S, a, [&](uint32_t c) { return S.dw[c]; });
+  return static_cast<double>(gain<int64_t>(I, S, a, [&](uint32_t c) { return abs64(I.w[c]); }));
 }
 
 // Priority of a proposal: improving moves above the rest, then the score
