@@ -39,7 +39,7 @@ LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
   common   text[] := ARRAY['max_flips', 'timeout', 'seed', 'threads', 'device', 'random_step',
                            'skip_components_without_query', 'exact_max_atoms'];
-  map_only text[] := ARRAY['max_tries', 'dont_break', 'solver', 'ilp_seconds'];
+  map_only text[] := ARRAY['max_tries', 'dont_break', 'solver', 'ilp_seconds', 'cpu_walk'];
   mar_only text[] := ARRAY['samples', 'burn_in', 'mcsat_param', 'sa_temperature'];
   allowed  text[];
   k text;
@@ -81,6 +81,11 @@ BEGIN
     RAISE EXCEPTION 'invalid solver %', options->'solver' USING ERRCODE = 'invalid_parameter_value',
       HINT = 'solvers are auto (MaxWalkSAT, then the exact ILP path within ilp_seconds), '
              'walksat (MaxWalkSAT only) and ilp (the exact path only)';
+  END IF;
+  IF options ? 'cpu_walk' AND jsonb_typeof(options->'cpu_walk') <> 'null'
+     AND (jsonb_typeof(options->'cpu_walk') <> 'string' OR options->>'cpu_walk' NOT IN ('walksat', 'weighted')) THEN
+    RAISE EXCEPTION 'invalid cpu_walk %', options->'cpu_walk' USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'CPU walks are walksat (Tuffy''s MaxWalkSAT, the default) and weighted (the GPU''s weighted walk on CPU threads)';
   END IF;
   FOREACH k IN ARRAY ARRAY['dont_break', 'skip_components_without_query'] LOOP
     IF options ? k AND jsonb_typeof(options->k) <> 'null' AND coalesce(options->>k, '') NOT IN ('true', 'false') THEN
@@ -128,7 +133,7 @@ $$;
 COMMENT ON FUNCTION mln.infer(text, text, jsonb) IS
   'queues an inference job for the worker; returns the job id.  task: map (default), marginal (MC-SAT) or dual (both from one job).  '
   'Options of every task: max_flips, timeout, seed, threads, device, random_step, skip_components_without_query, exact_max_atoms; '
-  'map and dual: max_tries, dont_break, solver (auto | walksat | ilp), ilp_seconds; '
+  'map and dual: max_tries, dont_break, solver (auto | walksat | ilp), ilp_seconds, cpu_walk (walksat | weighted); '
   'marginal and dual: samples (default 100), burn_in, mcsat_param, sa_temperature';
 
 COMMENT ON FUNCTION mln.wait(bigint, interval) IS

@@ -28,6 +28,7 @@ std::string usage() {
          "              [-printResultsAsPrologFacts]\n"
          "              [--dsn CONNINFO] [--device auto|cpu|gpu|sql] [--search-device auto|cpu|gpu] [--seed N]\n"
          "              [--exact-max-atoms 0-20] [--solver auto|walksat|ilp] [--ilp-seconds S]\n"
+         "              [--cpu-walk walksat|weighted]\n"
          "              [--workdir DIR] [--version]\n"
          "       pg_mln --stop-server\n"
          "Without --dsn, -conf or PG* environment variables, pg_mln uses a private PostgreSQL server that it\n"
@@ -38,7 +39,9 @@ std::string usage() {
          "exactly, by enumeration (default 12; 0 turns it off).\n"
          "--solver: MAP by MaxWalkSAT then the exact ILP path (COIN-OR CBC) on each component within\n"
          "--ilp-seconds (auto, the default; 10 s), by MaxWalkSAT only (walksat), or by the exact path only\n"
-         "(ilp). Every answer is printed with a lower bound on the optimum and the gap to it.\n";
+         "(ilp). Every answer is printed with a lower bound on the optimum and the gap to it.\n"
+         "--cpu-walk: the MAP walk on CPU threads: Tuffy's MaxWalkSAT (walksat, the default) or the GPU's\n"
+         "weighted walk (weighted: parallel downhill flips with dynamic clause weights, on all cores).\n";
 }
 
 std::string inference_task(const Options& o) {
@@ -64,6 +67,7 @@ std::string job_options_json(const Options& o) {
     j << ", \"max_tries\": " << o.max_tries << ", \"dont_break\": " << (o.dont_break ? "true" : "false")
       << ", \"solver\": \"" << o.solver << "\"";
     if (o.ilp_seconds >= 0) j << ", \"ilp_seconds\": " << o.ilp_seconds;
+    if (o.cpu_walk != "walksat") j << ", \"cpu_walk\": \"" << o.cpu_walk << "\"";
   }
   if (task != "map")
     j << ", \"samples\": " << o.mcsat_samples << ", \"mcsat_param\": " << o.mcsat_param
@@ -151,6 +155,7 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--search-device") o.search_device = val();
     else if (a == "--solver") o.solver = val();
     else if (a == "--ilp-seconds") o.ilp_seconds = to_d(a, val());
+    else if (a == "--cpu-walk") o.cpu_walk = val();
     else if (a == "--exact-max-atoms") o.exact_max_atoms = static_cast<int>(to_ll(a, val()));
     else if (a == "--seed") o.seed = to_ll(a, val());
     else if (a == "--workdir") o.work_dir = val();
@@ -187,6 +192,10 @@ Options parse_options(int argc, char** argv) {
   if (o.solver != "auto" && o.solver != "walksat" && o.solver != "ilp")
     throw std::invalid_argument("--solver must be auto, walksat or ilp (got '" + o.solver + "')");
   if (o.ilp_seconds < 0 && o.ilp_seconds != -1) throw std::invalid_argument("--ilp-seconds must be >= 0");
+  if (o.cpu_walk != "walksat" && o.cpu_walk != "weighted")
+    throw std::invalid_argument("--cpu-walk must be walksat or weighted (got '" + o.cpu_walk + "')");
+  if (o.cpu_walk != "walksat" && (o.marginal || o.learnwt))
+    throw std::invalid_argument("--cpu-walk applies to MAP inference (and -dual), not to -marginal or -learnwt");
   if (o.exact_max_atoms < -1 || o.exact_max_atoms > 20)
     throw std::invalid_argument("--exact-max-atoms must be from 0 (off: search or sample every component) to 20");
   return o;

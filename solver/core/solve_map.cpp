@@ -179,7 +179,15 @@ struct Run {
       }
     }
     if (!done) {
-      out = opts.cpu_walk == "weighted" ? walk_weighted_cpu(inst, init0, p, opts.weighted) : walksat_cpu(inst, init0, p);
+      if (opts.cpu_walk == "weighted") {
+        // OpenMP threads pay off on large pieces only (a round's parallel
+        // loops cost more than they save on a few hundred clauses).
+        WeightedOptions wo = opts.weighted;
+        if (inst.n < 10000) wo.threads = 1;
+        out = walk_weighted_cpu(inst, init0, p, wo);
+      } else {
+        out = walksat_cpu(inst, init0, p);
+      }
       cpu_used = true;
     }
     std::vector<uint8_t> best(out.best.size() + 1, 0);
@@ -421,20 +429,41 @@ struct Run {
   // starting state, so that the reported total is the whole network's
   // current cost (before, a component counted only once it had reported,
   // and the total rose while components started).
+  // On OpenMP threads: one pass over the clauses (RC with 10^5 papers:
+  // 17.8M clauses).
   void seed_progress(const std::vector<int32_t>& ks) {
     std::vector<uint8_t> t(static_cast<size_t>(net.num_atoms) + 1, 0);
     const auto& cs = net.clauses;
-    for (int32_t k : ks) {
+    const int64_t nk = static_cast<int64_t>(ks.size());
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int64_t x = 0; x < nk; ++x) {  // components own disjoint atoms
+      const int32_t k = ks[x];
       const std::vector<uint8_t> init = initial_state(k);
       for (int64_t i = comps.atom_off[k]; i < comps.atom_off[k + 1]; ++i)
         t[comps.atoms[i]] = init[i - comps.atom_off[k] + 1];
-      double c = 0;
-      for (int64_t j = comps.clause_off[k]; j < comps.clause_off[k + 1]; ++j) {
-        const int64_t id = comps.clauses[j];
-        c += clause_cost(&cs.lits[cs.offsets[id]], cs.offsets[id + 1] - cs.offsets[id], cs.weights[id], t);
-      }
-      sink.start(k, c);
     }
+    auto cost_of = [&](int64_t j) {
+      const int64_t id = comps.clauses[j];
+      return clause_cost(&cs.lits[cs.offsets[id]], cs.offsets[id + 1] - cs.offsets[id], cs.weights[id], t);
+    };
+    std::vector<double> c(ks.size(), 0.0);
+    for (int64_t x = 0; x < nk; ++x) {  // large components: their clauses in parallel
+      const int32_t k = ks[x];
+      if (comps.num_clauses(k) < 100000) continue;
+      double sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+      for (int64_t j = comps.clause_off[k]; j < comps.clause_off[k + 1]; ++j) sum += cost_of(j);
+      c[x] = sum;
+    }
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t x = 0; x < nk; ++x) {  // the others: one component per thread
+      const int32_t k = ks[x];
+      if (comps.num_clauses(k) >= 100000) continue;
+      double sum = 0;
+      for (int64_t j = comps.clause_off[k]; j < comps.clause_off[k + 1]; ++j) sum += cost_of(j);
+      c[x] = sum;
+    }
+    for (int64_t x = 0; x < nk; ++x) sink.start(ks[x], c[x]);
   }
 
   // Solves component k and writes its best state into `truth`.

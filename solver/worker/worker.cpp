@@ -36,9 +36,9 @@ std::string default_name() {
 // in the order claim() reads them.
 const char* const kOptionKeys[] = {"max_flips", "max_tries", "timeout", "seed", "threads", "dont_break", "device",
                                    "random_step", "skip_components_without_query", "exact_max_atoms", "samples",
-                                   "burn_in", "mcsat_param", "sa_temperature", "solver", "ilp_seconds"};
+                                   "burn_in", "mcsat_param", "sa_temperature", "solver", "ilp_seconds", "cpu_walk"};
 enum OptionCol { kMaxFlips, kMaxTries, kTimeout, kSeed, kThreads, kDontBreak, kDevice, kRandomStep, kSkip, kExact,
-                 kSamples, kBurnIn, kMcsatParam, kSaTemperature, kSolver, kIlpSeconds };
+                 kSamples, kBurnIn, kMcsatParam, kSaTemperature, kSolver, kIlpSeconds, kCpuWalk };
 
 void read_options(const Result& r, const WorkerOptions& wo, Job& job);
 
@@ -90,6 +90,8 @@ void read_options(const Result& r, const WorkerOptions& wo, Job& job) {
   if (has(kExact)) o.exact_max_atoms = static_cast<int>(i64(kExact));
   if (has(kSolver)) o.solver = str(kSolver);
   if (has(kIlpSeconds)) o.ilp_seconds = dbl(kIlpSeconds);
+  if (has(kCpuWalk)) o.cpu_walk = str(kCpuWalk);
+  o.weighted.threads = o.threads;
   auto& m = job.marginal;
   if (has(kSamples)) m.samples = static_cast<int>(i64(kSamples));
   if (has(kBurnIn)) m.burn_in = static_cast<int>(i64(kBurnIn));

@@ -2,8 +2,9 @@
 # MAP you can trust, end to end: on a program whose hard rules contradict
 # its evidence, the worker's ilp job is proven optimal and no worse than the
 # walk's; every MAP job stores a bound no higher than its cost; auto keeps
-# the better answer; the command line prints the proof or the gap, and
-# refuses an unknown --solver.
+# the better answer; the weighted CPU walk (cpu_walk) leaves no more hard
+# clauses violated than the optimum does; the command line prints the proof or the gap, and refuses an
+# unknown --solver or --cpu-walk.
 source "$(dirname "$0")/lib.sh"
 export PGDATABASE=mln_e2e_trust
 dropdb --if-exists "$PGDATABASE"; createdb "$PGDATABASE"
@@ -31,7 +32,8 @@ job() {  # options -> "cost hard bound optimal solver"
 read -r wc wh wb wo ws wst <<<"$(job '{"solver": "walksat", "seed": 1}')"
 read -r ic ih ib io is ist <<<"$(job '{"solver": "ilp", "seed": 1}')"
 read -r ac ah ab ao as ast <<<"$(job '{"seed": 1}')"
-echo "# walksat: $wc ($wh hard, bound $wb, $wo); ilp: $ic ($ih hard, $io); auto: $ac ($ah hard, $ao, $as)"
+read -r kc kh kb ko ks kst <<<"$(job '{"solver": "walksat", "cpu_walk": "weighted", "device": "cpu", "seed": 1}')"
+echo "# walksat: $wc ($wh hard, bound $wb, $wo); ilp: $ic ($ih hard, $io); auto: $ac ($ah hard, $ao, $as); weighted cpu walk: $kc ($kh hard)"
 check "the three jobs are done" test "$wst $ist $ast" = "done done done"
 check "the ilp job is proven optimal" test "$io" = true
 check "and answered by the exact path" test "$is" = ilp
@@ -41,6 +43,9 @@ check "the walk's bound is at most the optimum" awk -v b="$wb" -v o="$ic" 'BEGIN
 check "auto (the default) reaches the optimum within 1%" awk -v a="$ac" -v o="$ic" 'BEGIN { exit !(a != "" && o != "" && a <= o * 1.01) }'
 check "auto is never worse than walksat" awk -v a="$ac" -v w="$wc" 'BEGIN { exit !(a != "" && w != "" && a <= w * (1 + 1e-9)) }'
 check "auto's answer says how it was found" test -n "$as"
+check "the weighted CPU walk's job is done" test "$kst" = done
+check "its answer is no better than the proven optimum" awk -v w="$kc" -v o="$ic" 'BEGIN { exit !(w != "" && o != "" && w >= o * (1 - 1e-9)) }'
+check "and it violates no more hard clauses than the optimum" test "${kh:-x}" = "$ih"
 check "the MAP table holds the ilp job's answer" test "$(q "SELECT count(*) FROM mln.map('ch')")" -gt 0
 
 # The command line: proof or gap, and a bad --solver.
@@ -54,4 +59,7 @@ check "pg_mln --solver walksat prints a proof or a bound" grep -qE '^### (Proven
 out=$("$PGMLN" -i "$DATA/class/prog.mln" -q 'category(p,x)' -r "$tmp/x.out" --solver simplex 2>&1); rc=$?
 check "an unknown --solver is refused (exit 2)" test "$rc" = 2
 check "naming the solvers" grep -q "auto, walksat or ilp" <<<"$out"
+out=$("$PGMLN" -i "$DATA/class/prog.mln" -q 'category(p,x)' -r "$tmp/x.out" --cpu-walk tabu 2>&1); rc=$?
+check "an unknown --cpu-walk is refused (exit 2)" test "$rc" = 2
+check "naming the walks" grep -q "walksat or weighted" <<<"$out"
 finish

@@ -5,7 +5,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(26);
+SELECT plan(29);
 
 CREATE FUNCTION pg_temp.error_part(stmt text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE h text;
@@ -44,6 +44,12 @@ SELECT throws_ok($$SELECT mln.infer('smoke', 'map', '{"solver": 3}')$$, '22023',
 SELECT throws_ok($$SELECT mln.infer('smoke', 'map', '{"ilp_seconds": -1}')$$, '22023', NULL, 'ilp_seconds < 0');
 SELECT throws_ok($$SELECT mln.infer('smoke', 'map', '{"ilp_seconds": "long"}')$$, '22023', NULL,
                  'ilp_seconds must be a number');
+SELECT lives_ok($$SELECT mln.infer('smoke', 'map', '{"cpu_walk": "weighted"}')$$, 'cpu_walk weighted is accepted');
+SELECT throws_ok($$SELECT mln.infer('smoke', 'map', '{"cpu_walk": "tabu"}')$$, '22023', 'invalid cpu_walk "tabu"',
+                 'an unknown cpu_walk is refused');
+SELECT throws_ok($$SELECT mln.infer('smoke', 'marginal', '{"cpu_walk": "weighted"}')$$, '22023',
+                 'inference option "cpu_walk" applies to MAP inference, not to task "marginal"',
+                 'cpu_walk is a MAP option');
 SELECT throws_ok($$SELECT mln.infer('smoke', 'marginal', '{"solver": "ilp"}')$$, '22023',
                  'inference option "solver" applies to MAP inference, not to task "marginal"',
                  'solver is a MAP option');
