@@ -15,17 +15,8 @@
 #   MLN_TRUST_RC="300 1000"  MLN_TRUST_ILP_TIMEOUT=600 (seconds for solver ilp)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:?usage: map_trust.sh OUT_DIR [BUILD_DIR]}
-build=${2:-$root/build/cmake}
-case $build in /*) ;; *) build=$root/$build ;; esac
-DATA=${MLN_DATASETS:-$root/examples}
-PGMLN=$build/solver/pg_mln
-GEN=$build/bench/gen/mln_gen
-work=$(mktemp -d /tmp/mln-trust-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$out"
-if [ -z "${PGHOST:-}" ]; then eval "$(bash "$root/scripts/cluster.sh" env)"; fi
-export PGDATABASE=${PGDATABASE:-postgres}
+. "$root/bench/cli_log.sh"
+bench_start trust "$@"
 rc_sizes=${MLN_TRUST_RC:-300 1000}
 ilp_timeout=${MLN_TRUST_ILP_TIMEOUT:-600}
 

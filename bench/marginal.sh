@@ -16,16 +16,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/bench/cli_log.sh"
-out=${1:?usage: marginal.sh OUT_DIR [BUILD_DIR]}
-build=${2:-$root/build/cmake}
-case $build in /*) ;; *) build=$root/$build ;; esac
-DATA=${MLN_DATASETS:-$root/examples}
-PGMLN=$build/solver/pg_mln
-work=$(mktemp -d /tmp/mln-marg-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$out"
-if [ -z "${PGHOST:-}" ]; then eval "$(bash "$root/scripts/cluster.sh" env)"; fi
-export PGDATABASE=${PGDATABASE:-postgres}
+bench_start marg "$@"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 paths=${MLN_BENCH_PATHS:-$([ -n "$gpu" ] && echo "gpu cpu" || echo cpu)}
 reps=${MLN_MARGINAL_REPEAT:-3}

@@ -15,18 +15,9 @@
 #   MLN_RACE_ARGS="key=value ..." extra mln_walk_race settings for every walk
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:?usage: walk_race.sh OUT_DIR [BUILD_DIR]}
-build=${2:-$root/build/cmake}
-case $build in /*) ;; *) build=$root/$build ;; esac
-DATA=${MLN_DATASETS:-$root/examples}
-PGMLN=$build/solver/pg_mln
-GEN=$build/bench/gen/mln_gen
+. "$root/bench/cli_log.sh"
+bench_start race "$@"
 RACE=$build/bench/mln_walk_race
-work=$(mktemp -d /tmp/mln-race-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$out"
-if [ -z "${PGHOST:-}" ]; then eval "$(bash "$root/scripts/cluster.sh" env)"; fi
-export PGDATABASE=${PGDATABASE:-postgres}
 loads=${MLN_RACE_LOADS:-class rc:1000 rc:10000 rc:100000 smokers:100000 smokers:1000000}
 paths=${MLN_RACE_PATHS:-gpu cpu one}
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
@@ -34,8 +25,7 @@ cores=$(nproc)
 
 # Time from which a trace stays at cost <= $2 ("-" if it ends above): the
 # point after the last one above.  (The trace is the sum of the components'
-# best costs so far; a component counts from its first report, so on
-# networks of many components the sum also rises while they start.)
+# best costs so far, each counted from its starting state's cost.)
 reach() {
   awk -v c="$2" 'BEGIN { tol = 1e-6 * (c < 0 ? -c : c) + 1e-9; t = "-" }
     $1 == "final" { next }
@@ -69,8 +59,8 @@ for l in $loads; do
   "$PGMLN" -i "$d/prog.mln" -e "$d/evidence.db" -queryFile "$d/query.db" -r "$d/out.txt" -keepData \
     --solver walksat -maxFlips 1 -maxTries 1 >"$d/ground.log" 2>&1 || { echo "$l: grounding failed" >&2; tail -3 "$d/ground.log" >&2; continue; }
   schema=$(sed -n "s/.*Data remains in schema '\(.*\)'.*/\1/p" "$d/ground.log")
-  atoms=$(sed -n 's/^### atoms = \([0-9]*\); clauses = \([0-9]*\).*/\1/p' "$d/ground.log" | head -1)
-  clauses=$(sed -n 's/^### atoms = \([0-9]*\); clauses = \([0-9]*\).*/\2/p' "$d/ground.log" | head -1)
+  atoms=$(cli_atoms "$d/ground.log" | head -1)
+  clauses=$(cli_clauses "$d/ground.log" | head -1)
   secs=${MLN_RACE_SECONDS:-$( [ "${clauses:-0}" -le 1000000 ] && echo 10 || { [ "$clauses" -le 10000000 ] && echo 30 || echo 60; } )}
   declare -A F=() T=()
   for p in $paths; do
