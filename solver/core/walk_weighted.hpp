@@ -163,7 +163,7 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
     b.init(false);
     c = b.read(0);
     P.use_dw = 0;
-    for (int64_t r = 0; r < wo.polish_rounds && c.nviol > 0; r += 8) {
+    for (int64_t r = 0; r < wo.polish_rounds && c.nviol > 0 && !(p.stop && p.stop->should_stop()); r += 8) {
       b.rounds(round, 8, P, wo.smooth_keep);
       round += 8;
       c = b.read(static_cast<int>(round & 1));

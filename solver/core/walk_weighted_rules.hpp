@@ -213,6 +213,11 @@ MLN_HD inline void propose(const Inst& I, const State& S, int in, int64_t i, con
   const uint32_t c = static_cast<uint32_t>(S.viol[in][i]);
   Rng rng(derive_seed(P.seed ^ (static_cast<uint64_t>(P.round) * 0xA24BAED4963EE407ull), static_cast<uint64_t>(i)) | 1);
   const int64_t lo = I.cl_off[c], hi = I.cl_off[c + 1];
+  if (hi == lo) {  // a clause with no literal costs what it costs
+    S.cand[i] = 0;
+    S.bump[i] = 0;
+    return;
+  }
   const bool negative = I.w[c] < 0;
   double best = 0;
   uint32_t best_a = 0, ties = 0;

@@ -211,6 +211,23 @@ TEST(WeightedWalk, GpuBatchOfSmallComponents) {
   EXPECT_NEAR(r.cost, total_cost(all.net.clauses, r.truth), 1e-6 * (1 + r.cost));
 }
 
+// A clause with no literal is always violated: it is carried along, never
+// proposes, and its weight stays in the cost.
+TEST(WeightedWalk, EmptyClauseCostsItsWeight) {
+  mln::Network net;
+  net.num_atoms = 3;
+  testing::add_clause(net, {}, 2.0);
+  testing::add_clause(net, {1}, 1.0);
+  testing::add_clause(net, {-2}, 1.0);
+  testing::add_clause(net, {2, 3}, 0.5);
+  WalkInstance inst = build_walk_instance(net);
+  WalkParams p;
+  p.flips_per_try = 1000;
+  WalkOutcome out = walk_weighted_cpu(inst, std::vector<uint8_t>{0, 1, 0}, p, WeightedOptions{});
+  EXPECT_NEAR(out.best_cost, 2.0, 1e-9);
+  EXPECT_EQ(out.best, (std::vector<uint8_t>{1, 0, 1}));
+}
+
 // The CPU driver with one thread is a function of the seed.
 TEST(WeightedWalk, OneThreadIsDeterministic) {
   mln::Network net = structured_network(40, 4, 3);
