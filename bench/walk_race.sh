@@ -9,7 +9,8 @@
 #
 #   bash bench/walk_race.sh OUT_DIR [BUILD_DIR]
 #   MLN_RACE_LOADS="class rc:1000 rc:10000 rc:100000 smokers:100000 smokers:1000000"
-#   MLN_RACE_PATHS="gpu cpu one"  (gpu needs a CUDA build and a device)
+#   MLN_RACE_PATHS="gpu cpu one"  (gpu needs a CUDA build and a device; wcpu adds the
+#                                 weighted walk on all cores, cpu_walk weighted)
 #   MLN_RACE_SECONDS=N            every walk's budget (default by size: 10 s up to
 #                                 10^6 clauses, 30 s up to 10^7, 60 s above)
 #   MLN_RACE_ARGS="key=value ..." extra mln_walk_race settings for every walk
@@ -44,9 +45,11 @@ reach() {
   echo "  weighted unless the extra settings say otherwise), cpu = the CPU walk on all $cores cores, one = 1 core."
   echo "- final: the walk's cost at its end (s: when it first reached that cost); gpu@cpu: when the GPU walk"
   echo "  first reached the CPU walk's final cost; sooner: the CPU walk's time to its final cost over that."
+  echo "- wcpu = the weighted walk (the GPU's rules) on all $cores cores (cpu_walk weighted); without a gpu"
+  echo "  path, gpu@cpu and sooner are the wcpu walk's."
   echo
-  echo "| network | atoms | clauses | budget s | gpu final (s) | cpu final (s) | one core final (s) | gpu@cpu s | sooner |"
-  echo "|---|---:|---:|---:|---|---|---|---:|---:|"
+  echo "| network | atoms | clauses | budget s | gpu final (s) | cpu final (s) | one core final (s) | wcpu final (s) | gpu@cpu s | sooner |"
+  echo "|---|---:|---:|---:|---|---|---|---|---:|---:|"
 } >"$out/walk_race.md"
 
 for l in $loads; do
@@ -72,13 +75,14 @@ for l in $loads; do
     echo "$l $p: final ${F[$p]} reached at ${T[$p]:-?} s (budget $secs s)" >&2
   done
   at=-; sooner=-
-  if [ -n "${F[gpu]:-}" ] && [ "${F[gpu]}" != - ] && [ -n "${F[cpu]:-}" ] && [ "${F[cpu]}" != - ]; then
-    at=$(reach "$out/walk-$w-$n-gpu.dat" "${F[cpu]}"); at=${at:--}
+  fast=gpu; [ -n "${F[gpu]:-}" ] || fast=wcpu
+  if [ -n "${F[$fast]:-}" ] && [ "${F[$fast]}" != - ] && [ -n "${F[cpu]:-}" ] && [ "${F[cpu]}" != - ]; then
+    at=$(reach "$out/walk-$w-$n-$fast.dat" "${F[cpu]}"); at=${at:--}
     [ "$at" != - ] && sooner=$(awk -v a="${T[cpu]}" -v b="$at" 'BEGIN { printf "%.1fx", a / (b > 1e-4 ? b : 1e-4) }')
   fi
   name=$w; [ "$n" != 0 ] && name="$w $n"
   cell() { [ -n "${F[$1]:-}" ] && echo "${F[$1]} (${T[$1]:-?})" || echo -; }
-  echo "| $name | $atoms | $clauses | $secs | $(cell gpu) | $(cell cpu) | $(cell one) | $at | $sooner |" >>"$out/walk_race.md"
+  echo "| $name | $atoms | $clauses | $secs | $(cell gpu) | $(cell cpu) | $(cell one) | $(cell wcpu) | $at | $sooner |" >>"$out/walk_race.md"
   psql -qXAt -c "SELECT mln.drop_program('${schema#mln_}')" >/dev/null 2>&1
   unset F T
 done

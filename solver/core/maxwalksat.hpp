@@ -68,9 +68,11 @@ struct SolveOptions {
   std::string gpu_design = "weighted";
   // The walk on CPU pieces: "walksat" (Tuffy's MaxWalkSAT, the default) or
   // "weighted" (the GPU's weighted walk on OpenMP threads, `weighted.threads`;
-  // one thread for pieces under 10,000 atoms).  Measured on 2 cores, RC with
-  // 10^4 papers: weighted 22,797 at 11 s against walksat's 25,671 at 25 s;
-  // 1,000 papers: the optimum 2,220.54 against 2,287.92.
+  // one thread for pieces under 10,000 atoms).  Measured on 2 cores
+  // (bench/results/cpu-2core/walk_race.md), RC with 10^4 papers: weighted
+  // 22,797 against walksat's 25,671; 1,000 papers: the optimum 2,220.54
+  // against 2,287.92; but 10^5 papers: far behind after 60 s (a round over
+  // 17.8M clauses takes seconds on 2 cores), and slower on smokers.
   std::string cpu_walk = "walksat";
   // Device "gpu", weighted design: components below gpu_min_atoms are walked
   // together, in batches of at most this many clauses (solve_map.cpp).
