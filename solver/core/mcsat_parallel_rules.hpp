@@ -13,6 +13,15 @@
 // product of independent single-site Metropolis moves (the selection does
 // not depend on the state).  True counts of clauses that are not alive may
 // be shared by two moving atoms: they are updated atomically.
+//
+// Known limit (measured on the CPU driver, planted 3-SAT-like instances):
+// WalkSAT proposals from every violated clause at once rarely reach SAT(M)
+// from a coin-flip start at 10^5-10^6 clauses (4 of 5 steps missed it in
+// 2,000 rounds, and fell back to the previous state), where serial SampleSAT
+// reaches it at once: the same "every violated clause moves" problem as the
+// parallel-flip MaxWalkSAT.  The SAT phase should use the weighted walk's
+// downhill rounds (walk_weighted_rules.hpp, alive clauses weighing 1), and
+// these Metropolis rounds only for the sweeps after it.
 #pragma once
 
 #include <cmath>
