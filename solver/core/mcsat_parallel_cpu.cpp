@@ -9,6 +9,7 @@
 
 #include "mcsat_parallel.hpp"
 #include "mcsat_parallel_rules.hpp"
+#include "walk_weighted.hpp"
 
 namespace mln::solver {
 
@@ -94,16 +95,39 @@ McsatOutcome mcsat_parallel_cpu(const WalkInstance& in, const std::vector<uint8_
     keep[c] = is_hard(c) ? 2.0f : static_cast<float>(-std::expm1(-std::fabs(in.w[c] / in.scale) * p.mcsat_param));
   const int64_t after = po.after_rounds > 0 ? po.after_rounds : static_cast<int64_t>(std::ceil(8.0 / po.sa_rate));
   Rng rng(derive_seed(p.seed, 0x50415241ull));
+  // The SAT phase of each step: the weighted walk (downhill rounds with
+  // clause weighting) on M, every alive clause weighing 1 and the others
+  // nothing.  Parallel WalkSAT proposals alone rarely reached SAT(M) on
+  // large instances (mcsat_parallel_rules.hpp).
+  WalkInstance im = in;
+  im.scale = 1;
+  im.hard_fixed = INT64_MAX;
+  WeightedOptions wo;
+  wo.threads = T;
+  wo.stall_rounds = 2000;
+  auto walk_to_sat = [&](int64_t step) {
+    for (int64_t c = 0; c < in.m; ++c) im.w[c] = alive[c] ? (in.w[c] > 0 ? 1 : -1) : 0;
+    WalkParams wp;
+    wp.flips_per_try = mcsat_flips_budget(p, in.n);
+    wp.max_tries = 1;
+    wp.seed = derive_seed(p.seed, 0x57534154ull + static_cast<uint64_t>(step));
+    wp.stop = p.stop;
+    WalkOutcome w = walk_weighted_cpu(im, truth, wp, wo);
+    out.flips += w.flips;
+    if (w.best_cost_fixed != 0) return false;
+    std::copy(w.best.begin(), w.best.end(), truth.begin());
+    return true;
+  };
   for (int64_t step = 0; step < p.burn_in + p.samples; ++step) {
     if (p.stop && p.stop->should_stop()) { out.stopped = true; break; }
     for (int64_t c = 0; c < in.m; ++c) alive[c] = sat(I, S, c) && rng.uniform() < keep[c];
     prev = truth;
     for (int32_t a = 0; a < in.n; ++a) truth[a] = static_cast<uint8_t>(rng.next() >> 63);
-    if (!sample_sat(po.max_rounds, after, p.sa_probability)) {
+    if (!walk_to_sat(step)) {
       ++out.unsat_calls;
       std::copy(prev.begin(), prev.end(), truth.begin());
-      sample_sat(after, after, p.sa_probability);
     }
+    sample_sat(after, after, p.sa_probability);  // from a state in SAT(M): the Metropolis sweeps
     out.flips += static_cast<int64_t>(ctr[0]);
     ctr[0] = 0;
     reload();
