@@ -245,21 +245,14 @@ McsatOutcome mcsat_cpu(const WalkInstance& in, const std::vector<uint8_t>& init,
   SampleSat ss(s, rng, p);
   const int64_t budget = mcsat_flips_budget(p, in.n);
   const int64_t after = mcsat_steps_after_sat(p, in.n);
-  // Hard by the double weight: in.hard_fixed overflows int64 when the
-  // instance's weights are small (scale 2^40: 1e7 * 2^40 > 2^63).
-  const double hard_abs = kHardThreshold * in.scale;
-  const auto is_hard = [&](int64_t c) { return std::fabs(static_cast<double>(in.w[c])) >= hard_abs; };
+  const auto is_hard = [&](int64_t c) { return mcsat_is_hard(in, c); };
 
   // A start state that satisfies every hard clause: plain WalkSAT on them.
   s.set_alive(is_hard);
   for (int t = 0; t < 10 && !s.viol_.empty(); ++t) ss.run(budget, 0, 0.0, false, out.flips);
   out.hard_satisfied = s.viol_.empty();
 
-  // Keep probability of each clause when satisfied (hard: always).
-  std::vector<float> keep(in.m);
-  for (int64_t c = 0; c < in.m; ++c)
-    keep[c] = is_hard(c) ? 2.0f
-                         : static_cast<float>(-std::expm1(-std::fabs(in.w[c] / in.scale) * p.mcsat_param));
+  const std::vector<float> keep = mcsat_keep_probabilities(in, p.mcsat_param);
 
   int64_t reported = 0, polled_flips = out.flips;
   const int64_t steps = p.burn_in + p.samples;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -57,6 +58,25 @@ inline int64_t mcsat_steps_after_sat(const McsatParams& p, int32_t n) {
   // test networks at 10^4 samples: two sweeps, MAE max 0.021; four, 0.015;
   // six, 0.017 (sampling noise from there on).
   return p.steps_after_sat > 0 ? p.steps_after_sat : 4 * static_cast<int64_t>(n > 0 ? n : 1);
+}
+
+// Whether clause c of `in` is hard, by its double weight: in.hard_fixed
+// overflows int64 when the instance's weights are small (scale 2^40:
+// 1e7 * 2^40 > 2^63).
+inline bool mcsat_is_hard(const WalkInstance& in, int64_t c) {
+  return std::fabs(static_cast<double>(in.w[c])) >= kHardThreshold * in.scale;
+}
+
+// MC-SAT's probability of keeping each clause in M when it is satisfied:
+// 1 - exp(-|w| * mcsat_param); 2 (always) for hard clauses.  Shared by the
+// CPU, parallel and GPU chains.
+inline std::vector<float> mcsat_keep_probabilities(const WalkInstance& in, double mcsat_param) {
+  std::vector<float> keep(in.m);
+  for (int64_t c = 0; c < in.m; ++c)
+    keep[c] = mcsat_is_hard(in, c)
+                  ? 2.0f
+                  : static_cast<float>(-std::expm1(-std::fabs(static_cast<double>(in.w[c]) / in.scale) * mcsat_param));
+  return keep;
 }
 
 // Burn-in of each chain when `chains` chains split `samples`: with several

@@ -445,12 +445,7 @@ McsatOutcome mcsat_gpu(const WalkInstance& in, const std::vector<uint8_t>& init,
 
     DevInstanceStore store(in);
     const DevInstance I = store.view(in);
-    std::vector<float> keep(in.m);
-    const double hard_abs = kHardThreshold * in.scale;
-    for (int64_t c = 0; c < in.m; ++c) {
-      const double aw = std::fabs(static_cast<double>(in.w[c]));
-      keep[c] = aw >= hard_abs ? 2.0f : static_cast<float>(-std::expm1(-(aw / in.scale) * p.mcsat_param));
-    }
+    const std::vector<float> keep = mcsat_keep_probabilities(in, p.mcsat_param);
     DeviceArray<float> d_keep;
     d_keep.upload(keep);
     DeviceArray<uint8_t> d_init, d_chain_init;

@@ -30,8 +30,6 @@ McsatOutcome mcsat_parallel_cpu(const WalkInstance& in, const std::vector<uint8_
   State S{truth.data(), tc.data(), alive.data(), claim.data(), stamp.data(), {va.data(), vb.data()},
           cand.data(), sa.data(), sa_val.data(), ctr};
   const int T = std::max(1, po.threads);
-  const double hard_abs = kHardThreshold * in.scale;
-  auto is_hard = [&](int64_t c) { return std::fabs(static_cast<double>(in.w[c])) >= hard_abs; };
   // Counts from truth, and list 0 = the violated alive clauses.
   auto reload = [&]() {
     ctr[1] = ctr[2] = 0;
@@ -84,15 +82,13 @@ McsatOutcome mcsat_parallel_cpu(const WalkInstance& in, const std::vector<uint8_
   };
 
   // The hard clauses first, as mcsat_cpu does.
-  for (int64_t c = 0; c < in.m; ++c) alive[c] = is_hard(c);
+  for (int64_t c = 0; c < in.m; ++c) alive[c] = mcsat_is_hard(in, c);
   for (int t = 0; t < 10; ++t) {
     if (sample_sat(po.max_rounds, 0, 0.0)) break;
   }
   reload();
   out.hard_satisfied = ctr[1] == 0;
-  std::vector<float> keep(in.m);
-  for (int64_t c = 0; c < in.m; ++c)
-    keep[c] = is_hard(c) ? 2.0f : static_cast<float>(-std::expm1(-std::fabs(in.w[c] / in.scale) * p.mcsat_param));
+  const std::vector<float> keep = mcsat_keep_probabilities(in, p.mcsat_param);
   const int64_t after = po.after_rounds > 0 ? po.after_rounds : static_cast<int64_t>(std::ceil(8.0 / po.sa_rate));
   Rng rng(derive_seed(p.seed, 0x50415241ull));
   // The SAT phase of each step: the weighted walk (downhill rounds with
