@@ -69,10 +69,7 @@ struct RoundParams {
 };
 
 // Whether clause c costs nothing (MC-SAT's "satisfied").
-MLN_HD inline bool sat(const Inst& I, const State& S, int64_t c) {
-  const int64_t w = I.w[c];
-  return w > 0 ? S.tc[c] > 0 : (w < 0 ? S.tc[c] == 0 : true);
-}
+MLN_HD inline bool sat(const Inst& I, const State& S, int64_t c) { return !weighted::costly(I.w[c], S.tc[c]); }
 
 // Change in the number of violated alive clauses if atom a flipped.
 MLN_HD inline int32_t delta(const Inst& I, const State& S, uint32_t a) {

@@ -73,6 +73,9 @@ struct Run {
   Run(const mln::Network& n, const SolveOptions& o)
       : net(n), opts(o), comps(find_components(n)), stop(o.cancel, o.timeout_s), sink(o.progress, comps.count, o.progress_interval_s) {}
 
+  // Whether a (sub)network of n atoms is solved by enumerating its states.
+  bool enumerable(int64_t n) const { return n <= std::min<int64_t>(opts.exact_max_atoms, kExactMaxAtoms); }
+
   // Adds a warning (thread safe).
   void warn(std::string w) {
     std::lock_guard<std::mutex> lock(warn_mu);
@@ -98,7 +101,7 @@ struct Run {
     WalkOutcome out;
     bool done = false;
     const int64_t min_atoms = opts.device == "gpu" ? 0 : opts.gpu_min_atoms;
-    if (inst.n <= std::min(opts.exact_max_atoms, kExactMaxAtoms)) {
+    if (enumerable(inst.n)) {
       out = solve_exact_cpu(inst, init0);
       done = true;
       cpu_used = true;
@@ -487,7 +490,7 @@ struct Run {
     const int64_t flips = std::max<int64_t>(4, static_cast<int64_t>(flips_per_atom * static_cast<double>(n)));
     std::vector<uint8_t> best;
     const int64_t part_max = on_gpu ? opts.gpu_partition_max_atoms : opts.partition_max_atoms;
-    const bool enumerated = n <= std::min(opts.exact_max_atoms, kExactMaxAtoms) && n <= part_max;
+    const bool enumerated = enumerable(n) && n <= part_max;
     if (walked) {
       best = *walked;
     } else if (opts.solver == "ilp" && !enumerated) {
@@ -553,7 +556,7 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
     // with device "gpu": in the GPU's single feeder thread the ~10^5 tiny
     // components of smokers at 10^6 people took longer than its walk.
     const int64_t n = run.comps.num_atoms(k);
-    const bool enumerated = n <= std::min(opts.exact_max_atoms, kExactMaxAtoms) && opts.solver != "ilp";
+    const bool enumerated = run.enumerable(n) && opts.solver != "ilp";
     const bool gpu = run.gpu_on && !enumerated && (opts.device == "gpu" || n >= opts.gpu_min_atoms);
     (gpu ? gpu_q : cpu_q).push_back(k);
   }

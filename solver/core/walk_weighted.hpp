@@ -100,7 +100,7 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
   const int64_t budget = p.flips_per_try > INT64_MAX / tries ? INT64_MAX : std::max<int64_t>(1, p.flips_per_try * tries);
   RoundParams P{p.seed, 0, wo.noise, wo.inc_rel, wo.inc_abs * in.scale, wo.cap, wo.kick_noise,
                 static_cast<uint32_t>(std::max<int64_t>(1, wo.freeze_rounds)), 1};
-  int64_t round = 0, rounds_done = 0, reported = 0, best_round = 0, best_seen = 0;
+  int64_t round = 0, reported = 0, best_round = 0, best_seen = 0;
   const auto start = Clock::now();
   auto best_at = start;
   auto stalled = [&] {
@@ -133,12 +133,11 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
       out.stopped = true;
       break;
     }
-    if (out.flips >= budget || rounds_done >= budget || stalled()) break;
+    if (out.flips >= budget || round >= budget || stalled()) break;  // a round counts as a flip at least
     const auto t0 = Clock::now();
     b.rounds(round, batch, P, wo.smooth_keep);
     const bool smooth_due = wo.smooth_every > 0 && (round + batch) / wo.smooth_every != round / wo.smooth_every;
     round += batch;
-    rounds_done += batch;
     c = b.read(static_cast<int>(round & 1));
     out.flips += c.flips;
     if (c.best_cost < best_seen) {
