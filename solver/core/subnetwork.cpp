@@ -8,20 +8,23 @@ namespace mln::solver {
 
 namespace {
 
-// One clause of the parent as the sub-network sees it: its local literals
-// (sorted) in `buf`, or constant (returns false) with its cost in *cost.
-// Sets *foreign for a foreign atom without a fixed truth.
+// How the sub-network sees parent clause c: its local literals, counted in
+// *n and, when buf is given, written there sorted; or constant (returns
+// false) with its cost in *cost.  Sets *foreign for a foreign atom without
+// a fixed truth.
 bool local_clause(const mln::Network& parent, int64_t c, const std::vector<int32_t>& local_of,
-                  const std::vector<uint8_t>* fixed, std::vector<int32_t>& buf, double* cost, bool* foreign) {
+                  const std::vector<uint8_t>* fixed, std::vector<int32_t>* buf, int64_t* n, double* cost,
+                  bool* foreign) {
   const auto& cs = parent.clauses;
-  const double w = cs.weights[c];
-  buf.clear();
+  if (buf) buf->clear();
+  *n = 0;
   bool fixed_true = false;
   for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
     const int32_t l = cs.lits[i], a = l > 0 ? l : -l;
     const int32_t loc = local_of[a];
     if (loc > 0) {
-      buf.push_back(l > 0 ? loc : -loc);
+      ++*n;
+      if (buf) buf->push_back(l > 0 ? loc : -loc);
       continue;
     }
     if (!fixed) {
@@ -33,11 +36,12 @@ bool local_clause(const mln::Network& parent, int64_t c, const std::vector<int32
       break;
     }
   }
-  if (fixed_true || buf.empty()) {  // constant clause
+  if (fixed_true || *n == 0) {  // constant clause
+    const double w = cs.weights[c];
     *cost = (w > 0 && !fixed_true) ? w : (w < 0 && fixed_true) ? -w : 0;
     return false;
   }
-  std::sort(buf.begin(), buf.end());
+  if (buf) std::sort(buf->begin(), buf->end());
   return true;
 }
 
@@ -61,25 +65,16 @@ SubNetwork extract_subnetwork(const mln::Network& parent, const std::vector<int3
   bool foreign = false;
 #pragma omp parallel for schedule(dynamic, 1) reduction(|| : foreign) if (chunks > 1)
   for (int64_t k = 0; k < chunks; ++k) {  // pass 1: what each chunk keeps
-    const auto& cs = parent.clauses;
     int64_t kept_here = 0, lits_here = 0;
     double constant_here = 0;
     for (int64_t j = k * kChunk; j < std::min(m, (k + 1) * kChunk); ++j) {
-      const int64_t c = clauses[j];
       int64_t n = 0;
-      bool fixed_true = false;
-      for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1] && !fixed_true; ++i) {
-        const int32_t l = cs.lits[i], a = l > 0 ? l : -l;
-        if (local_of[a] > 0) ++n;
-        else if (!fixed) foreign = true;
-        else fixed_true = (l > 0) == ((*fixed)[a] != 0);
-      }
-      if (fixed_true || n == 0) {  // constant clause
-        const double w = cs.weights[c];
-        constant_here += (w > 0 && !fixed_true) ? w : (w < 0 && fixed_true) ? -w : 0;
-      } else {
+      double cost = 0;
+      if (local_clause(parent, clauses[j], local_of, fixed, nullptr, &n, &cost, &foreign)) {
         ++kept_here;
         lits_here += n;
+      } else {
+        constant_here += cost;
       }
     }
     kept[k + 1] = kept_here;  // once per chunk: no false sharing in the loop
@@ -102,8 +97,9 @@ SubNetwork extract_subnetwork(const mln::Network& parent, const std::vector<int3
     int64_t c_at = kept[k], l_at = lits[k];
     bool unused = false;
     for (int64_t j = k * kChunk; j < std::min(m, (k + 1) * kChunk); ++j) {
+      int64_t n = 0;
       double cost = 0;
-      if (!local_clause(parent, clauses[j], local_of, fixed, buf, &cost, &unused)) continue;
+      if (!local_clause(parent, clauses[j], local_of, fixed, &buf, &n, &cost, &unused)) continue;
       std::copy(buf.begin(), buf.end(), out.lits.begin() + l_at);
       l_at += static_cast<int64_t>(buf.size());
       out.weights[c_at] = parent.clauses.weights[clauses[j]];
