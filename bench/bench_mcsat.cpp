@@ -1,7 +1,8 @@
 // MC-SAT sampling throughput on planted random weighted MaxSAT instances
 // (solver/core/instance_gen.hpp; 10^5, 10^6, 10^7 clauses, one giant
-// component): the GPU sampler (many chains), the CPU sampler on all cores
-// (one chain per thread) and on one core (one chain).
+// component): the GPU sampler (many chains; one chain with parallel
+// SampleSAT rounds), the CPU sampler on all cores (one chain per thread) and
+// on one core (one chain).
 //
 //   MLN_BENCH_MAX_CLAUSES  largest instance on the CPU (default 1e6; the GPU
 //                          always runs 1e7)
@@ -9,7 +10,10 @@
 //                          scaled down by size, at least 2 per chain)
 //   MLN_BENCH_GPU_CHAINS   GPU chains (default 8 per SM, capped by memory)
 //
-// Counters: samples_per_s, chains, flips_per_s (SampleSAT steps).
+// Counters: samples_per_s (from a cold start: the start state's search
+// counts), chains, flips_per_s (SampleSAT steps); the one-chain paths also
+// step_samples_per_s, warm: a run of 2a samples against one of a (same seed),
+// a / (t(2a) - t(a)), the rate once the chain is running.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -75,6 +79,40 @@ void run(benchmark::State& state, const std::string& device, int threads, int ch
   state.counters["chains"] = chains;
 }
 
+// One chain from a cold start, `a` samples and then 2a (same seed): the
+// counters of the 2a run, and step_samples_per_s = a / (t(2a) - t(a)).
+void run_warm(benchmark::State& state, const std::string& device, int64_t a) {
+  const mln::Network& net = instance(state.range(0));
+  MarginalOptions o;
+  o.device = device;
+  o.threads = 1;
+  o.chains = 0;
+  o.exact_max_atoms = 0;
+  o.gpu_min_atoms = 0;
+  o.skip_components_without_query = false;
+  double t1 = 0, t2 = 0;
+  int64_t counted = 0, flips = 0;
+  for (auto _ : state) {
+    o.samples = static_cast<int>(a);
+    MarginalResult r1 = solve_marginal(net, o);
+    o.samples = static_cast<int>(2 * a);
+    MarginalResult r2 = solve_marginal(net, o);
+    if (device == "gpu" && r2.device_used != "gpu") {
+      state.SkipWithError(r2.warnings.empty() ? "not sampled on the GPU" : r2.warnings[0].c_str());
+      return;
+    }
+    t1 += r1.seconds;
+    t2 += r2.seconds;
+    counted += r2.samples;
+    flips += r2.flips;
+    state.SetIterationTime(r2.seconds);
+  }
+  state.counters["samples_per_s"] = t2 > 0 ? counted / t2 : 0;
+  state.counters["flips_per_s"] = t2 > 0 ? flips / t2 : 0;
+  state.counters["step_samples_per_s"] = t2 > t1 ? a / (t2 - t1) : 0;
+  state.counters["chains"] = 1;
+}
+
 int64_t cpu_samples(int64_t clauses, int chains) {
   const double base = env_num("MLN_BENCH_CPU_SAMPLES", 64);
   return std::max<int64_t>(2 * chains, static_cast<int64_t>(base * 1e5 / static_cast<double>(clauses)));
@@ -83,6 +121,20 @@ int64_t cpu_samples(int64_t clauses, int chains) {
 void BM_McsatCpu1(benchmark::State& state) {
   if (state.range(0) > env_num("MLN_BENCH_MAX_CLAUSES", 1e6)) { state.SkipWithError("above MLN_BENCH_MAX_CLAUSES"); return; }
   run(state, "cpu", 1, 1, cpu_samples(state.range(0), 1));
+}
+
+// One core, warm: MLN_BENCH_CPU_SAMPLES scaled by size (at least 2).
+void BM_McsatCpu1Warm(benchmark::State& state) {
+  if (state.range(0) > env_num("MLN_BENCH_MAX_CLAUSES", 1e6)) { state.SkipWithError("above MLN_BENCH_MAX_CLAUSES"); return; }
+  run_warm(state, "cpu", std::max<int64_t>(2, cpu_samples(state.range(0), 1) / 2));
+}
+
+// One GPU chain, parallel SampleSAT rounds (MLN_BENCH_GPU_ONE_SAMPLES, default
+// 100: the a of run_warm).
+void BM_McsatGpuOne(benchmark::State& state) {
+  std::string why;
+  if (!gpu_mcsat_available(&why)) { state.SkipWithError(("no GPU: " + why).c_str()); return; }
+  run_warm(state, "gpu", static_cast<int64_t>(env_num("MLN_BENCH_GPU_ONE_SAMPLES", 100)));
 }
 
 void BM_McsatCpuAll(benchmark::State& state) {
@@ -103,6 +155,8 @@ void BM_McsatGpu(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_McsatCpu1)->Arg(100000)->Arg(1000000)->Arg(10000000)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_McsatCpu1Warm)->Arg(100000)->Arg(1000000)->Arg(10000000)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_McsatGpuOne)->Arg(100000)->Arg(1000000)->Arg(10000000)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_McsatCpuAll)->Arg(100000)->Arg(1000000)->Arg(10000000)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_McsatGpu)->Arg(100000)->Arg(1000000)->Arg(10000000)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 

@@ -51,6 +51,13 @@ struct MarginalOptions {
   // while the CPU samples a component with one chain: the GPU only wins from
   // about 8 chains.  With Tuffy's default of 100 samples, the CPU runs it.
   int64_t gpu_min_samples = 8000;
+  // With chains = 0, a component of at least this many ground clauses is
+  // sampled on the GPU by ONE chain whose SampleSAT moves run in parallel
+  // (mcsat_parallel.hpp) when fewer than gpu_min_samples samples are asked
+  // for: a step is ~10^2 rounds of kernels, not a chain of dependent flips
+  // on one warp.  Below this size a CPU core steps faster than the kernel
+  // launches of a round (bench_mcsat, docs/solver.md).
+  int64_t gpu_one_chain_min_clauses = 50000;
   // Called with (samples done, samples total) summed over components; from
   // any thread (calls are serialised), at most ~10x per second.
   std::function<void(int64_t done, int64_t total)> progress;

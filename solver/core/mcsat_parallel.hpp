@@ -4,6 +4,7 @@
 #pragma once
 
 #include "mcsat_cpu.hpp"
+#include "mcsat_gpu.hpp"
 
 namespace mln::solver {
 
@@ -12,10 +13,18 @@ struct McsatParallelOptions {
   int64_t max_rounds = 2000;  // rounds to satisfy M from a fresh start
   int64_t after_rounds = 0;   // rounds after M is satisfied; 0: 8 / sa_rate
   int threads = 1;            // OpenMP threads
+  int max_batch = 16;         // the SAT phase's rounds per batch (WeightedOptions::max_batch)
 };
 
 // One chain, the same contract as mcsat_cpu.
 McsatOutcome mcsat_parallel_cpu(const WalkInstance& inst, const std::vector<uint8_t>& init, const McsatParams& params,
                                 const McsatParallelOptions& opts);
+
+// The same chain on the GPU (mcsat_parallel_gpu.cu): one device copy of the
+// instance, every step's rounds as kernels.  With features, the outcome's
+// feature_sum / feature_outer sum them per sample (as mcsat_gpu).  Throws
+// GpuError (also when built without CUDA).
+McsatOutcome mcsat_parallel_gpu(const WalkInstance& inst, const std::vector<uint8_t>& init, const McsatParams& params,
+                                const McsatParallelOptions& opts, const GpuFeatures* features = nullptr);
 
 }  // namespace mln::solver

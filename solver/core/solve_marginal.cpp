@@ -15,6 +15,7 @@
 #include "marginal.hpp"
 #include "mcsat_cpu.hpp"
 #include "mcsat_gpu.hpp"
+#include "mcsat_parallel.hpp"
 #include "rng.hpp"
 #include "run_control.hpp"
 #include "subnetwork.hpp"
@@ -75,6 +76,7 @@ enum class Kind { kExact, kNoClauses, kSampled };
 struct Comp {
   Kind kind = Kind::kSampled;
   bool on_gpu = false;
+  bool one_chain = false;          // on_gpu: one parallel chain (mcsat_parallel_gpu), not many
   int chains = 1;
   std::mutex mu;
   std::shared_ptr<const WalkInstance> inst;
@@ -208,16 +210,19 @@ struct Run {
         McsatParams p = params(t.comp, inst->n);
         p.stop = &stop;
         p.on_samples = [this](int64_t n) { progress->add(n); };
-        GpuMcsatOptions g;
-        g.chains = opts.chains;
-        int used = 0;
-        // Every chain starts from one low-cost state found here (the CPU
-        // chains each find their own).
-        int64_t start_flips = 0;
-        const std::vector<uint8_t> start = mcsat_start_state(*inst, init_of(t.comp), p, &start_flips);
-        flips += start_flips;
-        McsatOutcome o = mcsat_gpu(*inst, start, p, g, &used);
-        merge(t.comp, o);
+        if (c.one_chain) {  // its start state is found on the GPU too
+          merge(t.comp, mcsat_parallel_gpu(*inst, init_of(t.comp), p, McsatParallelOptions{}));
+        } else {
+          GpuMcsatOptions g;
+          g.chains = opts.chains;
+          int used = 0;
+          // Every chain starts from one low-cost state found here (the CPU
+          // chains each find their own).
+          int64_t start_flips = 0;
+          const std::vector<uint8_t> start = mcsat_start_state(*inst, init_of(t.comp), p, &start_flips);
+          flips += start_flips;
+          merge(t.comp, mcsat_gpu(*inst, start, p, g, &used));
+        }
         gpu_used = true;
         done = true;
       } catch (const GpuError& e) {
@@ -270,7 +275,11 @@ MarginalResult solve_marginal(const mln::Network& net, const MarginalOptions& op
       c.pending = 1;
       cpu_q.push_back({k, -1});
     } else {
-      c.on_gpu = gpu_on && (opts.device == "gpu" || (n >= opts.gpu_min_atoms && opts.samples >= opts.gpu_min_samples));
+      // Many chains on the GPU for many samples; one parallel chain for a
+      // large component and few samples (marginal.hpp).
+      const bool many = opts.samples >= opts.gpu_min_samples || opts.chains > 0;
+      c.one_chain = gpu_on && !many && run.comps.num_clauses(k) >= opts.gpu_one_chain_min_clauses;
+      c.on_gpu = gpu_on && (opts.device == "gpu" || (n >= opts.gpu_min_atoms && many) || c.one_chain);
       c.chains = static_cast<int>(std::min<int64_t>(opts.chains > 0 ? opts.chains : 1, opts.samples));
       if (c.on_gpu) {
         c.pending = 1;

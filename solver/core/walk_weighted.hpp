@@ -48,6 +48,9 @@ struct WeightedOptions {
   // Rounds of greedy descent on the true weights from the best state at the
   // end (stops earlier when a round flips nothing).
   int64_t polish_rounds = 10000;
+  // Rounds per batch at most (the driver checks for the end once per batch;
+  // short walks, like MC-SAT's SAT phase, waste less past it with small ones).
+  int max_batch = 4096;
   int threads = 0;  // CPU driver: OpenMP threads (0: OpenMP's default)
 };
 
@@ -148,7 +151,7 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
     if (smooth_due) b.smooth(wo.smooth_keep);
     // Batches of 2 to 20 ms: few host round trips, prompt stop and progress.
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    if (ms < 2 && batch < 4096) batch *= 2;
+    if (ms < 2 && batch < wo.max_batch) batch = std::min(2 * batch, wo.max_batch);
     else if (ms > 20 && batch > 1) batch /= 2;
     if (report(false)) {
       out.stopped = true;

