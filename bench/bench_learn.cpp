@@ -3,8 +3,9 @@
 // ground clauses, one giant component, 8 learnable first-order clauses
 // (ground clause i belongs to clause i mod 8), the planted assignment as the
 // training world, 100 MC-SAT samples per iteration: the learner on the GPU
-// (100 chains, one sample each per iteration), on all CPU threads (one
-// chain per thread) and on one core (one chain).  BM_LearnGpu is skipped
+// (one chain whose SampleSAT rounds run in parallel, the default; and 100
+// chains, one sample each per iteration), on all CPU threads (one chain per
+// thread) and on one core (one chain).  BM_LearnGpu is skipped
 // without a usable GPU.
 //
 //   MLN_BENCH_LEARN_PASSES  sampling passes timed after the first (default 2)
@@ -56,7 +57,7 @@ const LearnNetwork& instance(int64_t clauses) {
 // weights; the Newton step itself is K = 8 numbers), so an iteration is
 // timed as one sampling pass: the first pass (start state, burn-in) apart,
 // then MLN_BENCH_LEARN_PASSES passes from where the chains stopped.
-void run(benchmark::State& state, int threads, const std::string& device) {
+void run(benchmark::State& state, int threads, const std::string& device, int gpu_chains = 0) {
   if (device == "gpu") {
     std::string why;
     if (!gpu_mcsat_available(&why)) {
@@ -71,6 +72,7 @@ void run(benchmark::State& state, int threads, const std::string& device) {
   o.samples = 100;
   o.threads = threads;
   o.device = device;
+  o.gpu_chains = gpu_chains;
   if (threads == 1) o.chains_min_atoms = INT32_MAX;
   const std::vector<double> w(8, 0.5);
   using clock = std::chrono::steady_clock;
@@ -96,12 +98,14 @@ void run(benchmark::State& state, int threads, const std::string& device) {
 }
 
 void BM_LearnGpu(benchmark::State& state) { run(state, 0, "gpu"); }
+void BM_LearnGpuChains(benchmark::State& state) { run(state, 0, "gpu", 100); }
 void BM_LearnCpu1(benchmark::State& state) { run(state, 1, "cpu"); }
 void BM_LearnCpuAll(benchmark::State& state) { run(state, 0, "cpu"); }
 
 }  // namespace
 
 BENCHMARK(BM_LearnGpu)->Arg(100000)->Arg(1000000)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+BENCHMARK(BM_LearnGpuChains)->Arg(100000)->Arg(1000000)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
 BENCHMARK(BM_LearnCpu1)->Arg(100000)->Arg(1000000)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
 BENCHMARK(BM_LearnCpuAll)->Arg(100000)->Arg(1000000)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
 

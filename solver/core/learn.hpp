@@ -87,6 +87,11 @@ struct LearnOptions {
   // SampleSAT step starts from fresh coin flips, so one step already takes
   // a chain far from the shared start).
   int32_t gpu_min_atoms = 20000;
+  // With gpu_chains = 0, a GPU network of at least this many ground clauses
+  // runs ONE chain of `samples` steps per iteration instead, its SampleSAT
+  // rounds in parallel (mcsat_parallel.hpp; marginal.hpp's
+  // gpu_one_chain_min_clauses), from the state the last iteration left.
+  int64_t gpu_one_chain_min_clauses = 50000;
   int gpu_chains = 0;
   int gpu_burn_in = 2;
   uint64_t seed = 1;

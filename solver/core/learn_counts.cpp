@@ -15,6 +15,7 @@
 #include "learn.hpp"
 #include "mcsat_cpu.hpp"
 #include "mcsat_gpu.hpp"
+#include "mcsat_parallel.hpp"
 #include "rng.hpp"
 #include "run_control.hpp"
 #include "subnetwork.hpp"
@@ -364,29 +365,45 @@ FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed)
       try {
         std::lock_guard<std::mutex> gpu_lock(im.gpu_mu);
         const WalkInstance inst = build_walk_instance(c.sub.net);
-        const int nch = im.opts.gpu_chains > 0 ? im.opts.gpu_chains : im.opts.samples;
-        McsatParams p;
-        p.samples = nch;
-        p.seed = derive_seed(seed, ci);
-        p.stop = &im.stop;
-        GpuMcsatOptions g;
-        g.chains = nch;
-        g.features = &c.gpu_features;
-        std::vector<uint8_t> start, next_states;
-        const bool warm = c.gpu_states.size() == static_cast<size_t>(nch) * static_cast<size_t>(c.n());
-        if (warm) {
-          g.chain_init = &c.gpu_states;
+        McsatOutcome o;
+        if (im.opts.gpu_chains == 0 && inst.m >= im.opts.gpu_one_chain_min_clauses) {
+          // One chain of `samples` steps, its rounds in parallel, from
+          // where the last call left it (learn.hpp).
+          McsatParams p;
+          p.samples = im.opts.samples;
+          p.seed = derive_seed(seed, ci);
+          p.stop = &im.stop;
+          const bool warm = c.gpu_states.size() == static_cast<size_t>(c.n());
+          p.start_given = warm;
+          if (!warm) p.burn_in = im.opts.gpu_burn_in;
+          o = mcsat_parallel_gpu(inst, warm ? c.gpu_states : std::vector<uint8_t>{}, p, McsatParallelOptions{},
+                                 &c.gpu_features);
+          c.gpu_states = std::move(o.final_state);
         } else {
-          p.burn_in = im.opts.gpu_burn_in;
-          int64_t start_flips = 0;
-          start = mcsat_start_state(inst, {}, p, &start_flips);
-          flips += start_flips;
+          const int nch = im.opts.gpu_chains > 0 ? im.opts.gpu_chains : im.opts.samples;
+          McsatParams p;
+          p.samples = nch;
+          p.seed = derive_seed(seed, ci);
+          p.stop = &im.stop;
+          GpuMcsatOptions g;
+          g.chains = nch;
+          g.features = &c.gpu_features;
+          std::vector<uint8_t> start, next_states;
+          const bool warm = c.gpu_states.size() == static_cast<size_t>(nch) * static_cast<size_t>(c.n());
+          if (warm) {
+            g.chain_init = &c.gpu_states;
+          } else {
+            p.burn_in = im.opts.gpu_burn_in;
+            int64_t start_flips = 0;
+            start = mcsat_start_state(inst, {}, p, &start_flips);
+            flips += start_flips;
+          }
+          g.chain_final = &next_states;
+          int used = 0;
+          o = mcsat_gpu(inst, start, p, g, &used);
+          c.gpu_states = std::move(next_states);
         }
-        g.chain_final = &next_states;
-        int used = 0;
-        McsatOutcome o = mcsat_gpu(inst, start, p, g, &used);
         if (o.feature_sum.size() != k) throw GpuError("the GPU sampler returned no feature counts");
-        c.gpu_states = std::move(next_states);
         for (size_t a = 0; a < k; ++a) sum[a] = o.feature_sum[a];
         for (size_t a = 0; a < k * k; ++a) outer[a] = o.feature_outer[a];
         flips += o.flips;

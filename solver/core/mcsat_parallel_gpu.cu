@@ -1,13 +1,21 @@
 // One MC-SAT chain on the whole GPU (mcsat_parallel.hpp): the steps of
-// mcsat_parallel_cpu.cpp as kernels over ONE device copy of the instance.
-// Per step: M (the alive clauses) is drawn on the device, the SAT phase is
-// the weighted walk's GPU backend (walk_weighted_gpu.cuh) on device-resident
-// weights (alive clauses +-1, the rest 0) from a coin-flip state, and the
-// sweeps after it are mcsat_parallel_rules.hpp's rounds.  Nothing but a few
-// counters crosses the bus per step; the counts stay on the device until
-// the end.
+// mcsat_parallel_cpu.cpp over ONE device copy of the instance.  The start
+// (one walk on the true weights, then the hard clauses) uses the weighted
+// walk's GPU backend (walk_weighted_gpu.cuh).  The steps are one cooperative
+// kernel (steps_kernel) that runs a batch of whole steps with grid-wide
+// barriers between the phases of a round: M drawn from the current state,
+// SampleSAT's coin-flip start, the SAT phase (the weighted walk's rules on
+// M, alive clauses weighing +-1, the rest 0), the sweeps
+// (mcsat_parallel_rules.hpp's rounds), and the sample's tally, cost and
+// features.  A step is some 10^2 rounds of a few small phases: one launch
+// per round phase costs more than the phase itself (the first version of
+// this driver, a launch per phase: 25 ms a step at 10^6 clauses on an H100,
+// 10.6 ms at 10^5), a barrier a few microseconds.
+#include <chrono>
 #include <cmath>
 #include <cstring>
+
+#include <cooperative_groups.h>
 
 #include "mcsat_gpu.hpp"
 #include "mcsat_parallel.hpp"
@@ -22,33 +30,15 @@ namespace {
 
 namespace mp = mcsat_parallel;
 
-enum : int { kFlips = 0, kViol0 = 1, kViol1 = 2, kCost = 3, kFeatures = 4, kCtr = kFeatures + kGpuMaxFeatures };
+enum : int { kFlips = 0, kViol0 = 1, kViol1 = 2, kCost = 3, kCtr = 4 };
 
-// Counts and list 0 (violated alive clauses) from truth, the state's true
-// cost (fixed point) into ctr[kCost], and, with features, each feature's sum.
-__global__ void counts_kernel(weighted::Inst I, mp::State S, const int64_t* off, const int32_t* idx,
-                              const float* coef, int k) {
-  float fsum[kGpuMaxFeatures];
-  for (int j = 0; j < k; ++j) fsum[j] = 0;
-  unsigned long long cost = 0;
+// Counts and list 0 (violated alive clauses) from truth.
+__global__ void counts_kernel(weighted::Inst I, mp::State S) {
   for (int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; c < I.m; c += int64_t(gridDim.x) * blockDim.x) {
     int32_t t = 0;
     for (int64_t q = I.cl_off[c]; q < I.cl_off[c + 1]; ++q) t += S.truth[I.cl_lit[q] >> 1] == (I.cl_lit[q] & 1);
     S.tc[c] = t;
-    const int64_t w = I.w[c];
-    if (w > 0 ? t == 0 : (w < 0 && t > 0)) cost += static_cast<unsigned long long>(w > 0 ? w : -w);
-    if (S.alive[c] && !mp::sat(I, S, c))
-      S.viol[0][atomicAdd(&S.ctr[kViol0], 1ull)] = static_cast<int32_t>(c);
-    if (k > 0 && t > 0)
-      for (int64_t q = off[c]; q < off[c + 1]; ++q) fsum[idx[q]] += coef[q];
-  }
-  // Warp sums, then one atomic per warp.
-  for (int s = 16; s > 0; s >>= 1) cost += __shfl_down_sync(0xffffffffu, cost, s);
-  if ((threadIdx.x & 31) == 0 && cost) atomicAdd(&S.ctr[kCost], cost);
-  for (int j = 0; j < k; ++j) {
-    float v = fsum[j];
-    for (int s = 16; s > 0; s >>= 1) v += __shfl_down_sync(0xffffffffu, v, s);
-    if ((threadIdx.x & 31) == 0 && v != 0) atomicAdd(reinterpret_cast<float*>(&S.ctr[kFeatures + j]), v);
+    if (S.alive[c] && !mp::sat(I, S, c)) S.viol[0][atomicAdd(&S.ctr[kViol0], 1ull)] = static_cast<int32_t>(c);
   }
 }
 
@@ -65,58 +55,185 @@ __global__ void choose_kernel(weighted::Inst I, mp::State S, const float* keep, 
   }
 }
 
-// prev := truth; truth := coin flips (SampleSAT's start).
-__global__ void coin_kernel(uint8_t* truth, uint8_t* prev, int32_t n, uint64_t seed) {
-  for (int32_t a = blockIdx.x * blockDim.x + threadIdx.x; a < n; a += gridDim.x * blockDim.x) {
-    prev[a] = truth[a];
-    truth[a] = static_cast<uint8_t>(Rng(derive_seed(seed, static_cast<uint64_t>(a)) | 1).next() >> 63);
+// Everything steps_kernel reads.  The walk (W) and the sweeps (S) share
+// truth, tc, claim, stamp, the violated lists and cand: one runs after the
+// other, and round numbers (R, for random streams and stamps) never repeat.
+struct StepArgs {
+  weighted::Inst I;   // true weights
+  weighted::Inst Im;  // the SAT phase's weights (wm)
+  weighted::State W;
+  mp::State S;
+  weighted::RoundParams Pw;  // the walk's rules (round set per round)
+  double smooth_keep;
+  mp::RoundParams Ps;        // the sweeps' rules
+  const float* keep;
+  int64_t* wm;
+  uint8_t* prev;
+  uint8_t* good;
+  int32_t* count;
+  uint32_t* wflips;          // [2] the walk's flips by round parity
+  const int64_t* foff;
+  const int32_t* fidx;
+  const float* fcoef;
+  int k;
+  float* fsample;            // [k] this sample's features
+  double* fstat;             // [k] sums, then [k * k] products, over samples
+  double* cost_sum;          // over counted samples, in weight units
+  double inv_scale;
+  unsigned long long* out;   // [0] round counter R, [1] unsat steps, [2] counted, [3] walk rounds, [4] walk flips
+  uint64_t seed;
+  int64_t step0, steps, burn_in;
+  int64_t max_rounds, after;
+};
+
+__device__ inline bool load_zero(const unsigned long long* p) { return weighted::load_u64(p) == 0; }
+
+// Recounts tc from truth (grid-stride; the caller syncs after).
+__device__ inline void recount(const StepArgs& A, int64_t tid, int64_t T) {
+  for (int64_t c = tid; c < A.I.m; c += T) {
+    int32_t t = 0;
+    for (int64_t q = A.I.cl_off[c]; q < A.I.cl_off[c + 1]; ++q)
+      t += A.S.truth[A.I.cl_lit[q] >> 1] == (A.I.cl_lit[q] & 1);
+    A.S.tc[c] = t;
   }
 }
 
-__global__ void copy_kernel(const uint8_t* from, uint8_t* to, int32_t n) {
-  for (int32_t a = blockIdx.x * blockDim.x + threadIdx.x; a < n; a += gridDim.x * blockDim.x) to[a] = from[a];
-}
-
-__global__ void propose_walk_kernel(weighted::Inst I, mp::State S, int in, mp::RoundParams P) {
-  const int64_t n = static_cast<int64_t>(S.ctr[kViol0 + in]);
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    mp::propose_walk(I, S, in, i, P);
-}
-__global__ void propose_sa_kernel(weighted::Inst I, mp::State S, mp::RoundParams P) {
-  for (int32_t a = blockIdx.x * blockDim.x + threadIdx.x; a < I.n; a += gridDim.x * blockDim.x)
-    mp::propose_sa(I, S, static_cast<uint32_t>(a), P);
-}
-__global__ void flip_walk_kernel(weighted::Inst I, mp::State S, int in, mp::RoundParams P) {
-  const int64_t n = static_cast<int64_t>(S.ctr[kViol0 + in]);
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    mp::flip_walk(I, S, in, i, P);
-}
-__global__ void flip_sa_kernel(weighted::Inst I, mp::State S, int in, mp::RoundParams P) {
-  for (int32_t a = blockIdx.x * blockDim.x + threadIdx.x; a < I.n; a += gridDim.x * blockDim.x)
-    mp::flip_sa(I, S, in, static_cast<uint32_t>(a), P);
-}
-__global__ void settle_viol_kernel(weighted::Inst I, mp::State S, int in) {
-  const int64_t n = static_cast<int64_t>(S.ctr[kViol0 + in]);
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    mp::settle_viol(I, S, in, i);
-}
-// Metropolis claims cleared; the list just read emptied; when the new list
-// is empty (M satisfied), good := truth.
-__global__ void settle_sa_kernel(weighted::Inst I, mp::State S, int in, uint8_t* good) {
-  const bool satisfied = S.ctr[kViol0 + (in ^ 1)] == 0;
-  for (int32_t a = blockIdx.x * blockDim.x + threadIdx.x; a < I.n; a += gridDim.x * blockDim.x) {
-    mp::settle_sa(I, S, static_cast<uint32_t>(a));
-    if (satisfied) good[a] = S.truth[a];
+__global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
+  namespace cg = cooperative_groups;
+  cg::grid_group g = cg::this_grid();
+  const int64_t tid = blockIdx.x * int64_t(blockDim.x) + threadIdx.x, T = int64_t(gridDim.x) * blockDim.x;
+  const int32_t n = A.I.n;
+  const int64_t m = A.I.m;
+  int64_t R = static_cast<int64_t>(A.out[0]);
+  weighted::State W = A.W;
+  for (int64_t s = 0; s < A.steps; ++s) {
+    const int64_t step = A.step0 + s;
+    const uint64_t sseed = derive_seed(A.seed, 0x5354455000000000ull + static_cast<uint64_t>(step));
+    // 1. M from the current state (tc is its), the walk's weights, and
+    // SampleSAT's coin-flip start (prev keeps the state).
+    const uint64_t cseed = derive_seed(sseed, 1), fseed = derive_seed(sseed, 2);
+    for (int64_t c = tid; c < m; c += T) {
+      const bool a = !weighted::costly(A.I.w[c], A.S.tc[c]) &&
+                     Rng(derive_seed(cseed, static_cast<uint64_t>(c)) | 1).uniform() < A.keep[c];
+      A.S.alive[c] = a;
+      A.wm[c] = a ? (A.I.w[c] > 0 ? 1 : -1) : 0;
+    }
+    for (int64_t a = tid; a < n; a += T) {
+      A.prev[a] = A.S.truth[a];
+      A.S.truth[a] = static_cast<uint8_t>(Rng(derive_seed(fseed, static_cast<uint64_t>(a)) | 1).next() >> 63);
+    }
+    if (tid == 0) {
+      for (int c = 0; c < weighted::kCounters; ++c) W.ctr[c] = 0;
+      W.pcost[0] = 0;
+      W.pfrozen[0] = 0;
+      A.wflips[0] = A.wflips[1] = 0;
+      for (int j = 0; j < A.k; ++j) A.fsample[j] = 0;
+    }
+    g.sync();
+    // 2. The walk's counts, weights and list 0.
+    for (int64_t c = tid; c < m; c += T) weighted::init_clause(A.Im, W, c, 1);
+    g.sync();
+    // 3. The SAT phase: rounds until M holds (list parity by r, randomness by R).
+    int64_t r = 0;
+    uint32_t still = 0;
+    weighted::RoundParams Pw = A.Pw;
+    for (; r < A.max_rounds; ++r, ++R) {
+      const int in = static_cast<int>(r & 1);
+      const int64_t nv = static_cast<int64_t>(weighted::load_u64(&W.ctr[weighted::kViol0 + in]));
+      if (nv == 0) break;
+      Pw.round = R;
+      W.pflips = A.wflips + in;
+      for (int64_t i = tid; i < nv; i += T) weighted::propose(A.Im, W, in, i, Pw);
+      g.sync();
+      for (int64_t i = tid; i < nv; i += T) weighted::flip(A.Im, W, in, i, R);
+      g.sync();
+      for (int64_t i = tid; i < nv; i += T) weighted::settle(A.Im, W, in, i, Pw);
+      g.sync();
+      // Freezing (walk_weighted_rules.hpp's end_part, one part): every
+      // thread tracks the same count of rounds without a flip.
+      still = *reinterpret_cast<volatile uint32_t*>(A.wflips + in) == 0 ? still + 1 : 0;
+      const bool frozen = still >= Pw.freeze_rounds;
+      if (frozen) {
+        still = 0;
+        for (int64_t c = tid; c < m; c += T) weighted::smooth_clause(A.Im, W, c, A.smooth_keep);
+      }
+      if (tid == 0) {
+        W.pfrozen[0] = frozen;
+        W.ctr[weighted::kViol0 + in] = 0;
+        A.wflips[in ^ 1] = 0;
+      }
+      g.sync();
+    }
+    const bool reached = load_zero(&W.ctr[weighted::kViol0 + (r & 1)]);
+    if (tid == 0) {
+      A.out[3] += static_cast<unsigned long long>(r);
+      A.out[4] += W.ctr[weighted::kFlips];
+      if (!reached) ++A.out[1];
+      A.S.ctr[kViol0] = A.S.ctr[kViol1] = 0;
+    }
+    if (!reached) {  // the step goes on from the previous state, which satisfies M
+      for (int64_t a = tid; a < n; a += T) A.S.truth[a] = A.prev[a];
+      g.sync();
+      recount(A, tid, T);
+    }
+    // 4. The sweeps, from a state in SAT(M) (its violated alive list is empty).
+    for (int64_t a = tid; a < n; a += T) A.good[a] = A.S.truth[a];
+    g.sync();
+    mp::RoundParams Ps = A.Ps;
+    for (int64_t j = 0; j < A.after; ++j, ++R) {
+      const int l = static_cast<int>(j & 1);
+      const int64_t nv = static_cast<int64_t>(weighted::load_u64(&A.S.ctr[kViol0 + l]));
+      Ps.round = R;
+      for (int64_t i = tid; i < nv; i += T) mp::propose_walk(A.I, A.S, l, i, Ps);
+      for (int64_t a = tid; a < n; a += T) mp::propose_sa(A.I, A.S, static_cast<uint32_t>(a), Ps);
+      g.sync();
+      for (int64_t i = tid; i < nv; i += T) mp::flip_walk(A.I, A.S, l, i, Ps);
+      g.sync();
+      for (int64_t a = tid; a < n; a += T) mp::flip_sa(A.I, A.S, l, static_cast<uint32_t>(a), Ps);
+      g.sync();
+      for (int64_t i = tid; i < nv; i += T) mp::settle_viol(A.I, A.S, l, i);
+      for (int64_t a = tid; a < n; a += T) mp::settle_sa(A.I, A.S, static_cast<uint32_t>(a));
+      g.sync();
+      if (load_zero(&A.S.ctr[kViol0 + (l ^ 1)]))
+        for (int64_t a = tid; a < n; a += T) A.good[a] = A.S.truth[a];
+      if (tid == 0) A.S.ctr[kViol0 + l] = 0;
+      g.sync();
+    }
+    if (!load_zero(&A.S.ctr[kViol0 + (A.after & 1)])) {  // M left violated: back to the last state in SAT(M)
+      for (int64_t a = tid; a < n; a += T) A.S.truth[a] = A.good[a];
+      g.sync();
+      recount(A, tid, T);
+      g.sync();
+    }
+    // 5. The sample: atoms, cost, features.
+    if (step < A.burn_in) continue;
+    for (int64_t a = tid; a < n; a += T) A.count[a] += A.S.truth[a];
+    unsigned long long cost = 0;
+    for (int64_t c = tid; c < m; c += T) {
+      const int64_t w = A.I.w[c];
+      const int32_t t = A.S.tc[c];
+      if (weighted::costly(w, t)) cost += static_cast<unsigned long long>(w > 0 ? w : -w);
+      if (A.k > 0 && t > 0)
+        for (int64_t q = A.foff[c]; q < A.foff[c + 1]; ++q) atomicAdd(&A.fsample[A.fidx[q]], A.fcoef[q]);
+    }
+    for (int sh = 16; sh > 0; sh >>= 1) cost += __shfl_down_sync(0xffffffffu, cost, sh);
+    if ((threadIdx.x & 31) == 0 && cost) atomicAdd(&A.S.ctr[kCost], cost);
+    g.sync();
+    if (tid == 0) {
+      *A.cost_sum += static_cast<double>(static_cast<int64_t>(A.S.ctr[kCost])) * A.inv_scale;
+      A.S.ctr[kCost] = 0;
+      ++A.out[2];
+    }
+    for (int64_t q = tid; q < static_cast<int64_t>(A.k) * (A.k + 1); q += T) {
+      if (q < A.k) A.fstat[q] += A.fsample[q];
+      else {
+        const int64_t ab = q - A.k;
+        A.fstat[q] += static_cast<double>(A.fsample[ab / A.k]) * A.fsample[ab % A.k];
+      }
+    }
+    g.sync();
   }
-}
-__global__ void end_sweep_round_kernel(mp::State S, int in) { S.ctr[kViol0 + in] = 0; }
-// After the sweeps: truth := good when the last round left M violated.
-__global__ void keep_good_kernel(mp::State S, int cur, const uint8_t* good, int32_t n) {
-  if (S.ctr[kViol0 + cur] == 0) return;
-  for (int32_t a = blockIdx.x * blockDim.x + threadIdx.x; a < n; a += gridDim.x * blockDim.x) S.truth[a] = good[a];
-}
-__global__ void tally_kernel(const uint8_t* truth, int32_t* count, int32_t n) {
-  for (int32_t a = blockIdx.x * blockDim.x + threadIdx.x; a < n; a += gridDim.x * blockDim.x) count[a] += truth[a];
+  if (tid == 0) A.out[0] = static_cast<unsigned long long>(R);
 }
 
 }  // namespace
@@ -177,103 +294,136 @@ McsatOutcome mcsat_parallel_gpu(const WalkInstance& in, const std::vector<uint8_
   auto read = [&] {
     MLN_CUDA_TRY(cudaMemcpy(host, ctr.get(), sizeof(host), cudaMemcpyDeviceToHost));
   };
-  // Counts, list 0, cost and features of truth.
+  // Counts and list 0 of truth.
   auto reload = [&] {
     MLN_CUDA_TRY(cudaMemset(ctr.get() + kViol0, 0, (kCtr - kViol0) * sizeof(unsigned long long)));
-    counts_kernel<<<cb, 256>>>(I, S, foff.get(), fidx.get(), fcoef.get(), k);
+    counts_kernel<<<cb, 256>>>(I, S);
     MLN_CUDA_LAUNCHED("counts_kernel");
   };
 
-  // The weighted walk, reused for every walk of the chain (the start, the
-  // hard clauses, each step's SAT phase); it updates truth in place.
-  GpuBackend walker(I, truth.get());
-  WalkInstance unit_shape;  // the SAT phase's weights are +-1: scale 1
-  unit_shape.scale = 1;
+  // The start, with the weighted walk's GPU backend (freed before the steps
+  // allocate their state): one walk on the true weights (mcsat_start_state's
+  // MaxWalkSAT try) unless the caller gives the state, then the hard
+  // clauses, should any be violated.
   WeightedOptions wo;
   wo.stall_rounds = 2000;
   wo.max_batch = po.max_batch;
-  auto walk = [&](const weighted::Inst& on, const WalkInstance& shape, uint64_t seed) {
-    walker.set_instance(on);
-    WalkParams wp;
-    wp.flips_per_try = mcsat_flips_budget(p, in.n);
-    wp.max_tries = 1;
-    wp.seed = seed;
-    wp.stop = p.stop;
-    WalkOutcome w = weighted::run(walker, shape, wp, wo, -1);
-    out.flips += w.flips;
-    if (!w.satisfied) walker.restore_best();
-    return w;
-  };
-  // The start: one walk on the true weights (mcsat_start_state's MaxWalkSAT
-  // try), unless the caller gives the state.
-  if (!p.start_given) walk(I, in, derive_seed(p.seed, 0x4D415053ull));
-  // The hard clauses, should any be violated.
-  reload();
-  choose_kernel<<<cb, 256>>>(I, S, keep.get(), wm.get(), 0, 1);
-  MLN_CUDA_LAUNCHED("choose_kernel");
-  reload();
-  read();
-  if (host[kViol0] != 0) out.hard_satisfied = walk(Im, unit_shape, derive_seed(p.seed, 0x48415244ull)).satisfied;
+  {
+    GpuBackend walker(I, truth.get());
+    auto walk = [&](const weighted::Inst& on, const WalkInstance& shape, uint64_t seed) {
+      walker.set_instance(on);
+      WalkParams wp;
+      wp.flips_per_try = mcsat_flips_budget(p, in.n);
+      wp.max_tries = 1;
+      wp.seed = seed;
+      wp.stop = p.stop;
+      WalkOutcome w = weighted::run(walker, shape, wp, wo, -1);
+      out.flips += w.flips;
+      if (!w.satisfied) walker.restore_best();
+      return w;
+    };
+    if (!p.start_given) walk(I, in, derive_seed(p.seed, 0x4D415053ull));
+    reload();
+    choose_kernel<<<cb, 256>>>(I, S, keep.get(), wm.get(), 0, 1);
+    MLN_CUDA_LAUNCHED("choose_kernel");
+    reload();
+    read();
+    WalkInstance unit_shape;  // the alive clauses weigh +-1: scale 1
+    unit_shape.scale = 1;
+    if (host[kViol0] != 0) out.hard_satisfied = walk(Im, unit_shape, derive_seed(p.seed, 0x48415244ull)).satisfied;
+  }
+  reload();  // tc of the start state, which the first step's M reads
   const int64_t after = po.after_rounds > 0 ? po.after_rounds : static_cast<int64_t>(std::ceil(8.0 / po.sa_rate));
-  int64_t round = 0;
-  std::vector<double> fsum(k, 0), fouter(static_cast<size_t>(k) * k, 0);
-  for (int64_t step = 0; step < p.burn_in + p.samples; ++step) {
+
+  // The steps: batches of whole steps per cooperative launch, sized to take
+  // 2-20 ms (stop, progress and on_sample between launches).
+  DeviceArray<uint32_t> wcrit(m), wflips(2);
+  DeviceArray<double> wdw(m), fstat(static_cast<size_t>(k) * (k + 1) + 1), cost_sum(1);
+  DeviceArray<unsigned long long> wprio(m), wctr(weighted::kCounters), wpcost(1), wpbest(1), outd(8);
+  DeviceArray<uint8_t> wbump(m), wpimproved(1), wpfrozen(1);
+  DeviceArray<uint32_t> wpstill(1);
+  DeviceArray<float> fsample(std::max(1, k));
+  MLN_CUDA_TRY(cudaMemset(fstat.get(), 0, fstat.size() * sizeof(double)));
+  MLN_CUDA_TRY(cudaMemset(cost_sum.get(), 0, sizeof(double)));
+  MLN_CUDA_TRY(cudaMemset(outd.get(), 0, 8 * sizeof(unsigned long long)));
+  MLN_CUDA_TRY(cudaMemset(wpstill.get(), 0, sizeof(uint32_t)));
+  MLN_CUDA_TRY(cudaMemset(wpimproved.get(), 0, 1));
+  StepArgs A{};
+  A.I = I;
+  A.Im = Im;
+  A.W = weighted::State{truth.get(), tc.get(), wcrit.get(), wdw.get(), claim.get(), stamp.get(),
+                        {va.get(), vb.get()}, cand.get(), wprio.get(), wbump.get(), wctr.get(),
+                        nullptr, 1, wpcost.get(), wpbest.get(), wpimproved.get(),
+                        wflips.get(), wpstill.get(), wpfrozen.get()};
+  A.S = S;
+  A.Pw = weighted::RoundParams{p.seed, 0, wo.noise, wo.inc_rel, wo.inc_abs, wo.cap, wo.kick_noise,
+                               static_cast<uint32_t>(std::max<int64_t>(1, wo.freeze_rounds)), 1};
+  A.smooth_keep = wo.smooth_keep;
+  A.Ps = mp::RoundParams{p.seed, 0, p.sa_probability, po.sa_rate, p.random_step, p.sa_temperature};
+  A.keep = keep.get();
+  A.wm = wm.get();
+  A.prev = prev.get();
+  A.good = good.get();
+  A.count = count.get();
+  A.wflips = wflips.get();
+  A.foff = foff.get();
+  A.fidx = fidx.get();
+  A.fcoef = fcoef.get();
+  A.k = k;
+  A.fsample = fsample.get();
+  A.fstat = fstat.get();
+  A.cost_sum = cost_sum.get();
+  A.inv_scale = 1.0 / in.scale;
+  A.out = outd.get();
+  A.seed = p.seed;
+  A.burn_in = p.burn_in;
+  A.max_rounds = po.max_rounds;
+  A.after = after;
+  int per_sm = 0;
+  MLN_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, steps_kernel, 256, 0));
+  if (per_sm < 1) throw GpuError("mcsat_parallel_gpu: the step kernel does not fit on an SM");
+  const int blocks = sms * std::min(per_sm, std::max(1, po.blocks_per_sm));
+  unsigned long long o[8];
+  int64_t batch = 1, done = 0;
+  const int64_t total = p.burn_in + p.samples;
+  while (done < total) {
     if (p.stop && p.stop->should_stop()) {
       out.stopped = true;
       break;
     }
-    reload();
-    const uint64_t sseed = derive_seed(p.seed, 0x5354455000000000ull + static_cast<uint64_t>(step));
-    choose_kernel<<<cb, 256>>>(I, S, keep.get(), wm.get(), derive_seed(sseed, 1), 0);
-    coin_kernel<<<ab, 256>>>(truth.get(), prev.get(), in.n, derive_seed(sseed, 2));
-    MLN_CUDA_LAUNCHED("choose/coin");
-    if (!walk(Im, unit_shape, derive_seed(sseed, 3)).satisfied) {
-      ++out.unsat_calls;
-      copy_kernel<<<ab, 256>>>(prev.get(), truth.get(), in.n);
-    }
-    // The sweeps, from a state in SAT(M) (the walk's, or prev's).
-    round += round & 1;
-    reload();
-    copy_kernel<<<ab, 256>>>(truth.get(), good.get(), in.n);
-    MLN_CUDA_LAUNCHED("sweep start");
-    for (int64_t r = 0; r < after; ++r, ++round) {
-      const int l = static_cast<int>(round & 1);
-      mp::RoundParams P{p.seed, round, p.sa_probability, po.sa_rate, p.random_step, p.sa_temperature};
-      propose_walk_kernel<<<cb, 256>>>(I, S, l, P);
-      propose_sa_kernel<<<ab, 256>>>(I, S, P);
-      flip_walk_kernel<<<cb, 256>>>(I, S, l, P);
-      flip_sa_kernel<<<ab, 256>>>(I, S, l, P);
-      settle_viol_kernel<<<cb, 256>>>(I, S, l);
-      settle_sa_kernel<<<ab, 256>>>(I, S, l, good.get());
-      end_sweep_round_kernel<<<1, 1>>>(S, l);
-    }
-    keep_good_kernel<<<ab, 256>>>(S, static_cast<int>(round & 1), good.get(), in.n);
-    MLN_CUDA_LAUNCHED("sweeps");
-    if (step < p.burn_in) continue;
-    reload();
-    tally_kernel<<<ab, 256>>>(truth.get(), count.get(), in.n);
-    MLN_CUDA_LAUNCHED("tally_kernel");
-    read();
-    out.flips += static_cast<int64_t>(host[kFlips]);
-    MLN_CUDA_TRY(cudaMemset(ctr.get() + kFlips, 0, sizeof(unsigned long long)));
-    out.cost_sum += static_cast<double>(static_cast<int64_t>(host[kCost])) / in.scale;
-    for (int a = 0; a < k; ++a) {
-      float fa;
-      std::memcpy(&fa, &host[kFeatures + a], sizeof fa);
-      fsum[a] += fa;
-      for (int b = 0; b < k; ++b) {
-        float fb;
-        std::memcpy(&fb, &host[kFeatures + b], sizeof fb);
-        fouter[static_cast<size_t>(a) * k + b] += static_cast<double>(fa) * fb;
-      }
-    }
-    ++out.counted;
-    if (p.on_samples) p.on_samples(1);
-    if (p.on_sample) {
+    A.step0 = done;
+    A.steps = p.on_sample ? 1 : std::min(batch, total - done);
+    const auto t0 = std::chrono::steady_clock::now();
+    void* args[] = {&A};
+    MLN_CUDA_TRY(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(steps_kernel), blocks, 256, args, 0, 0));
+    MLN_CUDA_TRY(cudaMemcpy(o, outd.get(), sizeof(o), cudaMemcpyDeviceToHost));
+    done += A.steps;
+    const int64_t counted = static_cast<int64_t>(o[2]) - out.counted;
+    out.counted = static_cast<int64_t>(o[2]);
+    if (p.on_samples && counted > 0) p.on_samples(counted);
+    if (p.on_sample && counted > 0) {
       std::vector<uint8_t> x(in.n);
       if (in.n > 0) MLN_CUDA_TRY(cudaMemcpy(x.data(), truth.get(), in.n, cudaMemcpyDeviceToHost));
       p.on_sample(x);
     }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (ms < 2 && batch < (int64_t{1} << 20)) batch *= 2;
+    else if (ms > 20 && batch > 1) batch /= 2;
+  }
+  out.unsat_calls += static_cast<int64_t>(o[1]);
+  out.flips += static_cast<int64_t>(o[4]);
+  {
+    unsigned long long sweep_flips = 0;
+    MLN_CUDA_TRY(cudaMemcpy(&sweep_flips, ctr.get() + kFlips, sizeof sweep_flips, cudaMemcpyDeviceToHost));
+    out.flips += static_cast<int64_t>(sweep_flips);
+  }
+  MLN_CUDA_TRY(cudaMemcpy(&out.cost_sum, cost_sum.get(), sizeof(double), cudaMemcpyDeviceToHost));
+  std::vector<double> fsum(k, 0), fouter(static_cast<size_t>(k) * k, 0);
+  if (k > 0) {
+    std::vector<double> st(static_cast<size_t>(k) * (k + 1));
+    MLN_CUDA_TRY(cudaMemcpy(st.data(), fstat.get(), st.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    std::copy(st.begin(), st.begin() + k, fsum.begin());
+    std::copy(st.begin() + k, st.end(), fouter.begin());
   }
   std::vector<int32_t> c(in.n);
   out.final_state.resize(in.n);
