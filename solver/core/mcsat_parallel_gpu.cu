@@ -13,6 +13,8 @@
 // 10.6 ms at 10^5), a barrier a few microseconds.
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include <cooperative_groups.h>
@@ -382,8 +384,11 @@ McsatOutcome mcsat_parallel_gpu(const WalkInstance& in, const std::vector<uint8_
   int per_sm = 0;
   MLN_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, steps_kernel, 256, 0));
   if (per_sm < 1) throw GpuError("mcsat_parallel_gpu: the step kernel does not fit on an SM");
-  const int blocks = sms * std::min(per_sm, std::max(1, po.blocks_per_sm));
-  unsigned long long o[8];
+  int bps = po.blocks_per_sm;
+  if (const char* e = std::getenv("MLN_MCSAT_BLOCKS_PER_SM")) bps = std::atoi(e);  // tuning runs
+  const int blocks = sms * std::min(per_sm, std::max(1, bps));
+  const auto t_steps = std::chrono::steady_clock::now();
+  unsigned long long o[8] = {};
   int64_t batch = 1, done = 0;
   const int64_t total = p.burn_in + p.samples;
   while (done < total) {
@@ -409,6 +414,14 @@ McsatOutcome mcsat_parallel_gpu(const WalkInstance& in, const std::vector<uint8_
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (ms < 2 && batch < (int64_t{1} << 20)) batch *= 2;
     else if (ms > 20 && batch > 1) batch /= 2;
+  }
+  if (std::getenv("MLN_MCSAT_DEBUG")) {
+    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_steps).count();
+    const double st = std::max<double>(1, static_cast<double>(done));
+    std::fprintf(stderr, "mcsat_parallel_gpu: n %d m %lld blocks %d: %lld steps in %.3f s (%.3f ms each), walk rounds %.1f per step, "
+                 "walk flips %.0f per step, unsat %llu, batch %lld\n", in.n, static_cast<long long>(in.m), blocks,
+                 static_cast<long long>(done), sec, 1e3 * sec / st, static_cast<double>(o[3]) / st,
+                 static_cast<double>(o[4]) / st, o[1], static_cast<long long>(batch));
   }
   out.unsat_calls += static_cast<int64_t>(o[1]);
   out.flips += static_cast<int64_t>(o[4]);
