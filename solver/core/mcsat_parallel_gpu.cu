@@ -82,11 +82,19 @@ struct StepArgs {
   double* fstat;             // [k] sums, then [k * k] products, over samples
   double* cost_sum;          // over counted samples, in weight units
   double inv_scale;
-  unsigned long long* out;   // [0] round counter R, [1] unsat steps, [2] counted, [3] walk rounds, [4] walk flips
+  unsigned long long* out;   // [0] round counter R, [1] unsat steps, [2] counted, [3] walk rounds, [4] walk flips,
+                             // [5..8] ns in M + init, the walk, the sweeps, the sample (thread 0's laps)
   uint64_t seed;
   int64_t step0, steps, burn_in;
   int64_t max_rounds, after;
 };
+
+// Nanoseconds (the GPU's global timer), for MLN_MCSAT_DEBUG's phase times.
+__device__ inline unsigned long long now_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
 
 __device__ inline bool load_zero(const unsigned long long* p) { return weighted::load_u64(p) == 0; }
 
@@ -108,6 +116,14 @@ __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
   const int64_t m = A.I.m;
   int64_t R = static_cast<int64_t>(A.out[0]);
   weighted::State W = A.W;
+  unsigned long long t_mark = tid == 0 ? now_ns() : 0;
+  // Thread 0 adds the time since the last mark to out[5 + phase].
+  auto lap = [&](int phase) {
+    if (tid != 0) return;
+    const unsigned long long t = now_ns();
+    A.out[5 + phase] += t - t_mark;
+    t_mark = t;
+  };
   for (int64_t s = 0; s < A.steps; ++s) {
     const int64_t step = A.step0 + s;
     const uint64_t sseed = derive_seed(A.seed, 0x5354455000000000ull + static_cast<uint64_t>(step));
@@ -135,6 +151,7 @@ __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
     // 2. The walk's counts, weights and list 0.
     for (int64_t c = tid; c < m; c += T) weighted::init_clause(A.Im, W, c, 1);
     g.sync();
+    lap(0);
     // 3. The SAT phase: rounds until M holds (list parity by r, randomness by R).
     int64_t r = 0;
     uint32_t still = 0;
@@ -178,6 +195,7 @@ __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
       g.sync();
       recount(A, tid, T);
     }
+    lap(1);
     // 4. The sweeps, from a state in SAT(M) (its violated alive list is empty).
     for (int64_t a = tid; a < n; a += T) A.good[a] = A.S.truth[a];
     g.sync();
@@ -207,6 +225,7 @@ __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
       recount(A, tid, T);
       g.sync();
     }
+    lap(2);
     // 5. The sample: atoms, cost, features.
     if (step < A.burn_in) continue;
     for (int64_t a = tid; a < n; a += T) A.count[a] += A.S.truth[a];
@@ -234,6 +253,7 @@ __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
       }
     }
     g.sync();
+    lap(3);
   }
   if (tid == 0) A.out[0] = static_cast<unsigned long long>(R);
 }
@@ -341,13 +361,13 @@ McsatOutcome mcsat_parallel_gpu(const WalkInstance& in, const std::vector<uint8_
   // 2-20 ms (stop, progress and on_sample between launches).
   DeviceArray<uint32_t> wcrit(m), wflips(2);
   DeviceArray<double> wdw(m), fstat(static_cast<size_t>(k) * (k + 1) + 1), cost_sum(1);
-  DeviceArray<unsigned long long> wprio(m), wctr(weighted::kCounters), wpcost(1), wpbest(1), outd(8);
+  DeviceArray<unsigned long long> wprio(m), wctr(weighted::kCounters), wpcost(1), wpbest(1), outd(10);
   DeviceArray<uint8_t> wbump(m), wpimproved(1), wpfrozen(1);
   DeviceArray<uint32_t> wpstill(1);
   DeviceArray<float> fsample(std::max(1, k));
   MLN_CUDA_TRY(cudaMemset(fstat.get(), 0, fstat.size() * sizeof(double)));
   MLN_CUDA_TRY(cudaMemset(cost_sum.get(), 0, sizeof(double)));
-  MLN_CUDA_TRY(cudaMemset(outd.get(), 0, 8 * sizeof(unsigned long long)));
+  MLN_CUDA_TRY(cudaMemset(outd.get(), 0, 10 * sizeof(unsigned long long)));
   MLN_CUDA_TRY(cudaMemset(wpstill.get(), 0, sizeof(uint32_t)));
   MLN_CUDA_TRY(cudaMemset(wpimproved.get(), 0, 1));
   StepArgs A{};
@@ -388,7 +408,7 @@ McsatOutcome mcsat_parallel_gpu(const WalkInstance& in, const std::vector<uint8_
   if (const char* e = std::getenv("MLN_MCSAT_BLOCKS_PER_SM")) bps = std::atoi(e);  // tuning runs
   const int blocks = sms * std::min(per_sm, std::max(1, bps));
   const auto t_steps = std::chrono::steady_clock::now();
-  unsigned long long o[8] = {};
+  unsigned long long o[10] = {};
   int64_t batch = 1, done = 0;
   const int64_t total = p.burn_in + p.samples;
   while (done < total) {
@@ -419,9 +439,10 @@ McsatOutcome mcsat_parallel_gpu(const WalkInstance& in, const std::vector<uint8_
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_steps).count();
     const double st = std::max<double>(1, static_cast<double>(done));
     std::fprintf(stderr, "mcsat_parallel_gpu: n %d m %lld blocks %d: %lld steps in %.3f s (%.3f ms each), walk rounds %.1f per step, "
-                 "walk flips %.0f per step, unsat %llu, batch %lld\n", in.n, static_cast<long long>(in.m), blocks,
+                 "walk flips %.0f per step, unsat %llu, batch %lld; ms per step: M+init %.3f, walk %.3f, sweeps %.3f, sample %.3f\n", in.n, static_cast<long long>(in.m), blocks,
                  static_cast<long long>(done), sec, 1e3 * sec / st, static_cast<double>(o[3]) / st,
-                 static_cast<double>(o[4]) / st, o[1], static_cast<long long>(batch));
+                 static_cast<double>(o[4]) / st, o[1], static_cast<long long>(batch), 1e-6 * o[5] / st, 1e-6 * o[6] / st,
+                 1e-6 * o[7] / st, 1e-6 * o[8] / st);
   }
   out.unsat_calls += static_cast<int64_t>(o[1]);
   out.flips += static_cast<int64_t>(o[4]);
