@@ -251,8 +251,9 @@ bool have_gpu_or_fail() {
 }
 
 // Sampled expectations against exact ones at fixed weights: every
-// component sampled (on `device`), 5 calls averaged, against enumeration.
-void check_expectations(const std::string& device) {
+// component sampled (on `device`; on the GPU by many chains, or by one
+// chain with parallel rounds), 5 calls averaged, against enumeration.
+void check_expectations(const std::string& device, bool one_chain = false) {
   Planted p = negative(150, 7);  // pairs: 3 features, one with coefficient -1
   Planted q = smokers(100, 8);   // groups of 3 with merged unit clauses
   for (Planted* x : {&p, &q}) {
@@ -266,6 +267,7 @@ void check_expectations(const std::string& device) {
     o.exact_max_atoms = 0;
     o.samples = 1000;
     o.gpu_burn_in = 20;
+    o.gpu_one_chain_min_clauses = one_chain ? 0 : INT64_MAX;
     FeatureSampler sampler(x->ln, o);
     const size_t K = want.mean.size();
     std::vector<double> mean(K, 0.0), var(K, 0.0);
@@ -293,16 +295,32 @@ TEST(LearnTest, SampledExpectationsMatchExactGpu) {
   check_expectations("gpu");
 }
 
-// The learner with the GPU sampler (all components sampled there, as one
-// network): the same recovery bounds as on the CPU.
-TEST(LearnTest, GpuSamplerRecoversWeights) {
+TEST(LearnTest, SampledExpectationsMatchExactGpuOneChain) {
   if (!have_gpu_or_fail()) GTEST_SKIP() << "no usable GPU";
+  check_expectations("gpu", true);
+}
+
+// The learner with the GPU sampler (all components sampled there, as one
+// network; many chains, then one chain with parallel rounds): the same
+// recovery bounds as on the CPU.
+void check_gpu_recovery(bool one_chain) {
   LearnOptions o = mcsat_opts();
   o.device = "gpu";
   o.samples = 100;
+  o.gpu_one_chain_min_clauses = one_chain ? 0 : INT64_MAX;
   expect_recovered(recover(smokers(1500, 11), o, 51));
   expect_recovered(recover(rc(800, 12), o, 52));
   expect_recovered(recover(negative(10000, 13), o, 53));
+}
+
+TEST(LearnTest, GpuSamplerRecoversWeights) {
+  if (!have_gpu_or_fail()) GTEST_SKIP() << "no usable GPU";
+  check_gpu_recovery(false);
+}
+
+TEST(LearnTest, GpuOneChainRecoversWeights) {
+  if (!have_gpu_or_fail()) GTEST_SKIP() << "no usable GPU";
+  check_gpu_recovery(true);
 }
 
 TEST(LearnTest, PerceptronMovesTowardTheTruth) {
