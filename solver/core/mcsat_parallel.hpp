@@ -1,6 +1,7 @@
-// WORK IN PROGRESS (issues #19/#20): one MC-SAT chain with parallel
-// SampleSAT rounds inside it (mcsat_parallel_rules.hpp); the CPU reference
-// of a one-chain GPU sampler.  Not wired into solve_marginal yet.
+// One MC-SAT chain with parallel SampleSAT rounds inside it
+// (mcsat_parallel_rules.hpp): on the GPU (mcsat_parallel_gpu.cu), where
+// solve_marginal and the learner use it for large networks and few samples
+// (marginal.hpp, learn.hpp), and on CPU threads as its reference.
 #pragma once
 
 #include "mcsat_cpu.hpp"

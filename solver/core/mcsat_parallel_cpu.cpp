@@ -1,6 +1,7 @@
-// WORK IN PROGRESS (issues #19/#20): one MC-SAT chain with parallel
-// SampleSAT rounds (mcsat_parallel_rules.hpp) on OpenMP threads, the CPU
-// reference of a one-chain GPU sampler.  Same contract as mcsat_cpu.
+// One MC-SAT chain with parallel SampleSAT rounds
+// (mcsat_parallel_rules.hpp) on OpenMP threads: the CPU reference of the
+// one-chain GPU sampler (mcsat_parallel_gpu.cu), tested against exact
+// marginals like it.  Same contract as mcsat_cpu.
 #include <omp.h>
 
 #include <algorithm>

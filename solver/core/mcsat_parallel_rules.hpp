@@ -1,8 +1,8 @@
-// WORK IN PROGRESS (issues #19/#20): one MC-SAT chain whose SampleSAT moves
-// run in parallel inside the chain, for the GPU (one chain on the whole
-// device).  The rules of one SampleSAT round, written for host and device
-// like walk_weighted_rules.hpp; mcsat_parallel_cpu.cpp drives them with
-// OpenMP loops.  Not wired into solve_marginal yet.
+// One MC-SAT chain whose SampleSAT moves run in parallel inside the chain,
+// for the GPU (one chain on the whole device).  The rules of one SampleSAT
+// round, written for host and device like walk_weighted_rules.hpp;
+// mcsat_parallel_cpu.cpp drives them with OpenMP loops, mcsat_parallel_gpu.cu
+// inside its cooperative step kernel.
 //
 // A round: every violated alive clause proposes a WalkSAT flip (with
 // probability 1 - sa_probability), and every atom proposes a coin-flip value
@@ -18,8 +18,8 @@
 // violated clause at once rarely reached SAT(M) from a coin-flip start at
 // 10^5-10^6 clauses (4 of 5 steps missed it in 2,000 rounds; planted
 // 3-SAT-like instances), the same "every violated clause moves" problem as
-// the parallel-flip MaxWalkSAT.  mcsat_parallel_cpu reaches SAT(M) with the
-// weighted walk (alive clauses weighing 1) and runs these rounds for the
+// the parallel-flip MaxWalkSAT.  Both drivers reach SAT(M) with the
+// weighted walk (alive clauses weighing 1) and run these rounds for the
 // sweeps after it: 10^5 clauses, 5 samples in 0.33 s, 10^6 in 5.5 s, every
 // step in SAT(M) (2 cores; serial mcsat_cpu: 0.17 s and 4.6 s).
 #pragma once

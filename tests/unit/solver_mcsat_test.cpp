@@ -458,7 +458,8 @@ TEST(SolverMcsatGpu, GpuAgreesWithCpu) {
 
 namespace mln::solver {
 namespace {
-// WORK IN PROGRESS: the parallel-round chain against exact marginals.
+// The parallel-round chain on CPU threads (the GPU sampler's reference)
+// against exact marginals, network by network.
 TEST(SolverMcsatParallel, ParallelChainMatchesExactMarginalsAsOneInstance) {
   check_one_chain_on_union("cpu", [](const WalkInstance& inst, const McsatParams& p) {
     McsatParallelOptions po;
