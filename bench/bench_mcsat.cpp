@@ -49,33 +49,47 @@ const mln::Network& instance(int64_t clauses) {
   return slot->net;
 }
 
-// One timed solve_marginal run per iteration; samples_per_s counts the
-// samples of the (one) giant component.
-void run(benchmark::State& state, const std::string& device, int threads, int chains, int64_t samples) {
-  const mln::Network& net = instance(state.range(0));
+// Options of every path: the sampler alone on the whole network.
+MarginalOptions bench_options(const std::string& device, int threads, int chains) {
   MarginalOptions o;
   o.device = device;
   o.threads = threads;
   o.chains = chains;
-  o.samples = static_cast<int>(samples);
   o.exact_max_atoms = 0;
   o.gpu_min_atoms = 0;
   o.skip_components_without_query = false;
+  return o;
+}
+
+// Skips the benchmark when a "gpu" run was not sampled on the GPU.
+bool skipped_off_gpu(benchmark::State& state, const std::string& device, const MarginalResult& r) {
+  if (device != "gpu" || r.device_used == "gpu") return false;
+  state.SkipWithError(r.warnings.empty() ? "not sampled on the GPU" : r.warnings[0].c_str());
+  return true;
+}
+
+void rate_counters(benchmark::State& state, int64_t counted, int64_t flips, double seconds) {
+  state.counters["samples_per_s"] = seconds > 0 ? counted / seconds : 0;
+  state.counters["flips_per_s"] = seconds > 0 ? flips / seconds : 0;
+}
+
+// One timed solve_marginal run per iteration; samples_per_s counts the
+// samples of the (one) giant component.
+void run(benchmark::State& state, const std::string& device, int threads, int chains, int64_t samples) {
+  const mln::Network& net = instance(state.range(0));
+  MarginalOptions o = bench_options(device, threads, chains);
+  o.samples = static_cast<int>(samples);
   int64_t counted = 0, flips = 0;
   double seconds = 0;
   for (auto _ : state) {
     MarginalResult r = solve_marginal(net, o);
-    if (!r.warnings.empty() && device == "gpu" && r.device_used != "gpu") {
-      state.SkipWithError(r.warnings[0].c_str());
-      return;
-    }
+    if (skipped_off_gpu(state, device, r)) return;
     counted += r.samples;
     flips += r.flips;
     seconds += r.seconds;
     state.SetIterationTime(r.seconds);
   }
-  state.counters["samples_per_s"] = seconds > 0 ? counted / seconds : 0;
-  state.counters["flips_per_s"] = seconds > 0 ? flips / seconds : 0;
+  rate_counters(state, counted, flips, seconds);
   state.counters["chains"] = chains;
 }
 
@@ -83,13 +97,7 @@ void run(benchmark::State& state, const std::string& device, int threads, int ch
 // counters of the 2a run, and step_samples_per_s = a / (t(2a) - t(a)).
 void run_warm(benchmark::State& state, const std::string& device, int64_t a) {
   const mln::Network& net = instance(state.range(0));
-  MarginalOptions o;
-  o.device = device;
-  o.threads = 1;
-  o.chains = 0;
-  o.exact_max_atoms = 0;
-  o.gpu_min_atoms = 0;
-  o.skip_components_without_query = false;
+  MarginalOptions o = bench_options(device, 1, 0);
   double t1 = 0, t2 = 0;
   int64_t counted = 0, flips = 0;
   for (auto _ : state) {
@@ -97,18 +105,14 @@ void run_warm(benchmark::State& state, const std::string& device, int64_t a) {
     MarginalResult r1 = solve_marginal(net, o);
     o.samples = static_cast<int>(2 * a);
     MarginalResult r2 = solve_marginal(net, o);
-    if (device == "gpu" && r2.device_used != "gpu") {
-      state.SkipWithError(r2.warnings.empty() ? "not sampled on the GPU" : r2.warnings[0].c_str());
-      return;
-    }
+    if (skipped_off_gpu(state, device, r2)) return;
     t1 += r1.seconds;
     t2 += r2.seconds;
     counted += r2.samples;
     flips += r2.flips;
     state.SetIterationTime(r2.seconds);
   }
-  state.counters["samples_per_s"] = t2 > 0 ? counted / t2 : 0;
-  state.counters["flips_per_s"] = t2 > 0 ? flips / t2 : 0;
+  rate_counters(state, counted, flips, t2);
   state.counters["step_samples_per_s"] = t2 > t1 ? a / (t2 - t1) : 0;
   state.counters["chains"] = 1;
 }
