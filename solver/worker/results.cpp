@@ -47,13 +47,18 @@ void replace_rows(Conn& c, const std::string& table, const std::string& pkey, co
   if (rebuild) c.exec("ALTER TABLE " + table + " ADD PRIMARY KEY (atom)");
 }
 
-// The MAP state into _map, then map_result.
+// The MAP state into _map, then map_result.  Only the query atoms that
+// are true get a row: map_result and mln.map read an atom without one as
+// false, and the rest is what the materialisation would join for nothing
+// (RC at 10^5 papers: 228k rows instead of 990k).
 void write_map(Conn& c, const std::string& s, const Job& job, const Network& net, const solver::SolveResult& res) {
   int32_t next = 1;
+  const bool all_query = net.is_query.empty();
   replace_rows(c, s + "._map", "_map_pkey", "(atom, truth)", [&](std::string& chunk) {
     for (; next <= net.num_atoms && chunk.size() < (1 << 20); ++next) {
+      if (!res.truth[next] || !(all_query || net.is_query[next])) continue;
       chunk += std::to_string(next);
-      chunk += res.truth[next] ? "\tt\n" : "\tf\n";
+      chunk += "\tt\n";
     }
     return next <= net.num_atoms;
   });
