@@ -54,10 +54,12 @@ struct MarginalOptions {
   // With chains = 0, a component of at least this many ground clauses is
   // sampled on the GPU by ONE chain whose SampleSAT moves run in parallel
   // (mcsat_parallel.hpp) when fewer than gpu_min_samples samples are asked
-  // for: a step is ~10^2 rounds of kernels, not a chain of dependent flips
-  // on one warp.  Below this size a CPU core steps faster than the kernel
-  // launches of a round (bench_mcsat, docs/solver.md).
-  int64_t gpu_one_chain_min_clauses = 50000;
+  // for.  A step costs ~10-30 ms of latency-bound rounds whatever the size
+  // (H200: 13 ms at 10^5 clauses, 30 ms at 10^6), while a CPU core's step
+  // grows with the atoms: 27 ms at 10^5 planted clauses (24k atoms), 0.54 s
+  // at 10^6.  Set where the GPU wins clearly, so that class (73k clauses,
+  // 9.6k atoms, whose CPU steps are shorter) keeps its CPU chain.
+  int64_t gpu_one_chain_min_clauses = 300000;
   // Called with (samples done, samples total) summed over components; from
   // any thread (calls are serialised), at most ~10x per second.
   std::function<void(int64_t done, int64_t total)> progress;
