@@ -14,7 +14,7 @@ struct McsatParallelOptions {
   int64_t max_rounds = 2000;  // rounds to satisfy M from a fresh start (GPU: the SAT phase's rounds)
   int64_t after_rounds = 0;   // rounds after M is satisfied; 0: 8 / sa_rate
   int threads = 1;            // OpenMP threads
-  int max_batch = 16;         // CPU: the SAT phase's rounds per batch (WeightedOptions::max_batch)
+  int max_batch = 16;         // GPU: the start walks' rounds per batch (WeightedOptions::max_batch)
   int blocks_per_sm = 2;      // GPU: blocks of 256 threads per SM of the cooperative step kernel
 };
 

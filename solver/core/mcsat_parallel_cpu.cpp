@@ -35,9 +35,7 @@ McsatOutcome mcsat_parallel_cpu(const WalkInstance& in, const std::vector<uint8_
   auto reload = [&]() {
     ctr[1] = ctr[2] = 0;
     for (int64_t c = 0; c < in.m; ++c) {
-      int32_t t = 0;
-      for (int64_t k = in.cl_off[c]; k < in.cl_off[c + 1]; ++k) t += truth[in.cl_lit[k] >> 1] == (in.cl_lit[k] & 1);
-      tc[c] = t;
+      tc[c] = weighted::true_literals(I, truth.data(), c);
       if (alive[c] && !sat(I, S, c)) va[ctr[1]++] = static_cast<int32_t>(c);
     }
   };

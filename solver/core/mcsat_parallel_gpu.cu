@@ -15,7 +15,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 #include <cooperative_groups.h>
 
@@ -37,24 +36,26 @@ enum : int { kFlips = 0, kViol0 = 1, kViol1 = 2, kCost = 3, kCtr = 4 };
 // Counts and list 0 (violated alive clauses) from truth.
 __global__ void counts_kernel(weighted::Inst I, mp::State S) {
   for (int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; c < I.m; c += int64_t(gridDim.x) * blockDim.x) {
-    int32_t t = 0;
-    for (int64_t q = I.cl_off[c]; q < I.cl_off[c + 1]; ++q) t += S.truth[I.cl_lit[q] >> 1] == (I.cl_lit[q] & 1);
-    S.tc[c] = t;
+    S.tc[c] = weighted::true_literals(I, S.truth, c);
     if (S.alive[c] && !mp::sat(I, S, c)) S.viol[0][atomicAdd(&S.ctr[kViol0], 1ull)] = static_cast<int32_t>(c);
   }
 }
 
-// M: hard clauses always (hard_only: only they), a satisfied soft clause
-// with its keep probability; the SAT phase's weights follow.
+// Whether clause c is in M: hard clauses always (hard_only: only they), a
+// satisfied soft clause with its keep probability; the SAT phase's weight
+// follows (+-1 in M, else 0).
+__device__ inline void choose_clause(const weighted::Inst& I, const mp::State& S, const float* keep, int64_t* wm,
+                                     uint64_t seed, int hard_only, int64_t c) {
+  const bool a = hard_only ? keep[c] > 1.5f
+                           : mp::sat(I, S, c) && Rng(derive_seed(seed, static_cast<uint64_t>(c)) | 1).uniform() < keep[c];
+  S.alive[c] = a;
+  wm[c] = a ? (I.w[c] > 0 ? 1 : -1) : 0;
+}
+
 __global__ void choose_kernel(weighted::Inst I, mp::State S, const float* keep, int64_t* wm, uint64_t seed,
                               int hard_only) {
-  for (int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; c < I.m; c += int64_t(gridDim.x) * blockDim.x) {
-    bool a;
-    if (hard_only) a = keep[c] > 1.5f;
-    else a = mp::sat(I, S, c) && Rng(derive_seed(seed, static_cast<uint64_t>(c)) | 1).uniform() < keep[c];
-    S.alive[c] = a;
-    wm[c] = a ? (I.w[c] > 0 ? 1 : -1) : 0;
-  }
+  for (int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; c < I.m; c += int64_t(gridDim.x) * blockDim.x)
+    choose_clause(I, S, keep, wm, seed, hard_only, c);
 }
 
 // Everything steps_kernel reads.  The walk (W) and the sweeps (S) share
@@ -100,12 +101,7 @@ __device__ inline bool load_zero(const unsigned long long* p) { return weighted:
 
 // Recounts tc from truth (grid-stride; the caller syncs after).
 __device__ inline void recount(const StepArgs& A, int64_t tid, int64_t T) {
-  for (int64_t c = tid; c < A.I.m; c += T) {
-    int32_t t = 0;
-    for (int64_t q = A.I.cl_off[c]; q < A.I.cl_off[c + 1]; ++q)
-      t += A.S.truth[A.I.cl_lit[q] >> 1] == (A.I.cl_lit[q] & 1);
-    A.S.tc[c] = t;
-  }
+  for (int64_t c = tid; c < A.I.m; c += T) A.S.tc[c] = weighted::true_literals(A.I, A.S.truth, c);
 }
 
 __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
@@ -130,12 +126,7 @@ __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
     // 1. M from the current state (tc is its), the walk's weights, and
     // SampleSAT's coin-flip start (prev keeps the state).
     const uint64_t cseed = derive_seed(sseed, 1), fseed = derive_seed(sseed, 2);
-    for (int64_t c = tid; c < m; c += T) {
-      const bool a = !weighted::costly(A.I.w[c], A.S.tc[c]) &&
-                     Rng(derive_seed(cseed, static_cast<uint64_t>(c)) | 1).uniform() < A.keep[c];
-      A.S.alive[c] = a;
-      A.wm[c] = a ? (A.I.w[c] > 0 ? 1 : -1) : 0;
-    }
+    for (int64_t c = tid; c < m; c += T) choose_clause(A.I, A.S, A.keep, A.wm, cseed, 0, c);
     for (int64_t a = tid; a < n; a += T) {
       A.prev[a] = A.S.truth[a];
       A.S.truth[a] = static_cast<uint8_t>(Rng(derive_seed(fseed, static_cast<uint64_t>(a)) | 1).next() >> 63);
@@ -267,9 +258,7 @@ McsatOutcome mcsat_parallel_gpu(const WalkInstance& in, const std::vector<uint8_
   using namespace gpu_detail;
   using weighted_gpu::GpuBackend;
   McsatOutcome out;
-  if (!p.start_given && !init.empty() && static_cast<int32_t>(init.size()) != in.n)
-    throw std::invalid_argument("mcsat_parallel_gpu: init has the wrong size");
-  if (p.start_given && static_cast<int32_t>(init.size()) != in.n)
+  if ((p.start_given || !init.empty()) && static_cast<int32_t>(init.size()) != in.n)
     throw std::invalid_argument("mcsat_parallel_gpu: init has the wrong size");
   const int k = features ? features->k : 0;
   if (k > kGpuMaxFeatures) throw std::invalid_argument("mcsat_parallel_gpu: more than kGpuMaxFeatures features");
@@ -311,7 +300,6 @@ McsatOutcome mcsat_parallel_gpu(const WalkInstance& in, const std::vector<uint8_
   MLN_CUDA_TRY(cudaGetDevice(&dev));
   MLN_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   const int cb = static_cast<int>(std::min<int64_t>((m + 255) / 256, int64_t(sms) * 8));
-  const int ab = static_cast<int>(std::min<int64_t>((n + 255) / 256, int64_t(sms) * 4));
   unsigned long long host[kCtr];
   auto read = [&] {
     MLN_CUDA_TRY(cudaMemcpy(host, ctr.get(), sizeof(host), cudaMemcpyDeviceToHost));
@@ -345,16 +333,17 @@ McsatOutcome mcsat_parallel_gpu(const WalkInstance& in, const std::vector<uint8_
       return w;
     };
     if (!p.start_given) walk(I, in, derive_seed(p.seed, 0x4D415053ull));
-    reload();
     choose_kernel<<<cb, 256>>>(I, S, keep.get(), wm.get(), 0, 1);
     MLN_CUDA_LAUNCHED("choose_kernel");
-    reload();
+    reload();  // tc of the start state (which the first step's M reads) and its violated hard clauses
     read();
     WalkInstance unit_shape;  // the alive clauses weigh +-1: scale 1
     unit_shape.scale = 1;
-    if (host[kViol0] != 0) out.hard_satisfied = walk(Im, unit_shape, derive_seed(p.seed, 0x48415244ull)).satisfied;
+    if (host[kViol0] != 0) {
+      out.hard_satisfied = walk(Im, unit_shape, derive_seed(p.seed, 0x48415244ull)).satisfied;
+      reload();  // the walk moved truth (its own counts stay in the backend)
+    }
   }
-  reload();  // tc of the start state, which the first step's M reads
   const int64_t after = po.after_rounds > 0 ? po.after_rounds : static_cast<int64_t>(std::ceil(8.0 / po.sa_rate));
 
   // The steps: batches of whole steps per cooperative launch, sized to take
@@ -378,8 +367,7 @@ McsatOutcome mcsat_parallel_gpu(const WalkInstance& in, const std::vector<uint8_
                         nullptr, 1, wpcost.get(), wpbest.get(), wpimproved.get(),
                         wflips.get(), wpstill.get(), wpfrozen.get()};
   A.S = S;
-  A.Pw = weighted::RoundParams{p.seed, 0, wo.noise, wo.inc_rel, wo.inc_abs, wo.cap, wo.kick_noise,
-                               static_cast<uint32_t>(std::max<int64_t>(1, wo.freeze_rounds)), 1};
+  A.Pw = weighted::round_params(p.seed, wo, 1);  // the SAT phase's weights are +-1
   A.smooth_keep = wo.smooth_keep;
   A.Ps = mp::RoundParams{p.seed, 0, p.sa_probability, po.sa_rate, p.random_step, p.sa_temperature};
   A.keep = keep.get();
@@ -452,12 +440,11 @@ McsatOutcome mcsat_parallel_gpu(const WalkInstance& in, const std::vector<uint8_
     out.flips += static_cast<int64_t>(sweep_flips);
   }
   MLN_CUDA_TRY(cudaMemcpy(&out.cost_sum, cost_sum.get(), sizeof(double), cudaMemcpyDeviceToHost));
-  std::vector<double> fsum(k, 0), fouter(static_cast<size_t>(k) * k, 0);
   if (k > 0) {
     std::vector<double> st(static_cast<size_t>(k) * (k + 1));
     MLN_CUDA_TRY(cudaMemcpy(st.data(), fstat.get(), st.size() * sizeof(double), cudaMemcpyDeviceToHost));
-    std::copy(st.begin(), st.begin() + k, fsum.begin());
-    std::copy(st.begin() + k, st.end(), fouter.begin());
+    out.feature_sum.assign(st.begin(), st.begin() + k);
+    out.feature_outer.assign(st.begin() + k, st.end());
   }
   std::vector<int32_t> c(in.n);
   out.final_state.resize(in.n);
@@ -466,10 +453,6 @@ McsatOutcome mcsat_parallel_gpu(const WalkInstance& in, const std::vector<uint8_
     MLN_CUDA_TRY(cudaMemcpy(out.final_state.data(), truth.get(), in.n, cudaMemcpyDeviceToHost));
   }
   out.true_count.assign(c.begin(), c.end());
-  if (k > 0) {
-    out.feature_sum = std::move(fsum);
-    out.feature_outer = std::move(fouter);
-  }
   return out;
 }
 

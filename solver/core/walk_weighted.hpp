@@ -49,7 +49,8 @@ struct WeightedOptions {
   // end (stops earlier when a round flips nothing).
   int64_t polish_rounds = 10000;
   // Rounds per batch at most (the driver checks for the end once per batch;
-  // short walks, like MC-SAT's SAT phase, waste less past it with small ones).
+  // short walks, like the one-chain sampler's start walks, waste less past
+  // it with small ones).
   int max_batch = 4096;
   int threads = 0;  // CPU driver: OpenMP threads (0: OpenMP's default)
 };
@@ -79,6 +80,13 @@ inline int32_t count_parts(const WalkInstance& in, const std::vector<int32_t>* p
   return std::max(k, 1);
 }
 
+// The rounds' parameters for WeightedOptions (round 0, dynamic weights on),
+// on an instance of fixed-point scale `scale`.
+inline RoundParams round_params(uint64_t seed, const WeightedOptions& wo, double scale) {
+  return RoundParams{seed, 0, wo.noise, wo.inc_rel, wo.inc_abs * scale, wo.cap, wo.kick_noise,
+                     static_cast<uint32_t>(std::max<int64_t>(1, wo.freeze_rounds)), 1};
+}
+
 // What the driver reads back after a batch of rounds.
 struct Counts {
   int64_t cost = 0, best_cost = 0, nviol = 0, flips = 0;
@@ -101,8 +109,7 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
   WalkOutcome out;
   const int64_t tries = std::max(1, p.max_tries);
   const int64_t budget = p.flips_per_try > INT64_MAX / tries ? INT64_MAX : std::max<int64_t>(1, p.flips_per_try * tries);
-  RoundParams P{p.seed, 0, wo.noise, wo.inc_rel, wo.inc_abs * in.scale, wo.cap, wo.kick_noise,
-                static_cast<uint32_t>(std::max<int64_t>(1, wo.freeze_rounds)), 1};
+  RoundParams P = round_params(p.seed, wo, in.scale);
   int64_t round = 0, reported = 0, best_round = 0, best_seen = 0;
   const auto start = Clock::now();
   auto best_at = start;

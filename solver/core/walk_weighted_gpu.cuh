@@ -97,10 +97,7 @@ class GpuBackend {
   }
 
   // The instance walked from now on (same n and m; MC-SAT swaps weights).
-  void set_instance(const Inst& I) {
-    I_ = I;
-    S_.truth = truth_ptr_;
-  }
+  void set_instance(const Inst& I) { I_ = I; }
 
   void init(bool reset_dw) {
     // Every counter but the best cost starts at 0.

@@ -302,6 +302,13 @@ MLN_HD inline void settle(const Inst& I, const State& S, int in, int64_t i, cons
   }
 }
 
+// True literals of clause c in `truth`.
+MLN_HD inline int32_t true_literals(const Inst& I, const uint8_t* truth, int64_t c) {
+  int32_t t = 0;
+  for (int64_t k = I.cl_off[c]; k < I.cl_off[c + 1]; ++k) t += truth[I.cl_lit[k] >> 1] == (I.cl_lit[k] & 1);
+  return t;
+}
+
 // Counts, critical atoms and the cost of clause c from `truth` (list 0 is
 // filled; dw is reset to |w| when reset_dw).
 MLN_HD inline void init_clause(const Inst& I, const State& S, int64_t c, int reset_dw) {
