@@ -276,10 +276,11 @@ MarginalResult solve_marginal(const mln::Network& net, const MarginalOptions& op
       cpu_q.push_back({k, -1});
     } else {
       // Many chains on the GPU for many samples; one parallel chain for a
-      // large component and few samples (marginal.hpp).
-      const bool many = opts.samples >= opts.gpu_min_samples || opts.chains > 0;
-      c.one_chain = gpu_on && !many && run.comps.num_clauses(k) >= opts.gpu_one_chain_min_clauses;
-      c.on_gpu = gpu_on && (opts.device == "gpu" || (n >= opts.gpu_min_atoms && many) || c.one_chain);
+      // large component and few samples when `chains` is left to us
+      // (marginal.hpp).
+      const bool few = opts.samples < opts.gpu_min_samples;
+      c.one_chain = gpu_on && few && opts.chains == 0 && run.comps.num_clauses(k) >= opts.gpu_one_chain_min_clauses;
+      c.on_gpu = gpu_on && (opts.device == "gpu" || (n >= opts.gpu_min_atoms && !few) || c.one_chain);
       c.chains = static_cast<int>(std::min<int64_t>(opts.chains > 0 ? opts.chains : 1, opts.samples));
       if (c.on_gpu) {
         c.pending = 1;
