@@ -333,13 +333,13 @@ FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed)
         std::lock_guard<std::mutex> gpu_lock(im.gpu_mu);
         const WalkInstance inst = build_walk_instance(c.sub.net);
         McsatOutcome o;
+        McsatParams p;
+        p.seed = derive_seed(seed, ci);
+        p.stop = &im.stop;
         if (im.opts.gpu_chains == 0 && inst.m >= im.opts.gpu_one_chain_min_clauses) {
           // One chain of `samples` steps, its rounds in parallel, from
           // where the last call left it (learn.hpp).
-          McsatParams p;
           p.samples = im.opts.samples;
-          p.seed = derive_seed(seed, ci);
-          p.stop = &im.stop;
           const bool warm = c.gpu_states.size() == static_cast<size_t>(c.n());
           p.start_given = warm;
           if (!warm) p.burn_in = im.opts.gpu_burn_in;
@@ -348,10 +348,7 @@ FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed)
           c.gpu_states = std::move(o.final_state);
         } else {
           const int nch = im.opts.gpu_chains > 0 ? im.opts.gpu_chains : im.opts.samples;
-          McsatParams p;
           p.samples = nch;
-          p.seed = derive_seed(seed, ci);
-          p.stop = &im.stop;
           GpuMcsatOptions g;
           g.chains = nch;
           g.features = &c.gpu_features;
