@@ -22,6 +22,7 @@
 #include "mcsat_parallel.hpp"
 #include "mcsat_parallel_rules.hpp"
 #include "walk_weighted_gpu.cuh"
+#include "walk_weighted_warp.cuh"
 
 namespace mln::solver {
 
@@ -88,6 +89,7 @@ struct StepArgs {
   uint64_t seed;
   int64_t step0, steps, burn_in;
   int64_t max_rounds, after;
+  int warp;                  // the SAT phase's rounds with a warp per violated entry (walk_weighted_warp.cuh)
 };
 
 // Nanoseconds (the GPU's global timer), for MLN_MCSAT_DEBUG's phase times.
@@ -153,12 +155,23 @@ __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
       if (nv == 0) break;
       Pw.round = R;
       W.pflips = A.wflips + in;
-      for (int64_t i = tid; i < nv; i += T) weighted::propose(A.Im, W, in, i, Pw);
-      g.sync();
-      for (int64_t i = tid; i < nv; i += T) weighted::flip(A.Im, W, in, i, R);
-      g.sync();
-      for (int64_t i = tid; i < nv; i += T) weighted::settle(A.Im, W, in, i, Pw);
-      g.sync();
+      if (A.warp) {
+        const int lane = static_cast<int>(threadIdx.x & 31);
+        const int64_t wid = tid >> 5, NW = T >> 5;
+        for (int64_t i = wid; i < nv; i += NW) warp_rules::propose(A.Im, W, in, i, Pw, lane);
+        g.sync();
+        for (int64_t i = wid; i < nv; i += NW) warp_rules::flip(A.Im, W, in, i, R, lane);
+        g.sync();
+        for (int64_t i = wid; i < nv; i += NW) warp_rules::settle(A.Im, W, in, i, Pw, lane);
+        g.sync();
+      } else {
+        for (int64_t i = tid; i < nv; i += T) weighted::propose(A.Im, W, in, i, Pw);
+        g.sync();
+        for (int64_t i = tid; i < nv; i += T) weighted::flip(A.Im, W, in, i, R);
+        g.sync();
+        for (int64_t i = tid; i < nv; i += T) weighted::settle(A.Im, W, in, i, Pw);
+        g.sync();
+      }
       // Freezing (walk_weighted_rules.hpp's end_part, one part): every
       // thread tracks the same count of rounds without a flip.
       still = *reinterpret_cast<volatile uint32_t*>(A.wflips + in) == 0 ? still + 1 : 0;
@@ -388,6 +401,8 @@ McsatOutcome mcsat_parallel_gpu(const WalkInstance& in, const std::vector<uint8_
   A.seed = p.seed;
   A.burn_in = p.burn_in;
   A.max_rounds = po.max_rounds;
+  A.warp = po.warp_rounds ? 1 : 0;
+  if (const char* e = std::getenv("MLN_MCSAT_WARP")) A.warp = std::atoi(e) != 0;  // tuning runs
   A.after = after;
   int per_sm = 0;
   MLN_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, steps_kernel, 256, 0));

@@ -367,6 +367,16 @@ TEST(SolverMcsatGpu, OneChainMatchesExactMarginals) {
   });
 }
 
+// The same with the SAT phase's rounds by warps (work in progress).
+TEST(SolverMcsatGpu, OneChainWarpRoundsMatchExactMarginals) {
+  if (!have_gpu_or_fail()) GTEST_SKIP() << "no usable GPU";
+  check_one_chain_on_union("gpu, warp rounds", [](const WalkInstance& inst, const McsatParams& p) {
+    McsatParallelOptions po;
+    po.warp_rounds = true;
+    return mcsat_parallel_gpu(inst, {}, p, po);
+  });
+}
+
 // solve_marginal picks the one-chain sampler for a large component and few
 // samples; its mean cost agrees with the CPU chain's, and so do the
 // marginals (planted instance, 2,000 samples each).
