@@ -52,6 +52,9 @@ struct WeightedOptions {
   // short walks, like the one-chain sampler's start walks, waste less past
   // it with small ones).
   int max_batch = 4096;
+  // GPU, WORK IN PROGRESS (not yet run on a GPU): rounds with a warp per
+  // violated entry while the list is short (walk_weighted_warp.cuh).
+  bool warp_rounds = false;
   int threads = 0;  // CPU driver: OpenMP threads (0: OpenMP's default)
 };
 

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "walk_weighted.hpp"
+#include "walk_weighted_warp.cuh"
 #include "walksat_gpu_common.cuh"
 
 namespace mln::solver::gpu_detail::weighted_gpu {
@@ -25,22 +26,34 @@ __global__ void init_kernel(Inst I, State S, int reset_dw) {
     init_clause(I, S, c, reset_dw);
 }
 
-__global__ void propose_kernel(Inst I, State S, int in, RoundParams P) {
+// Grid-stride over the violated list (its length in device memory): by
+// thread, or, with `warp` and a list of at most 8 entries per warp, a warp
+// per entry (walk_weighted_warp.cuh, work in progress).
+template <class ByThread, class ByWarp>
+__device__ inline void over_list(const State& S, int in, int warp, ByThread by_thread, ByWarp by_warp) {
   const int64_t n = static_cast<int64_t>(S.ctr[kViol0 + in]);
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    propose(I, S, in, i, P);
+  const int64_t tid = blockIdx.x * int64_t(blockDim.x) + threadIdx.x, T = int64_t(gridDim.x) * blockDim.x;
+  if (warp && n <= 8 * (T >> 5)) {
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    for (int64_t i = tid >> 5; i < n; i += T >> 5) by_warp(i, lane);
+  } else {
+    for (int64_t i = tid; i < n; i += T) by_thread(i);
+  }
 }
 
-__global__ void flip_kernel(Inst I, State S, int in, int64_t round) {
-  const int64_t n = static_cast<int64_t>(S.ctr[kViol0 + in]);
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    flip(I, S, in, i, round);
+__global__ void propose_kernel(Inst I, State S, int in, RoundParams P, int warp) {
+  over_list(S, in, warp, [&](int64_t i) { propose(I, S, in, i, P); },
+            [&](int64_t i, int lane) { warp_rules::propose(I, S, in, i, P, lane); });
 }
 
-__global__ void settle_kernel(Inst I, State S, int in, RoundParams P) {
-  const int64_t n = static_cast<int64_t>(S.ctr[kViol0 + in]);
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    settle(I, S, in, i, P);
+__global__ void flip_kernel(Inst I, State S, int in, int64_t round, int warp) {
+  over_list(S, in, warp, [&](int64_t i) { flip(I, S, in, i, round); },
+            [&](int64_t i, int lane) { warp_rules::flip(I, S, in, i, round, lane); });
+}
+
+__global__ void settle_kernel(Inst I, State S, int in, RoundParams P, int warp) {
+  over_list(S, in, warp, [&](int64_t i) { settle(I, S, in, i, P); },
+            [&](int64_t i, int lane) { warp_rules::settle(I, S, in, i, P, lane); });
 }
 
 __global__ void end_round_kernel(State S, int in) { end_round(S, in); }
@@ -96,6 +109,9 @@ class GpuBackend {
     if (host_) cudaFreeHost(host_);
   }
 
+  // Rounds with a warp per violated entry while the list is short (work in
+  // progress; WeightedOptions::warp_rounds).
+  void set_warp(bool on) { warp_ = on ? 1 : 0; }
   // The instance walked from now on (same n and m; MC-SAT swaps weights).
   void set_instance(const Inst& I) { I_ = I; }
 
@@ -124,9 +140,9 @@ class GpuBackend {
     for (int64_t r = first; r < first + count; ++r) {
       const int in = static_cast<int>(r & 1);
       P.round = r;
-      propose_kernel<<<list_blocks_, 256>>>(I_, S_, in, P);
-      flip_kernel<<<list_blocks_, 256>>>(I_, S_, in, r);
-      settle_kernel<<<list_blocks_, 256>>>(I_, S_, in, P);
+      propose_kernel<<<list_blocks_, 256>>>(I_, S_, in, P, warp_);
+      flip_kernel<<<list_blocks_, 256>>>(I_, S_, in, r, warp_);
+      settle_kernel<<<list_blocks_, 256>>>(I_, S_, in, P, warp_);
       end_parts_kernel<<<part_blocks_, 256>>>(S_, P);
       copy_best_kernel<<<atom_blocks_, 256>>>(S_, best_.get(), n_);
       smooth_frozen_kernel<<<list_blocks_, 256>>>(I_, S_, keep);
@@ -201,6 +217,7 @@ class GpuBackend {
   }
 
   int32_t n_ = 0;
+  int warp_ = 0;
   uint8_t* truth_ptr_ = nullptr;
   std::unique_ptr<DevInstanceStore> store_;
   DeviceArray<uint8_t> truth_, best_, bump_;

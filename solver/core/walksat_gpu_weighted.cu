@@ -1,5 +1,7 @@
 // GPU design (c): the weighted walk (walk_weighted_rules.hpp) as kernels
 // (walk_weighted_gpu.cuh).
+#include <cstdlib>
+
 #include "walk_weighted_gpu.cuh"
 
 namespace mln::solver::gpu_detail {
@@ -9,6 +11,9 @@ WalkOutcome walksat_gpu_weighted(const WalkInstance& in, const std::vector<uint8
                                  const GpuWalkOptions& g) {
   const int32_t parts = weighted::count_parts(in, g.part_of_atom);
   weighted_gpu::GpuBackend b(in, init, g.part_of_atom, parts);
+  bool warp = g.weighted.warp_rounds;
+  if (const char* e = std::getenv("MLN_WALK_WARP")) warp = std::atoi(e) != 0;  // tuning runs
+  b.set_warp(warp);
   return weighted::run(b, in, p, g.weighted, g.target_cost_fixed);
 }
 

@@ -124,6 +124,23 @@ TEST(WeightedWalk, GpuFindsTheOptimumAsOftenAsTheCpuWalks) {
   EXPECT_GE(g, static_cast<int>(cs.size()) - 1) << "GPU misses:" << miss_g;
 }
 
+// The same with rounds by warps while the violated list is short (work in
+// progress, walk_weighted_warp.cuh).
+TEST(WeightedWalk, GpuWarpRoundsFindTheOptimumAsOftenAsTheCpuWalks) {
+  if (!have_gpu_or_fail()) return;
+  const std::vector<Case> cs = cases();
+  SolveOptions tuffy = walk_only();
+  tuffy.device = "cpu";
+  SolveOptions gpu = walk_only();
+  gpu.device = "gpu";
+  gpu.gpu_design = "weighted";
+  gpu.weighted.warp_rounds = true;
+  std::string miss_t, miss_g;
+  const int t = optimum_hits(cs, tuffy, &miss_t), g = optimum_hits(cs, gpu, &miss_g);
+  EXPECT_GE(g, t) << "GPU misses:" << miss_g << "; MaxWalkSAT misses:" << miss_t;
+  EXPECT_GE(g, static_cast<int>(cs.size()) - 1) << "GPU misses:" << miss_g;
+}
+
 // Many small components side by side (copies of small networks, each with
 // its own atoms and its brute-force optimum).
 struct Copies {
