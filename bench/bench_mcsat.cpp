@@ -98,6 +98,7 @@ void run(benchmark::State& state, const std::string& device, int threads, int ch
 void run_warm(benchmark::State& state, const std::string& device, int64_t a) {
   const mln::Network& net = instance(state.range(0));
   MarginalOptions o = bench_options(device, 1, 0);
+  o.gpu_one_chain_min_clauses = 0;  // device "gpu": the one-chain sampler at every size
   double t1 = 0, t2 = 0;
   int64_t counted = 0, flips = 0;
   for (auto _ : state) {

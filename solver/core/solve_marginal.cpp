@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <limits>
 #include <memory>
@@ -260,6 +261,8 @@ MarginalResult solve_marginal(const mln::Network& net, const MarginalOptions& op
   // Queues, largest component first (the component order already is);
   // a sampled CPU component is one task per chain.
   std::vector<Task> cpu_q, gpu_q;
+  int64_t one_chain_min = opts.gpu_one_chain_min_clauses;
+  if (const char* e = std::getenv("MLN_MCSAT_ONE_CHAIN_MIN_CLAUSES")) one_chain_min = std::atoll(e);  // tuning runs
   int64_t scheduled = 0;
   run.comp.resize(run.comps.count);
   for (int32_t k = 0; k < run.comps.count; ++k) {
@@ -279,7 +282,7 @@ MarginalResult solve_marginal(const mln::Network& net, const MarginalOptions& op
       // large component and few samples when `chains` is left to us
       // (marginal.hpp).
       const bool few = opts.samples < opts.gpu_min_samples;
-      c.one_chain = gpu_on && few && opts.chains == 0 && run.comps.num_clauses(k) >= opts.gpu_one_chain_min_clauses;
+      c.one_chain = gpu_on && few && opts.chains == 0 && run.comps.num_clauses(k) >= one_chain_min;
       c.on_gpu = gpu_on && (opts.device == "gpu" || (n >= opts.gpu_min_atoms && !few) || c.one_chain);
       c.chains = static_cast<int>(std::min<int64_t>(opts.chains > 0 ? opts.chains : 1, opts.samples));
       if (c.on_gpu) {
