@@ -413,7 +413,7 @@ McsatOutcome mcsat_parallel_gpu(const WalkInstance& in, const std::vector<uint8_
   if (per_sm < 1) throw GpuError("mcsat_parallel_gpu: the step kernel does not fit on an SM");
   int bps = po.blocks_per_sm;
   if (const char* e = std::getenv("MLN_MCSAT_BLOCKS_PER_SM")) bps = std::atoi(e);  // tuning runs
-  const int blocks = sms * std::min(per_sm, std::max(1, bps));
+  const int blocks = sms * (bps > 0 ? std::min(per_sm, bps) : per_sm);
   const auto t_steps = std::chrono::steady_clock::now();
   unsigned long long o[10] = {};
   int64_t batch = 1, done = 0;
