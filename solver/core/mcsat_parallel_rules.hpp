@@ -71,17 +71,21 @@ struct RoundParams {
 // Whether clause c costs nothing (MC-SAT's "satisfied").
 MLN_HD inline bool sat(const Inst& I, const State& S, int64_t c) { return !weighted::costly(I.w[c], S.tc[c]); }
 
+// Change in whether alive clause c (weight w, t true literals) is violated
+// if the atom of occurrence o takes value v.
+MLN_HD inline int32_t delta_term(uint32_t o, uint32_t v, int32_t t, int64_t w) {
+  const bool becomes_true = (o & 1) == v;
+  if (w > 0) return becomes_true ? -(t == 0) : (t == 1);
+  return becomes_true ? (t == 0) : -(t == 1);
+}
+
 // Change in the number of violated alive clauses if atom a flipped.
 MLN_HD inline int32_t delta(const Inst& I, const State& S, uint32_t a) {
   int32_t d = 0;
   const uint32_t v = S.truth[a] ^ 1u;
   for (int64_t k = I.occ_off[a]; k < I.occ_off[a + 1]; ++k) {
     const uint32_t o = I.occ[k], c = o >> 1;
-    if (!S.alive[c]) continue;
-    const bool becomes_true = (o & 1) == v;
-    const int32_t t = S.tc[c];
-    if (I.w[c] > 0) d += becomes_true ? -(t == 0) : (t == 1);
-    else d += becomes_true ? (t == 0) : -(t == 1);
+    if (S.alive[c]) d += delta_term(o, v, S.tc[c], I.w[c]);
   }
   return d;
 }
@@ -178,12 +182,21 @@ MLN_HD inline void flip_walk(const Inst& I, const State& S, int in, int64_t i, c
 }
 
 // Phase 2b: Metropolis proposals that won move with min(1, exp(-d * T)).
+// One pass over a's occurrences checks the claims and sums the delta (as
+// holds_alive and delta would): a's alive clauses change only if a moves.
 MLN_HD inline void flip_sa(const Inst& I, const State& S, int in, uint32_t a, const RoundParams& P) {
   const unsigned long long pr = S.sa[a];
-  if (pr == 0 || !holds_alive(I, S, a, pr)) return;
+  if (pr == 0) return;
+  int32_t d = 0;
+  const uint32_t v = S.truth[a] ^ 1u;
+  for (int64_t k = I.occ_off[a]; k < I.occ_off[a + 1]; ++k) {
+    const uint32_t o = I.occ[k], c = o >> 1;
+    if (!S.alive[c]) continue;
+    if (load_u64(&S.claim[c]) != pr) return;
+    d += delta_term(o, v, S.tc[c], I.w[c]);
+  }
   const uint32_t mark = static_cast<uint32_t>(P.round + 1);
   if (atomic_exch_u32(&S.stamp[a], mark) == mark) return;  // moved by a WalkSAT proposal already
-  const int32_t d = delta(I, S, a);
   if (d > 0) {
     Rng rng(derive_seed(P.seed ^ (static_cast<uint64_t>(P.round) * 0x3C6EF372FE94F82Bull), a) | 1);
     if (!(rng.uniform() < std::exp(-d * P.sa_temperature))) return;
@@ -204,7 +217,8 @@ MLN_HD inline void settle_viol(const Inst& I, const State& S, int in, int64_t i)
 // Phase 3b, atom a: its Metropolis claims cleared.
 MLN_HD inline void settle_sa(const Inst& I, const State& S, uint32_t a) {
   if (S.sa[a] == 0) return;
-  for (int64_t k = I.occ_off[a]; k < I.occ_off[a + 1]; ++k) store_u64(&S.claim[I.occ[k] >> 1], 0);
+  for (int64_t k = I.occ_off[a]; k < I.occ_off[a + 1]; ++k)
+    if (S.alive[I.occ[k] >> 1]) store_u64(&S.claim[I.occ[k] >> 1], 0);  // claim_alive's
 }
 
 }  // namespace mln::solver::mcsat_parallel
