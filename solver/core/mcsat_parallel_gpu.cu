@@ -149,52 +149,47 @@ __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
     int64_t r = 0;
     uint32_t still = 0;
     weighted::RoundParams Pw = A.Pw;
-    // Three grid barriers a round: the previous round's bookkeeping (its
-    // list's count and this round's flip count reset) is done by thread 0
-    // during the propose phase, which reads neither; the freeze flag is set
-    // during settle, which does not read it.
     for (; r < A.max_rounds; ++r, ++R) {
       const int in = static_cast<int>(r & 1);
       const int64_t nv = static_cast<int64_t>(weighted::load_u64(&W.ctr[weighted::kViol0 + in]));
       if (nv == 0) break;
       Pw.round = R;
       W.pflips = A.wflips + in;
-      if (tid == 0) {
-        W.ctr[weighted::kViol0 + (in ^ 1)] = 0;  // consumed by the previous round
-        A.wflips[in] = 0;
-      }
       // A warp per entry shortens each entry's chain of loads (~3 deep
       // instead of ~30) but gives each warp 32x the entries: worth it while
       // the list is short, which is most of the rounds (the tail).
       const int64_t NW = T >> 5;
-      const bool by_warp = A.warp && nv <= 8 * NW;
-      const int lane = static_cast<int>(threadIdx.x & 31);
-      const int64_t wid = tid >> 5;
-      if (by_warp)
+      if (A.warp && nv <= 8 * NW) {
+        const int lane = static_cast<int>(threadIdx.x & 31);
+        const int64_t wid = tid >> 5;
         for (int64_t i = wid; i < nv; i += NW) warp_rules::propose(A.Im, W, in, i, Pw, lane);
-      else
-        for (int64_t i = tid; i < nv; i += T) weighted::propose(A.Im, W, in, i, Pw);
-      g.sync();
-      if (by_warp)
+        g.sync();
         for (int64_t i = wid; i < nv; i += NW) warp_rules::flip(A.Im, W, in, i, R, lane);
-      else
+        g.sync();
+        for (int64_t i = wid; i < nv; i += NW) warp_rules::settle(A.Im, W, in, i, Pw, lane);
+        g.sync();
+      } else {
+        for (int64_t i = tid; i < nv; i += T) weighted::propose(A.Im, W, in, i, Pw);
+        g.sync();
         for (int64_t i = tid; i < nv; i += T) weighted::flip(A.Im, W, in, i, R);
-      g.sync();
+        g.sync();
+        for (int64_t i = tid; i < nv; i += T) weighted::settle(A.Im, W, in, i, Pw);
+        g.sync();
+      }
       // Freezing (walk_weighted_rules.hpp's end_part, one part): every
       // thread tracks the same count of rounds without a flip.
       still = *reinterpret_cast<volatile uint32_t*>(A.wflips + in) == 0 ? still + 1 : 0;
       const bool frozen = still >= Pw.freeze_rounds;
-      if (tid == 0) W.pfrozen[0] = frozen;
-      if (by_warp)
-        for (int64_t i = wid; i < nv; i += NW) warp_rules::settle(A.Im, W, in, i, Pw, lane);
-      else
-        for (int64_t i = tid; i < nv; i += T) weighted::settle(A.Im, W, in, i, Pw);
-      g.sync();
-      if (frozen) {  // the same on every thread
+      if (frozen) {
         still = 0;
         for (int64_t c = tid; c < m; c += T) weighted::smooth_clause(A.Im, W, c, A.smooth_keep);
-        g.sync();
       }
+      if (tid == 0) {
+        W.pfrozen[0] = frozen;
+        W.ctr[weighted::kViol0 + in] = 0;
+        A.wflips[in ^ 1] = 0;
+      }
+      g.sync();
     }
     const bool reached = load_zero(&W.ctr[weighted::kViol0 + (r & 1)]);
     if (tid == 0) {
@@ -213,17 +208,9 @@ __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
     for (int64_t a = tid; a < n; a += T) A.good[a] = A.S.truth[a];
     g.sync();
     mp::RoundParams Ps = A.Ps;
-    // Four grid barriers a round: the previous round's bookkeeping (its
-    // list's count reset; the state kept if it satisfies M) is done during
-    // the propose phase, which changes neither the state nor that count.
     for (int64_t j = 0; j < A.after; ++j, ++R) {
       const int l = static_cast<int>(j & 1);
       const int64_t nv = static_cast<int64_t>(weighted::load_u64(&A.S.ctr[kViol0 + l]));
-      if (j > 0) {
-        if (nv == 0)
-          for (int64_t a = tid; a < n; a += T) A.good[a] = A.S.truth[a];
-        if (tid == 0) A.S.ctr[kViol0 + (l ^ 1)] = 0;
-      }
       Ps.round = R;
       for (int64_t i = tid; i < nv; i += T) mp::propose_walk(A.I, A.S, l, i, Ps);
       for (int64_t a = tid; a < n; a += T) mp::propose_sa(A.I, A.S, static_cast<uint32_t>(a), Ps);
@@ -234,6 +221,10 @@ __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
       g.sync();
       for (int64_t i = tid; i < nv; i += T) mp::settle_viol(A.I, A.S, l, i);
       for (int64_t a = tid; a < n; a += T) mp::settle_sa(A.I, A.S, static_cast<uint32_t>(a));
+      g.sync();
+      if (load_zero(&A.S.ctr[kViol0 + (l ^ 1)]))
+        for (int64_t a = tid; a < n; a += T) A.good[a] = A.S.truth[a];
+      if (tid == 0) A.S.ctr[kViol0 + l] = 0;
       g.sync();
     }
     if (!load_zero(&A.S.ctr[kViol0 + (A.after & 1)])) {  // M left violated: back to the last state in SAT(M)
