@@ -14,6 +14,7 @@
 #   MLN_RACE_SECONDS=N            every walk's budget (default by size: 10 s up to
 #                                 10^6 clauses, 30 s up to 10^7, 60 s above)
 #   MLN_RACE_ARGS="key=value ..." extra mln_walk_race settings for every walk
+#   MLN_MAP_DEBUG=1               keeps each walk's phase times (OUT_DIR/walk-<load>-<path>.err)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/bench/cli_log.sh"
@@ -73,6 +74,7 @@ for l in $loads; do
     F[$p]=$(awk '$1 == "final" { print $3 }' "$tr")
     T[$p]=$(reach "$tr" "${F[$p]}")
     echo "$l $p: final ${F[$p]} reached at ${T[$p]:-?} s (budget $secs s)" >&2
+    [ -n "${MLN_MAP_DEBUG:-}" ] && cp "$d/$p.err" "$out/walk-$w-$n-$p.err"  # solve_map's phase times
   done
   at=-; sooner=-
   fast=gpu; [ -n "${F[gpu]:-}" ] || fast=wcpu

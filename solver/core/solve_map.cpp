@@ -3,9 +3,12 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "components.hpp"
@@ -69,6 +72,16 @@ struct Run {
   std::atomic<int> partitions{0};
 
   const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  // MLN_MAP_DEBUG=1: phase times on stderr (docs/solver.md), for finding
+  // where a large network's seconds go.
+  const bool debug = std::getenv("MLN_MAP_DEBUG") != nullptr;
+  std::mutex debug_mu;
+  void mark(const std::string& what) {
+    if (!debug) return;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::lock_guard<std::mutex> lock(debug_mu);
+    std::fprintf(stderr, "[solve_map %8.4f s] %s\n", s, what.c_str());
+  }
 
   Run(const mln::Network& n, const SolveOptions& o)
       : net(n), opts(o), comps(find_components(n)), stop(o.cancel, o.timeout_s), sink(o.progress, comps.count, o.progress_interval_s) {}
@@ -86,7 +99,10 @@ struct Run {
   // enough (CPU fallback on any CUDA failure), CPU otherwise.
   std::vector<uint8_t> solve_piece(int32_t k, bool on_gpu, const mln::Network& sub, const std::vector<uint8_t>& init,
                                    int64_t flips, uint64_t seed) {
+    const bool big = debug && sub.clauses.size() >= 100000;
     WalkInstance inst = build_walk_instance(sub);
+    if (big) mark("component " + std::to_string(k) + ": walk instance built (" + std::to_string(inst.n) + " atoms, " +
+                  std::to_string(inst.m) + " clauses)");
     WalkParams p;
     p.flips_per_try = flips;
     p.max_tries = opts.max_tries;
@@ -193,6 +209,7 @@ struct Run {
       }
       cpu_used = true;
     }
+    if (big) mark("component " + std::to_string(k) + ": walked (" + std::to_string(out.flips) + " flips)");
     std::vector<uint8_t> best(out.best.size() + 1, 0);
     std::copy(out.best.begin(), out.best.end(), best.begin() + 1);
     return best;
@@ -480,9 +497,11 @@ struct Run {
     // clause (~0.5 GB at 17.8M clauses) only to get the same network back.
     SubNetwork sub;
     const bool whole = whole_network(k);
+    const bool big = debug && comps.num_clauses(k) >= 100000;
     if (!whole)
       sub = extract_subnetwork(net, atoms, comps.clauses.data() + comps.clause_off[k], comps.num_clauses(k),
                                comps.index_in_comp, nullptr);
+    if (big) mark("component " + std::to_string(k) + (whole ? ": the whole network" : ": extracted"));
     const mln::Network& piece_net = whole ? net : sub.net;
     const uint64_t seed = derive_seed(opts.seed, static_cast<uint64_t>(k));
     const std::vector<uint8_t> init = initial_state(k);
@@ -511,6 +530,7 @@ struct Run {
     }
     bool defer = false;
     comp_bound[k] = bound_component(k, piece_net, n, enumerated, best, &defer) + sub.constant_cost;
+    if (big) mark("component " + std::to_string(k) + ": bound");
     if (defer) {
       std::lock_guard<std::mutex> lock(batch_mu);
       batch.push_back({k, piece_net, atoms, sub.constant_cost});
@@ -519,6 +539,7 @@ struct Run {
     comp_cost[k] = total_cost(piece_net.clauses, best) + sub.constant_cost;
     comp_done[k] = 1;
     sink.report(k, comp_cost[k], 0);
+    if (big) mark("component " + std::to_string(k) + ": done");
   }
 };
 
@@ -530,6 +551,8 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   validate(net, opts);
   Run run(net, opts);
+  run.mark("components: " + std::to_string(run.comps.count) + " found in " +
+           std::to_string(std::chrono::duration<double>(run.t0 - t0).count()) + " s (before this clock)");
   SolveResult res;
   res.truth.assign(static_cast<size_t>(net.num_atoms) + 1, 0);
   res.components = run.comps.count;
@@ -588,6 +611,8 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
     all.insert(all.end(), gpu_q.begin(), gpu_q.end());
     run.seed_progress(all);
   }
+  run.mark("queues: " + std::to_string(cpu_q.size()) + " on CPU threads, " + std::to_string(gpu_q.size()) + " on the GPU, " +
+           std::to_string(gpu_batches.size()) + " GPU batches");
   std::exception_ptr failure;
   std::mutex fail_mu;
   // Worker loop: takes components from a shared queue until it is empty.
@@ -611,9 +636,13 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   if (!gpu_q.empty() || !gpu_batches.empty())
     pool.emplace_back([&] {
       work(gpu_q, next_gpu, true);
+      run.mark("GPU queue done");
       try {
         for (const auto& b : gpu_batches)
-          if (!run.stop.should_stop()) run.solve_gpu_batch(b, res.truth);
+          if (!run.stop.should_stop()) {
+            run.solve_gpu_batch(b, res.truth);
+            run.mark("GPU batch of " + std::to_string(b.size()) + " components done");
+          }
       } catch (...) {
         std::lock_guard<std::mutex> lock(fail_mu);
         if (!failure) failure = std::current_exception();
@@ -621,9 +650,12 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
     });
   for (int t = 1; t < nthreads; ++t) pool.emplace_back(work, std::cref(cpu_q), std::ref(next_cpu), false);
   if (nthreads >= 1) work(cpu_q, next_cpu, false);
+  run.mark("CPU queue taken");
   for (auto& th : pool) th.join();
+  run.mark("all components walked");
   if (failure) std::rethrow_exception(failure);
   run.solve_batched(res.truth);
+  run.mark("batched exact path");
 
   // Totals over the solved components (Tuffy reports exactly this sum).
   const auto& cs = net.clauses;
@@ -648,6 +680,7 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
       if (cs.weights[c] >= kHardThreshold) ++res.hard_violated;
     }
   }
+  run.mark("totals");
   res.flips = run.sink.flips();
   res.partitions = run.partitions.load();
   res.device_used = run.gpu_used && run.cpu_used ? "cpu+gpu" : run.gpu_used ? "gpu" : "cpu";
