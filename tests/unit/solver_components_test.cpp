@@ -1,12 +1,15 @@
 // Components, sub-networks, METIS partitions and Gauss-Seidel.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
 #include <set>
 
 #include "core/components.hpp"
 #include "core/instance_gen.hpp"
 #include "core/maxwalksat.hpp"
 #include "core/partition.hpp"
+#include "core/rng.hpp"
 #include "solver_test_util.hpp"
 #include "core/subnetwork.hpp"
 
@@ -46,6 +49,85 @@ TEST(SolverComponents, KnownGraph) {
       for (int64_t i = net.clauses.offsets[cl]; i < net.clauses.offsets[cl + 1]; ++i)
         EXPECT_EQ(c.comp_of_atom[std::abs(net.clauses.lits[i])], k);
     }
+}
+
+// A network large enough for find_components' threads (>= 100,000
+// clauses): one giant component and many small ones, their atoms shuffled
+// so that the components interleave, plus empty and unit clauses.  The
+// answer must be the serial definition's exactly: components by Tuffy's
+// estimate (ties by smallest atom), atoms and clauses ascending.
+TEST(SolverComponents, ThreadedMatchesTheSerialDefinitionOnALargeNetwork) {
+  Rng rng(77);
+  const int32_t n = 120000;
+  std::vector<int32_t> perm(n);
+  for (int32_t i = 0; i < n; ++i) perm[i] = i + 1;
+  for (int32_t i = n - 1; i > 0; --i) std::swap(perm[i], perm[rng.below(static_cast<uint32_t>(i + 1))]);
+  mln::Network net;
+  net.num_atoms = n;
+  // Blocks of consecutive positions: the first 40,000 one block, the rest
+  // of 1-40 positions; clauses draw atoms within a block.
+  int32_t lo = 0;
+  while (lo < n) {
+    const int32_t size = lo == 0 ? 40000 : std::min<int32_t>(n - lo, 1 + static_cast<int32_t>(rng.below(40)));
+    const int32_t clauses = size == 1 ? 1 : 2 * size + static_cast<int32_t>(rng.below(3));
+    for (int32_t c = 0; c < clauses; ++c) {
+      const int len = 1 + static_cast<int>(rng.below(3));
+      std::vector<int32_t> lits;
+      for (int i = 0; i < len; ++i) {
+        const int32_t a = perm[lo + static_cast<int32_t>(rng.below(static_cast<uint32_t>(size)))];
+        lits.push_back(rng.below(2) ? a : -a);
+      }
+      add_clause(net, lits, 1.0);
+    }
+    if (rng.below(50) == 0) add_clause(net, {}, 2.0);
+    lo += size;
+  }
+  ASSERT_GE(net.clauses.size(), 100000u);
+  // The serial definition.
+  std::vector<int32_t> parent(n + 1);
+  for (int32_t i = 0; i <= n; ++i) parent[i] = i;
+  std::function<int32_t(int32_t)> find = [&](int32_t x) { return parent[x] == x ? x : parent[x] = find(parent[x]); };
+  const auto& cs = net.clauses;
+  for (size_t c = 0; c < cs.size(); ++c)
+    for (int64_t i = cs.offsets[c] + 1; i < cs.offsets[c + 1]; ++i) {
+      int32_t a = find(std::abs(cs.lits[cs.offsets[c]])), b = find(std::abs(cs.lits[i]));
+      if (a != b) parent[std::max(a, b)] = std::min(a, b);  // root = smallest atom
+    }
+  std::vector<int64_t> est(n + 1, 0);
+  for (int32_t a = 1; a <= n; ++a) est[find(a)] += 116;
+  for (size_t c = 0; c < cs.size(); ++c) {
+    const int64_t len = cs.offsets[c + 1] - cs.offsets[c];
+    if (len > 0) est[find(std::abs(cs.lits[cs.offsets[c]]))] += 108 + 4 * len;
+  }
+  std::vector<int32_t> roots;
+  for (int32_t a = 1; a <= n; ++a)
+    if (find(a) == a) roots.push_back(a);
+  std::sort(roots.begin(), roots.end(), [&](int32_t x, int32_t y) { return est[x] != est[y] ? est[x] > est[y] : x < y; });
+  std::vector<int32_t> comp(n + 1, -1);
+  for (size_t k = 0; k < roots.size(); ++k) comp[roots[k]] = static_cast<int32_t>(k);
+  std::vector<std::vector<int32_t>> atoms(roots.size());
+  std::vector<std::vector<int64_t>> clauses(roots.size());
+  std::vector<int64_t> empty;
+  for (int32_t a = 1; a <= n; ++a) atoms[comp[find(a)]].push_back(a);
+  for (size_t c = 0; c < cs.size(); ++c) {
+    if (cs.offsets[c + 1] == cs.offsets[c]) empty.push_back(static_cast<int64_t>(c));
+    else clauses[comp[find(std::abs(cs.lits[cs.offsets[c]]))]].push_back(static_cast<int64_t>(c));
+  }
+
+  const Components got = find_components(net);
+  ASSERT_EQ(got.count, static_cast<int32_t>(roots.size()));
+  EXPECT_EQ(got.empty_clauses, empty);
+  for (int32_t k = 0; k < got.count; ++k) {
+    ASSERT_EQ(std::vector<int32_t>(got.atoms.begin() + got.atom_off[k], got.atoms.begin() + got.atom_off[k + 1]), atoms[k])
+        << "component " << k;
+    ASSERT_EQ(std::vector<int64_t>(got.clauses.begin() + got.clause_off[k], got.clauses.begin() + got.clause_off[k + 1]),
+              clauses[k])
+        << "component " << k;
+    for (size_t i = 0; i < atoms[k].size(); ++i) {
+      ASSERT_EQ(got.comp_of_atom[atoms[k][i]], k);
+      ASSERT_EQ(got.index_in_comp[atoms[k][i]], static_cast<int32_t>(i + 1));
+    }
+  }
 }
 
 TEST(SolverComponents, SubNetworkHoldsForeignAtomsFixed) {
