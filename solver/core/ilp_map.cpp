@@ -2,6 +2,7 @@
 // See ilp_map.hpp for the formulation.
 #include "ilp_map.hpp"
 
+#include "network_cost.hpp"
 #include "rng.hpp"
 
 #include <algorithm>
@@ -62,7 +63,11 @@ double unit_bound(const mln::Network& net) {
   // cost_if_true[a] / cost_if_false[a]: unit-clause cost of each value.
   std::vector<double> if_true(static_cast<size_t>(net.num_atoms) + 1, 0.0), if_false(if_true.size(), 0.0);
   double bound = 0;
-  for (size_t c = 0; c < cs.size(); ++c) {
+  // The empty and unit clauses (few) found on threads, then summed in
+  // clause order as one serial pass would.
+  const std::vector<int64_t> short_clauses = select_clauses(
+      static_cast<int64_t>(cs.size()), [&](int64_t c) { return cs.offsets[c + 1] - cs.offsets[c] <= 1; });
+  for (const int64_t c : short_clauses) {
     const int64_t len = cs.offsets[c + 1] - cs.offsets[c];
     const double w = cs.weights[c];
     if (len == 0) {

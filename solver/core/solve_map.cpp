@@ -14,6 +14,7 @@
 #include "components.hpp"
 #include "ilp_map.hpp"
 #include "maxwalksat.hpp"
+#include "network_cost.hpp"
 #include "partition.hpp"
 #include "rng.hpp"
 #include "subnetwork.hpp"
@@ -244,13 +245,13 @@ struct Run {
     // The LP relaxation first: it is cheap, and on many MLNs (RC among
     // them) as high as the walk's cost, which proves the answer.
     // Its rounded solution is an answer too, optimal when the LP is integral.
-    double cost = total_cost(pn.clauses, best);
+    double cost = total_cost_threads(pn.clauses, best);
     double bound;
     if (m <= opts.lp_bound_max_clauses && ilp_available() && !stop.should_stop()) {
       LpOutcome lp = lp_relaxation(pn, opts.lp_seconds, &stop);
       bound = lp.bound;
       if (lp.solved && opts.solver == "auto") {  // "walksat" and "ilp" keep their own answers
-        const double c = total_cost(pn.clauses, lp.state);
+        const double c = total_cost_threads(pn.clauses, lp.state);
         if (c < cost) {
           cost = c;
           best = std::move(lp.state);
@@ -536,7 +537,7 @@ struct Run {
       batch.push_back({k, piece_net, atoms, sub.constant_cost});
     }
     for (size_t i = 0; i < atoms.size(); ++i) truth[atoms[i]] = best[i + 1];
-    comp_cost[k] = total_cost(piece_net.clauses, best) + sub.constant_cost;
+    comp_cost[k] = total_cost_threads(piece_net.clauses, best) + sub.constant_cost;
     comp_done[k] = 1;
     sink.report(k, comp_cost[k], 0);
     if (big) mark("component " + std::to_string(k) + ": done");
@@ -659,20 +660,32 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
 
   // Totals over the solved components (Tuffy reports exactly this sum).
   const auto& cs = net.clauses;
+  auto cost_of = [&](int64_t c) {
+    return clause_cost(&cs.lits[cs.offsets[c]], cs.offsets[c + 1] - cs.offsets[c], cs.weights[c], res.truth);
+  };
   for (int32_t k = 0; k < run.comps.count; ++k) {
     if (opts.skip_components_without_query && !run.comps.has_query[k]) continue;
     if (run.comp_done[k]) {
       res.cost += run.comp_cost[k];
       res.bound += run.comp_bound[k];
       res.proven_components += run.comp_proven[k];
-    }
-    for (int64_t j = run.comps.clause_off[k]; j < run.comps.clause_off[k + 1]; ++j) {
-      int64_t c = run.comps.clauses[j];
-      double cc = clause_cost(&cs.lits[cs.offsets[c]], cs.offsets[c + 1] - cs.offsets[c], cs.weights[c], res.truth);
-      if (!run.comp_done[k]) res.cost += cc;  // not reached before a stop: its all-false state
-      if (std::fabs(cs.weights[c]) >= kHardThreshold && cc > 0) ++res.hard_violated;
+    } else {  // not reached before a stop: its all-false state
+      for (int64_t j = run.comps.clause_off[k]; j < run.comps.clause_off[k + 1]; ++j) res.cost += cost_of(run.comps.clauses[j]);
     }
   }
+  // Violated hard clauses, on threads (every clause of the solved
+  // components).
+  const int64_t listed = static_cast<int64_t>(run.comps.clauses.size());
+  int64_t hard = 0;
+#pragma omp parallel for schedule(static) reduction(+ : hard) if (listed >= kCostChunk)
+  for (int64_t j = 0; j < listed; ++j) {
+    const int64_t c = run.comps.clauses[j];
+    if (std::fabs(cs.weights[c]) < kHardThreshold) continue;
+    const int32_t k = run.comps.comp_of_atom[std::abs(cs.lits[cs.offsets[c]])];
+    if (opts.skip_components_without_query && !run.comps.has_query[k]) continue;
+    if (cost_of(c) > 0) ++hard;
+  }
+  res.hard_violated += hard;
   for (int64_t c : run.comps.empty_clauses) {
     if (cs.weights[c] > 0) {
       res.cost += cs.weights[c];

@@ -151,7 +151,7 @@ WalkInstance build_walk_instance(const mln::Network& net) {
   // flip).  No fixed-point weight reaches 2^61 (fixed_point_scale), so 2^62
   // means "no clause is hard", which is then true.
   in.hard_fixed = static_cast<int64_t>(std::llround(std::min(kHardThreshold * in.scale, 0x1.0p62)));
-  in.cl_off.assign(cs.offsets.begin(), cs.offsets.end());
+  in.cl_off.resize(cs.offsets.size());
   in.cl_lit.resize(cs.lits.size());
   in.w.resize(in.m);
   // On OpenMP threads (RC with 10^5 papers: 17.8M clauses, 5.5M atoms at
@@ -167,6 +167,7 @@ WalkInstance build_walk_instance(const mln::Network& net) {
   const bool par = in.m >= 100000;
 #pragma omp parallel for schedule(static) reduction(max : max_len) reduction(|| : bad) if (par)
   for (int64_t c = 0; c < in.m; ++c) {
+    in.cl_off[c] = cs.offsets[c];
     in.w[c] = static_cast<int64_t>(std::llround(cs.weights[c] * in.scale));
     max_len = std::max(max_len, cs.offsets[c + 1] - cs.offsets[c]);
     for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
@@ -180,10 +181,11 @@ WalkInstance build_walk_instance(const mln::Network& net) {
       __atomic_fetch_add(&deg[a + 1], 1, __ATOMIC_RELAXED);
     }
   }
+  in.cl_off[in.m] = cs.offsets[in.m];
   if (bad) throw std::invalid_argument("walksat: literal out of range");
   in.max_clause_len = max_len;
   for (int32_t a = 0; a < in.n; ++a) deg[a + 1] += deg[a];
-  in.occ_off = deg;
+  in.occ_off.assign(deg.begin(), deg.end());
   in.occ.resize(in.cl_lit.size());
 #pragma omp parallel for schedule(static) if (par)
   for (int64_t c = 0; c < in.m; ++c)

@@ -4,6 +4,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "mln/network.hpp"
@@ -14,17 +17,43 @@ namespace mln::solver {
 // Tuffy's greedy throttling: an uphill flip is skipped with this probability.
 constexpr double kGreedyThrottle = 0.7;
 
+// A vector whose resize leaves new elements of trivial types unwritten
+// (no serial zero fill): build_walk_instance writes every element on
+// OpenMP threads, which also spreads the first touch of the pages.  At
+// 4.2M clauses (smokers, 10^6 people) the zero fills and their page faults
+// were ~0.1 s of the set-up on the H200 host.
+template <class T>
+struct UninitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitAllocator<U>;
+  };
+  UninitAllocator() = default;
+  template <class U>
+  UninitAllocator(const UninitAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible<U>::value) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+template <class T>
+using HostArray = std::vector<T, UninitAllocator<T>>;
+
 // The clauses of one (sub)network in the layout the search uses.  Weights
 // are fixed point (int64, scale 2^k): incremental make/break sums then stay
 // exact, with no floating-point drift in "delta > 0" tests.
 struct WalkInstance {
   int32_t n = 0;                   // atoms, 0-based here (network id - 1)
   int64_t m = 0;                   // clauses
-  std::vector<int64_t> cl_off;     // CSR over clauses, size m + 1
-  std::vector<uint32_t> cl_lit;    // atom << 1 | (literal is positive)
-  std::vector<int64_t> occ_off;    // CSR over atoms, size n + 1
-  std::vector<uint32_t> occ;       // clause << 1 | (literal is positive)
-  std::vector<int64_t> w;          // fixed-point weights (signed)
+  HostArray<int64_t> cl_off;       // CSR over clauses, size m + 1
+  HostArray<uint32_t> cl_lit;      // atom << 1 | (literal is positive)
+  HostArray<int64_t> occ_off;      // CSR over atoms, size n + 1
+  HostArray<uint32_t> occ;         // clause << 1 | (literal is positive)
+  HostArray<int64_t> w;            // fixed-point weights (signed)
   double scale = 1;                // fixed = round(weight * scale)
   int64_t hard_fixed = 0;          // kHardThreshold in fixed point
   int64_t max_clause_len = 0;

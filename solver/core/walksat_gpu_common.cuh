@@ -44,7 +44,8 @@ class DeviceArray {
     note_device_bytes(static_cast<std::ptrdiff_t>(bytes()));
   }
   // Copies a host vector in.
-  void upload(const std::vector<T>& v) {
+  template <class Alloc>
+  void upload(const std::vector<T, Alloc>& v) {
     resize(v.size());
     if (!v.empty()) MLN_CUDA_TRY(cudaMemcpy(p_, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
   }
