@@ -487,11 +487,43 @@ struct Run {
     for (int64_t x = 0; x < nk; ++x) sink.start(ks[x], c[x]);
   }
 
+  // Component k of at most kTinyAtoms atoms, enumerated straight from the
+  // network (solve_exact_tiny): what extraction, solve_piece's enumeration
+  // and bound_component would give it, the same costs summed in the same
+  // clause order.
+  void solve_tiny_component(int32_t k, std::vector<uint8_t>& truth) {
+    const int32_t* atoms = comps.atoms.data() + comps.atom_off[k];
+    const int n = static_cast<int>(comps.num_atoms(k));
+    const std::vector<uint8_t> init = initial_state(k);
+    uint32_t start = 0;
+    for (int i = 0; i < n; ++i) start |= static_cast<uint32_t>(init[i + 1] != 0) << i;
+    const int64_t* cls = comps.clauses.data() + comps.clause_off[k];
+    const int64_t m = comps.num_clauses(k);
+    const TinyExact r = solve_exact_tiny(net.clauses, cls, m, comps.index_in_comp, n, start);
+    cpu_used = true;
+    sink.report(k, r.best_cost, r.flips);
+    for (int i = 0; i < n; ++i) truth[atoms[i]] = static_cast<uint8_t>((r.best >> i) & 1);
+    const auto& cs = net.clauses;
+    double cost = 0;
+    for (int64_t j = 0; j < m; ++j)
+      cost += clause_cost(&cs.lits[cs.offsets[cls[j]]], cs.offsets[cls[j] + 1] - cs.offsets[cls[j]], cs.weights[cls[j]], truth);
+    comp_proven[k] = 1;
+    comp_bound[k] = cost;
+    comp_cost[k] = cost;
+    comp_done[k] = 1;
+    sink.report(k, cost, 0);
+  }
+
   // Solves component k and writes its best state into `truth`.
   // With `walked`, the component's state from a batched walk
   // (solve_gpu_batch) is used instead of walking it here.
   void solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth,
                        const std::vector<uint8_t>* walked = nullptr) {
+    if (!walked && comps.num_atoms(k) <= kTinyAtoms && enumerable(comps.num_atoms(k)) &&
+        comps.num_atoms(k) <= (on_gpu ? opts.gpu_partition_max_atoms : opts.partition_max_atoms)) {
+      solve_tiny_component(k, truth);
+      return;
+    }
     std::vector<int32_t> atoms(comps.atoms.begin() + comps.atom_off[k], comps.atoms.begin() + comps.atom_off[k + 1]);
     // A component that is the whole network (RC: one component holds every
     // atom and clause) is solved in place: extracting it would copy every

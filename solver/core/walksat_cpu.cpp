@@ -14,10 +14,9 @@ namespace mln::solver {
 
 namespace {
 
-// Largest power of two scale such that the summed |weight| stays below 2^61.
-double fixed_point_scale(const std::vector<double>& weights) {
-  double sum = 0;
-  for (double w : weights) sum += std::fabs(w);
+// Largest power of two scale such that `sum` (the summed |weight|) stays
+// below 2^61.
+double fixed_point_scale_of_sum(double sum) {
   int k = 40;
   while (k > -60 && std::ldexp(sum + 1.0, k) >= 0x1.0p61) --k;
   return std::ldexp(1.0, k);
@@ -145,7 +144,9 @@ WalkInstance build_walk_instance(const mln::Network& net) {
   in.n = net.num_atoms;
   in.m = static_cast<int64_t>(cs.size());
   if (in.m >= (int64_t{1} << 31)) throw std::length_error("walksat: more than 2^31 clauses in one (sub)network");
-  in.scale = fixed_point_scale(cs.weights);
+  double wsum = 0;
+  for (double w : cs.weights) wsum += std::fabs(w);
+  in.scale = fixed_point_scale_of_sum(wsum);
   // Clamped: with small weights the scale is up to 2^40 and 1e7 * 2^40
   // overflows int64 (llround gave LLONG_MIN, so -dontBreak refused every
   // flip).  No fixed-point weight reaches 2^61 (fixed_point_scale), so 2^62
@@ -196,6 +197,69 @@ WalkInstance build_walk_instance(const mln::Network& net) {
 #pragma omp parallel for schedule(dynamic, 1024) if (par)
   for (int32_t a = 0; a < n; ++a) std::sort(in.occ.begin() + in.occ_off[a], in.occ.begin() + in.occ_off[a + 1]);
   return in;
+}
+
+TinyExact solve_exact_tiny(const mln::ClauseSet& cs, const int64_t* clauses, int64_t m,
+                           const std::vector<int32_t>& local_of, int n, uint32_t init) {
+  if (n > kTinyAtoms) throw std::invalid_argument("solve_exact_tiny: too many atoms");
+  double sum = 0;
+  for (int64_t j = 0; j < m; ++j) sum += std::fabs(cs.weights[clauses[j]]);
+  const double scale = fixed_point_scale_of_sum(sum);
+  // Each clause as masks of the local atoms whose literal is positive /
+  // negative, and its fixed-point weight.
+  constexpr int kMax = 64;
+  uint32_t pos[kMax], neg[kMax];
+  int64_t w[kMax];
+  std::vector<uint32_t> pos_big, neg_big;
+  std::vector<int64_t> w_big;
+  uint32_t* P = pos;
+  uint32_t* N = neg;
+  int64_t* W = w;
+  if (m > kMax) {
+    pos_big.resize(m);
+    neg_big.resize(m);
+    w_big.resize(m);
+    P = pos_big.data();
+    N = neg_big.data();
+    W = w_big.data();
+  }
+  for (int64_t j = 0; j < m; ++j) {
+    const int64_t c = clauses[j];
+    P[j] = N[j] = 0;
+    for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
+      const int32_t l = cs.lits[i];
+      const uint32_t bit = 1u << (local_of[l > 0 ? l : -l] - 1);
+      if (l > 0) P[j] |= bit;
+      else N[j] |= bit;
+    }
+    W[j] = static_cast<int64_t>(std::llround(cs.weights[c] * scale));
+  }
+  const uint32_t all = (1u << n) - 1;
+  auto cost = [&](uint32_t s) {
+    int64_t total = 0;
+    for (int64_t j = 0; j < m; ++j) {
+      const bool any_true = (s & P[j]) || (~s & all & N[j]);
+      if (W[j] > 0 && !any_true) total += W[j];
+      else if (W[j] < 0 && any_true) total -= W[j];
+    }
+    return total;
+  };
+  TinyExact out;
+  uint32_t s = init;
+  int64_t best = cost(s);
+  out.best = s;
+  const uint32_t states = 1u << n;
+  for (uint32_t i = 1; i < states; ++i) {  // solve_exact_cpu's order
+    s ^= 1u << __builtin_ctz(i);
+    const int64_t c = cost(s);
+    if (c < best) {
+      best = c;
+      out.best = s;
+    }
+  }
+  out.flips = states - 1;
+  out.best_cost = static_cast<double>(best) / scale;
+  return out;
 }
 
 WalkOutcome solve_exact_cpu(const WalkInstance& in, const std::vector<uint8_t>& init) {

@@ -94,6 +94,22 @@ constexpr int32_t kExactMaxAtoms = 20;
 // for a dozen atoms, far cheaper than WalkSAT's tries.
 WalkOutcome solve_exact_cpu(const WalkInstance& inst, const std::vector<uint8_t>& init);
 
+// solve_exact_cpu for a component of at most kTinyAtoms atoms, read straight
+// from the parent network: clauses[0..m) are its clause ids, local_of maps
+// its atoms to 1..n, and bit i of a state is local atom i + 1.  The same
+// answer as extracting the component, building its instance and calling
+// solve_exact_cpu (the same fixed-point costs, the same Gray-code order from
+// `init`, ties kept at the earlier state), without their ~30 allocations:
+// smokers at 10^6 people has ~300,000 such components.
+constexpr int kTinyAtoms = 6;
+struct TinyExact {
+  uint32_t best = 0;         // the state
+  double best_cost = 0;      // its cost (fixed point / scale)
+  int64_t flips = 0;         // states visited after the first
+};
+TinyExact solve_exact_tiny(const mln::ClauseSet& cs, const int64_t* clauses, int64_t m,
+                           const std::vector<int32_t>& local_of, int n, uint32_t init);
+
 // Runs max_tries tries of WalkSAT from `init` (size n, 0/1 per atom); tries
 // after the first restart from the previous best (COPY_LOW).
 WalkOutcome walksat_cpu(const WalkInstance& inst, const std::vector<uint8_t>& init,

@@ -2,8 +2,12 @@
 // and the -dontBreak guard.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/maxwalksat.hpp"
+#include "core/rng.hpp"
 #include "solver_test_util.hpp"
+#include "core/subnetwork.hpp"
 #include "core/walksat_cpu.hpp"
 
 namespace mln::solver {
@@ -64,6 +68,56 @@ TEST(SolverExact, EnumerationMatchesBruteForce) {
     std::vector<uint8_t> truth(n + 1, 0);
     std::copy(out.best.begin(), out.best.end(), truth.begin() + 1);
     EXPECT_NEAR(total_cost(net.clauses, truth), testing::brute_force_min_cost(net), 1e-6) << "seed " << seed;
+  }
+}
+
+// solve_exact_tiny gives what solve_map gave a tiny component before it
+// existed: the component extracted (its atoms at scattered ids of a larger
+// network), its instance built, solve_exact_cpu from the same start; the
+// same state (ties included: the weights are small integers, so many
+// states tie) and the same cost.
+TEST(SolverExact, TinyEnumerationMatchesTheInstancePath) {
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    Rng rng(seed);
+    const int n = 1 + static_cast<int>(seed % kTinyAtoms);
+    const int32_t total = 40;
+    // The component's atoms: n distinct ids of 1..40, ascending.
+    std::vector<int32_t> atoms;
+    while (static_cast<int>(atoms.size()) < n) {
+      const int32_t a = 1 + static_cast<int32_t>(rng.below(total));
+      if (std::find(atoms.begin(), atoms.end(), a) == atoms.end()) atoms.push_back(a);
+    }
+    std::sort(atoms.begin(), atoms.end());
+    mln::Network net;
+    net.num_atoms = total;
+    const int m = 1 + static_cast<int>(rng.below(3 * n + 4));
+    for (int c = 0; c < m; ++c) {
+      std::vector<int32_t> lits;
+      for (int32_t a : atoms)
+        if (rng.below(3) == 0) lits.push_back(rng.below(2) ? a : -a);
+      if (lits.empty()) lits.push_back(atoms[rng.below(n)]);
+      const int choice = static_cast<int>(rng.below(6));
+      const double w = choice == 0 ? 0.0 : choice == 1 ? -1.0 : choice == 2 ? 1e8 : 1.0 + rng.below(3) * 0.5;
+      add_clause(net, lits, rng.below(4) == 0 ? -w : w);
+    }
+    std::vector<int64_t> cls(m);
+    for (int c = 0; c < m; ++c) cls[c] = c;
+    std::vector<int32_t> local_of(total + 1, 0);
+    for (int i = 0; i < n; ++i) local_of[atoms[i]] = i + 1;
+    std::vector<uint8_t> init(n);
+    uint32_t start = 0;
+    for (int i = 0; i < n; ++i) {
+      init[i] = static_cast<uint8_t>(rng.below(2));
+      start |= static_cast<uint32_t>(init[i]) << i;
+    }
+    SubNetwork sub = extract_subnetwork(net, atoms, cls.data(), cls.size(), local_of, nullptr);
+    const WalkOutcome want = solve_exact_cpu(build_walk_instance(sub.net), init);
+    const TinyExact got = solve_exact_tiny(net.clauses, cls.data(), m, local_of, n, start);
+    uint32_t want_state = 0;
+    for (int i = 0; i < n; ++i) want_state |= static_cast<uint32_t>(want.best[i] != 0) << i;
+    EXPECT_EQ(got.best, want_state) << "seed " << seed;
+    EXPECT_EQ(got.best_cost, want.best_cost) << "seed " << seed;
+    EXPECT_EQ(got.flips, want.flips) << "seed " << seed;
   }
 }
 
