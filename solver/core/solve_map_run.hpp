@@ -1,0 +1,149 @@
+// solve_map's shared run state (solve_map.cpp schedules the components;
+// solve_map_walk.cpp solves one, solve_map_exact.cpp bounds and proves).
+// Internal to solve_map: no other caller.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "components.hpp"
+#include "ilp_map.hpp"
+#include "maxwalksat.hpp"
+#include "run_control.hpp"
+#include "walksat_cpu.hpp"
+
+namespace mln::solver::map_detail {
+
+// Everything the workers share while solving one network.
+struct Run {
+  const mln::Network& net;
+  const SolveOptions& opts;
+  Components comps;
+  StopToken stop;
+  ProgressSink sink;
+  double flips_per_atom = 100;
+  bool gpu_on = false;
+  std::vector<double> comp_cost;
+  std::vector<double> comp_bound;      // lower bound on each component's optimum
+  std::vector<uint8_t> comp_done;
+  std::vector<uint8_t> comp_proven;    // its answer is proven optimal
+  std::atomic<bool> walk_used{false}, ilp_used{false}, lp_used{false};
+  std::atomic<int64_t> ilp_micros{0};
+  std::atomic<bool> cpu_used{false}, gpu_used{false};
+  std::mutex warn_mu;
+  std::vector<std::string> warnings;
+  std::atomic<int> partitions{0};
+
+  const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  // MLN_MAP_DEBUG=1: phase times on stderr (docs/solver.md), for finding
+  // where a large network's seconds go.
+  const bool debug = std::getenv("MLN_MAP_DEBUG") != nullptr;
+  std::mutex debug_mu;
+  void mark(const std::string& what) {
+    if (!debug) return;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::lock_guard<std::mutex> lock(debug_mu);
+    std::fprintf(stderr, "[solve_map %8.4f s] %s\n", s, what.c_str());
+  }
+
+  Run(const mln::Network& n, const SolveOptions& o)
+      : net(n), opts(o), comps(find_components(n)), stop(o.cancel, o.timeout_s), sink(o.progress, comps.count, o.progress_interval_s) {}
+
+  // Whether a (sub)network of n atoms is solved by enumerating its states.
+  bool enumerable(int64_t n) const { return n <= std::min<int64_t>(opts.exact_max_atoms, kExactMaxAtoms); }
+
+  // Adds a warning (thread safe).
+  void warn(std::string w) {
+    std::lock_guard<std::mutex> lock(warn_mu);
+    warnings.push_back(std::move(w));
+  }
+
+  // Best state of one (sub)network of component k: GPU when asked and big
+  // enough (CPU fallback on any CUDA failure), CPU otherwise.
+  std::vector<uint8_t> solve_piece(int32_t k, bool on_gpu, const mln::Network& sub, const std::vector<uint8_t>& init,
+                                   int64_t flips, uint64_t seed);
+
+  // True if component k is the whole network with its ids unchanged: every
+  // atom and every clause (atoms and clauses are listed in ascending order
+  // within a component), each clause's literals sorted as extraction would
+  // leave them.
+  bool whole_network(int32_t k) const;
+
+  // A lower bound on the optimum of component k (network `pn`, n atoms)
+  // whose best state so far is `best`; runs the exact path where the
+  // solver asks for it, keeping its state in `best` when it is better, and
+  // marks the component proven when its answer is optimal.
+  // Sets *defer instead of running the exact path on a component small
+  // enough for the batch (solve_batched runs them all as one ILP).
+  double bound_component(int32_t k, const mln::Network& pn, int64_t n, bool enumerated, std::vector<uint8_t>& best,
+                         bool* defer);
+
+  // The exact path's time limit now: "ilp" until done or the job's
+  // timeout; "auto" what is left of ilp_seconds (a budget for the whole
+  // job), within the timeout.  A negative value: no time left.
+  double ilp_limit() const;
+
+  // The exact path on `pn` from `start` within ilp_limit(), timed into
+  // ilp_micros; false (r untouched) when no time is left.  cutting_plane:
+  // RockIt's rounds (they pay off where few of many clauses are ever
+  // violated) rather than one ILP over every clause.
+  bool run_exact(const mln::Network& pn, const std::vector<uint8_t>& start, bool cutting_plane, IlpOutcome& r);
+
+  // Components whose exact path waits for the batch.
+  struct Deferred {
+    int32_t k;
+    mln::Network net;            // the component as a network of its own
+    std::vector<int32_t> atoms;  // its local ids -> ids in the whole network
+    double constant_cost;
+  };
+  std::mutex batch_mu;
+  std::vector<Deferred> batch;
+  double batch_bound_extra = 0;  // what the batch's ILP proved beyond its components' own bounds
+
+  // The exact path over every deferred component at once: they are
+  // independent, so one ILP of their union has as optimum the sum of theirs,
+  // and one CBC run per cutting-plane round replaces one per component (on
+  // class, 180 small rounds cost about a second).
+  void solve_batched(std::vector<uint8_t>& truth);
+
+  // Components too small to fill the GPU (device "gpu", weighted design),
+  // solved together: one weighted walk over their union, each component a
+  // part with its own best state (walk_weighted.hpp), then each finished as
+  // solve_component would (bound, exact path).  One walk instead of one per
+  // component: on class ~100 components of 20-500 atoms, each of which
+  // alone is a few thousand rounds of near-empty kernel launches.  If the
+  // GPU fails, the components are walked on the CPU one by one.
+  void solve_gpu_batch(const std::vector<int32_t>& ks, std::vector<uint8_t>& truth);
+
+  // Component k's starting state (1-based over its atom list): coin flips
+  // from its own seed, or the network's given start.
+  std::vector<uint8_t> initial_state(int32_t k) const;
+
+  // Progress counts every component from the start, at the cost of its
+  // starting state, so that the reported total is the whole network's
+  // current cost (before, a component counted only once it had reported,
+  // and the total rose while components started).
+  // On OpenMP threads: one pass over the clauses (RC with 10^5 papers:
+  // 17.8M clauses).
+  void seed_progress(const std::vector<int32_t>& ks);
+
+  // Component k of at most kTinyAtoms atoms, enumerated straight from the
+  // network (solve_exact_tiny): what extraction, solve_piece's enumeration
+  // and bound_component would give it, the same costs summed in the same
+  // clause order.
+  void solve_tiny_component(int32_t k, std::vector<uint8_t>& truth);
+
+  // Solves component k and writes its best state into `truth`.
+  // With `walked`, the component's state from a batched walk
+  // (solve_gpu_batch) is used instead of walking it here.
+  void solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth,
+                       const std::vector<uint8_t>* walked = nullptr);
+};
+
+}  // namespace mln::solver::map_detail
