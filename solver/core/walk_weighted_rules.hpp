@@ -155,12 +155,13 @@ MLN_HD inline bool costly(int64_t w, int32_t t) { return (w > 0 && t == 0) || (w
 MLN_HD inline int64_t abs64(int64_t w) { return w < 0 ? -w : w; }
 
 // Gain of flipping atom a (> 0 is downhill) with clause c weighing
-// mag(c) (> 0) in type Acc.
+// mag(c) (> 0) in type Acc; with first and stride, the share of a's
+// occurrences first, first + stride, ... (a warp's lane: lane, 32).
 template <class Acc, class Mag>
-MLN_HD inline Acc gain(const Inst& I, const State& S, uint32_t a, Mag mag) {
+MLN_HD inline Acc gain(const Inst& I, const State& S, uint32_t a, Mag mag, int first = 0, int stride = 1) {
   const uint8_t ta = S.truth[a];
   Acc s = 0;
-  for (int64_t k = I.occ_off[a]; k < I.occ_off[a + 1]; ++k) {
+  for (int64_t k = I.occ_off[a] + first; k < I.occ_off[a + 1]; k += stride) {
     const uint32_t o = I.occ[k], c = o >> 1;
     const bool lit_true = (o & 1) == ta;
     const int32_t t = S.tc[c];
@@ -208,14 +209,23 @@ MLN_HD inline void smooth_clause(const Inst& I, const State& S, int64_t c, doubl
   S.dw[c] = base + keep * (S.dw[c] - base);
 }
 
-// Phase 1 for violated entry i of list `in`.
-MLN_HD inline void propose(const Inst& I, const State& S, int in, int64_t i, const RoundParams& P) {
+// Phase 1 for violated entry i of list `in`, its parts given: score(a) the
+// gain of flipping atom a, `lead` whether this thread writes the entry's
+// results, the claims over a's occurrences first, first + stride, ... (one
+// thread: true, 0, 1; a warp, walk_weighted_warp.cuh: lane 0, lane, 32).
+// Every thread of a warp draws the same random stream and so takes the
+// same decisions.
+template <class Score>
+MLN_HD inline void propose_by(const Inst& I, const State& S, int in, int64_t i, const RoundParams& P, Score score,
+                              bool lead, int first, int stride) {
   const uint32_t c = static_cast<uint32_t>(S.viol[in][i]);
   Rng rng(derive_seed(P.seed ^ (static_cast<uint64_t>(P.round) * 0xA24BAED4963EE407ull), static_cast<uint64_t>(i)) | 1);
   const int64_t lo = I.cl_off[c], hi = I.cl_off[c + 1];
   if (hi == lo) {  // a clause with no literal costs what it costs
-    S.cand[i] = 0;
-    S.bump[i] = 0;
+    if (lead) {
+      S.cand[i] = 0;
+      S.bump[i] = 0;
+    }
     return;
   }
   const bool negative = I.w[c] < 0;
@@ -224,7 +234,7 @@ MLN_HD inline void propose(const Inst& I, const State& S, int in, int64_t i, con
   for (int64_t k = lo; k < hi; ++k) {
     const uint32_t l = I.cl_lit[k], a = l >> 1;
     if (negative && S.truth[a] != (l & 1)) continue;  // only a true literal's flip can help
-    const double s = score(I, S, a, P.use_dw);
+    const double s = score(a);
     if (ties == 0 || s > best) {
       best = s;
       best_a = a;
@@ -234,20 +244,28 @@ MLN_HD inline void propose(const Inst& I, const State& S, int in, int64_t i, con
     }
   }
   const bool improving = ties > 0 && best > 0;
-  S.bump[i] = !improving;
+  if (lead) S.bump[i] = !improving;
   // A part that flipped nothing for freeze_rounds rounds is frozen (every
   // violated clause stuck, its weights at their caps): its clauses propose
   // with the kick noise instead, and its weights were released
   // (smooth_frozen).
   const double noise = S.pfrozen[part_of(S, I.cl_lit[lo] >> 1)] ? P.kick : P.noise;
   if (ties == 0 || (!improving && !(P.use_dw && rng.uniform() < noise))) {
-    S.cand[i] = 0;
+    if (lead) S.cand[i] = 0;
     return;
   }
   const unsigned long long pr = priority(improving, best, P.seed, P.round, best_a);
-  S.cand[i] = best_a + 1;
-  S.prio[i] = pr;
-  for (int64_t k = I.occ_off[best_a]; k < I.occ_off[best_a + 1]; ++k) atomic_max_u64(&S.claim[I.occ[k] >> 1], pr);
+  if (lead) {
+    S.cand[i] = best_a + 1;
+    S.prio[i] = pr;
+  }
+  for (int64_t k = I.occ_off[best_a] + first; k < I.occ_off[best_a + 1]; k += stride)
+    atomic_max_u64(&S.claim[I.occ[k] >> 1], pr);
+}
+
+// Phase 1 for violated entry i of list `in`, by one thread.
+MLN_HD inline void propose(const Inst& I, const State& S, int in, int64_t i, const RoundParams& P) {
+  propose_by(I, S, in, i, P, [&](uint32_t a) { return score(I, S, a, P.use_dw); }, true, 0, 1);
 }
 
 // Phase 2 for entry i: flips its atom if the proposal won every clause of
@@ -285,12 +303,15 @@ MLN_HD inline void flip(const Inst& I, const State& S, int in, int64_t i, int64_
   atomic_add_u64(&S.ctr[kFlips], 1);
 }
 
-// Phase 3 for entry i.
-MLN_HD inline void settle(const Inst& I, const State& S, int in, int64_t i, const RoundParams& P) {
+// Phase 3 for entry i: the claims cleared over the occurrences first,
+// first + stride, ... (as propose_by), the rest by the `lead` thread.
+MLN_HD inline void settle_by(const Inst& I, const State& S, int in, int64_t i, const RoundParams& P, bool lead, int first,
+                             int stride) {
   if (S.cand[i] != 0) {
     const uint32_t a = S.cand[i] - 1;
-    for (int64_t k = I.occ_off[a]; k < I.occ_off[a + 1]; ++k) store_u64(&S.claim[I.occ[k] >> 1], 0);
+    for (int64_t k = I.occ_off[a] + first; k < I.occ_off[a + 1]; k += stride) store_u64(&S.claim[I.occ[k] >> 1], 0);
   }
+  if (!lead) return;
   const uint32_t c = static_cast<uint32_t>(S.viol[in][i]);
   const int64_t w = I.w[c];
   if (!costly(w, S.tc[c])) return;
@@ -300,6 +321,11 @@ MLN_HD inline void settle(const Inst& I, const State& S, int in, int64_t i, cons
     const double up = S.dw[c] + P.inc_rel * aw + P.inc_abs, top = P.cap * aw + P.inc_abs;
     S.dw[c] = up < top ? up : top;
   }
+}
+
+// Phase 3 for entry i, by one thread.
+MLN_HD inline void settle(const Inst& I, const State& S, int in, int64_t i, const RoundParams& P) {
+  settle_by(I, S, in, i, P, true, 0, 1);
 }
 
 // True literals of clause c in `truth`.

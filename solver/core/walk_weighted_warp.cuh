@@ -27,71 +27,18 @@ __device__ inline T warp_sum(T v) {
   return v;
 }
 
-// gain<Acc>(I, S, a, mag) with the lanes over a's occurrences; every lane
-// returns the total.
-template <class Acc, class Mag>
-__device__ inline Acc warp_gain(const Inst& I, const State& S, uint32_t a, Mag mag, int lane) {
-  const uint8_t ta = S.truth[a];
-  Acc s = 0;
-  for (int64_t k = I.occ_off[a] + lane; k < I.occ_off[a + 1]; k += 32) {
-    const uint32_t o = I.occ[k], c = o >> 1;
-    const bool lit_true = (o & 1) == ta;
-    const int32_t t = S.tc[c];
-    const int64_t w = I.w[c];
-    const bool breaks = (w > 0 && lit_true && t == 1) || (w < 0 && !lit_true && t == 0);
-    const bool makes = (w > 0 && !lit_true && t == 0) || (w < 0 && lit_true && t == 1);
-    if (breaks) s -= mag(c);
-    else if (makes) s += mag(c);
-  }
-  return warp_sum(s);
-}
-
+// score() with the lanes over a's occurrences (each type summed across the
+// lanes before the conversion, as score() converts its int64 sum); every
+// lane returns the total.
 __device__ inline double warp_score(const Inst& I, const State& S, uint32_t a, int use_dw, int lane) {
-  if (use_dw) return warp_gain<double>(I, S, a, [&](uint32_t c) { return S.dw[c]; }, lane);
-  return static_cast<double>(warp_gain<long long>(I, S, a, [&](uint32_t c) { return static_cast<long long>(abs64(I.w[c])); }, lane));
+  if (use_dw) return warp_sum(gain<double>(I, S, a, [&](uint32_t c) { return S.dw[c]; }, lane, 32));
+  return static_cast<double>(warp_sum(gain<int64_t>(I, S, a, [&](uint32_t c) { return abs64(I.w[c]); }, lane, 32)));
 }
 
-// propose() for violated entry i, by one warp.
+// propose() for violated entry i, by one warp (walk_weighted_rules.hpp's
+// propose_by with the lanes over the occurrences).
 __device__ inline void propose(const Inst& I, const State& S, int in, int64_t i, const RoundParams& P, int lane) {
-  const uint32_t c = static_cast<uint32_t>(S.viol[in][i]);
-  Rng rng(derive_seed(P.seed ^ (static_cast<uint64_t>(P.round) * 0xA24BAED4963EE407ull), static_cast<uint64_t>(i)) | 1);
-  const int64_t lo = I.cl_off[c], hi = I.cl_off[c + 1];
-  if (hi == lo) {
-    if (lane == 0) {
-      S.cand[i] = 0;
-      S.bump[i] = 0;
-    }
-    return;
-  }
-  const bool negative = I.w[c] < 0;
-  double best = 0;
-  uint32_t best_a = 0, ties = 0;
-  for (int64_t k = lo; k < hi; ++k) {
-    const uint32_t l = I.cl_lit[k], a = l >> 1;
-    if (negative && S.truth[a] != (l & 1)) continue;
-    const double s = warp_score(I, S, a, P.use_dw, lane);
-    if (ties == 0 || s > best) {
-      best = s;
-      best_a = a;
-      ties = 1;
-    } else if (s == best && rng.below(++ties) == 0) {
-      best_a = a;
-    }
-  }
-  const bool improving = ties > 0 && best > 0;
-  if (lane == 0) S.bump[i] = !improving;
-  const double noise = S.pfrozen[part_of(S, I.cl_lit[lo] >> 1)] ? P.kick : P.noise;
-  if (ties == 0 || (!improving && !(P.use_dw && rng.uniform() < noise))) {
-    if (lane == 0) S.cand[i] = 0;
-    return;
-  }
-  const unsigned long long pr = priority(improving, best, P.seed, P.round, best_a);
-  if (lane == 0) {
-    S.cand[i] = best_a + 1;
-    S.prio[i] = pr;
-  }
-  for (int64_t k = I.occ_off[best_a] + lane; k < I.occ_off[best_a + 1]; k += 32)
-    atomic_max_u64(&S.claim[I.occ[k] >> 1], pr);
+  propose_by(I, S, in, i, P, [&](uint32_t a) { return warp_score(I, S, a, P.use_dw, lane); }, lane == 0, lane, 32);
 }
 
 // flip() for entry i, by one warp.
@@ -137,20 +84,7 @@ __device__ inline void flip(const Inst& I, const State& S, int in, int64_t i, in
 // settle() for entry i, by one warp: the lanes clear the claims, lane 0
 // does the rest.
 __device__ inline void settle(const Inst& I, const State& S, int in, int64_t i, const RoundParams& P, int lane) {
-  if (S.cand[i] != 0) {
-    const uint32_t a = S.cand[i] - 1;
-    for (int64_t k = I.occ_off[a] + lane; k < I.occ_off[a + 1]; k += 32) store_u64(&S.claim[I.occ[k] >> 1], 0);
-  }
-  if (lane != 0) return;
-  const uint32_t c = static_cast<uint32_t>(S.viol[in][i]);
-  const int64_t w = I.w[c];
-  if (!costly(w, S.tc[c])) return;
-  S.viol[in ^ 1][atomic_add_u64(&S.ctr[kViol0 + (in ^ 1)], 1)] = static_cast<int32_t>(c);
-  if (S.bump[i] && P.use_dw) {
-    const double aw = static_cast<double>(abs64(w));
-    const double up = S.dw[c] + P.inc_rel * aw + P.inc_abs, top = P.cap * aw + P.inc_abs;
-    S.dw[c] = up < top ? up : top;
-  }
+  settle_by(I, S, in, i, P, lane == 0, lane, 32);
 }
 
 }  // namespace mln::solver::gpu_detail::warp_rules
