@@ -5,10 +5,13 @@
 // thread: ~90 us a round at 10^6 clauses on an H200, ~28 us by warps
 // (the one-chain sampler's SAT phase, docs/solver.md).
 //
-// Same decisions as the per-thread rules: the lanes sum each literal's gain
-// (dyadic dynamic weights and int64 true weights sum exactly in any order),
-// and every lane runs the proposal's control flow with the same random
-// stream, so the tie-breaks, the noise and the priority are the rules'.
+// Same decisions as the per-thread rules, and mostly their code: propose
+// and settle are the rules' propose_by and settle_by with lane 0 writing
+// and the lanes striding over the occurrences; the lanes sum each literal's
+// gain (dyadic dynamic weights and int64 true weights sum exactly in any
+// order), and every lane runs the proposal's control flow with the same
+// random stream, so the tie-breaks, the noise and the priority are the
+// rules'.
 // Flip updates the true counts with atomics (an atom that occurs twice in a
 // clause is then still counted in order).
 #pragma once
