@@ -28,7 +28,8 @@ __global__ void init_kernel(Inst I, State S, int reset_dw) {
 
 // Grid-stride over the violated list (its length in device memory): by
 // thread, or, with `warp` and a list of at most 8 entries per warp, a warp
-// per entry (walk_weighted_warp.cuh, work in progress).
+// per entry (walk_weighted_warp.cuh; off by default for the MAP walk, where
+// it did not pay: docs/solver.md).
 template <class ByThread, class ByWarp>
 __device__ inline void over_list(const State& S, int in, int warp, ByThread by_thread, ByWarp by_warp) {
   const int64_t n = static_cast<int64_t>(S.ctr[kViol0 + in]);
@@ -109,8 +110,8 @@ class GpuBackend {
     if (host_) cudaFreeHost(host_);
   }
 
-  // Rounds with a warp per violated entry while the list is short (work in
-  // progress; WeightedOptions::warp_rounds).
+  // Rounds with a warp per violated entry while the list is short
+  // (WeightedOptions::warp_rounds).
   void set_warp(bool on) { warp_ = on ? 1 : 0; }
   // The instance walked from now on (same n and m; MC-SAT swaps weights).
   void set_instance(const Inst& I) { I_ = I; }
