@@ -21,7 +21,8 @@
 #   10^7, MLN_HEAP_OPS); kernels: per-kernel DRAM bandwidth of the joins
 #   under Nsight Compute (bench/kernel_profile.sh); walk: the GPU walk's
 #   tests and bench/walk_race.sh (issue #24); marginal: the marginal
-#   e2e test and bench/marginal.sh; learn: the learning e2e test, class
+#   e2e test and bench/marginal.sh; mcsat: bench_mcsat's one GPU chain
+#   against one core, warm (issue #19); learn: the learning e2e test, class
 #   -learnwt on the GPU and the CPU, bench_learn; full: all.  MLN_PG_OPTS adds server settings
 #   (e.g. "-c shared_buffers=8GB").  Modes join
 #   with '+'.  The builds (PostgreSQL in /tmp/pg, pg_mln in build/gpu-cuda)
@@ -205,6 +206,25 @@ if has marginal; then
     timeout ${MLN_MARGINAL_WALL:-400} bash bench/marginal.sh "$OUT" $B >"$OUT/marginal_bench.log" 2>&1
   note "bench/marginal.sh: exit $?"
   cat "$OUT/marginal.md" >>"$summary" 2>/dev/null
+fi
+
+if has mcsat; then
+  # MC-SAT samples/s (issue #19): one GPU chain against one CPU core, warm
+  # (bench_mcsat GpuOne and Cpu1Warm; the CPU rows up to 10^6 clauses),
+  # with the one-chain sampler's phase times; the table into the summary.
+  note ""
+  note "## MC-SAT samples/s, one chain, warm"
+  MLN_MCSAT_DEBUG=1 MLN_BENCH_MAX_CLAUSES=1000000 timeout "${MLN_MCSAT_WALL:-300}" $B/bench/bench_mcsat \
+    --benchmark_filter='Mcsat(GpuOne|Cpu1Warm)/' >"$OUT/bench_mcsat.txt" 2>"$OUT/bench_mcsat.err"
+  note "bench_mcsat: exit $?"
+  grep mcsat_parallel_gpu "$OUT/bench_mcsat.err" >"$OUT/bench_mcsat_phases.txt"
+  awk '/^BM_McsatCpu1Warm\// || /^BM_McsatGpuOne\// {
+         split($1, p, "/"); n = p[2]; r = "";
+         for (i = 1; i <= NF; i++) if ($i ~ /^step_samples_per_s=/) { r = substr($i, 20) }
+         if ($1 ~ /GpuOne/) g[n] = r; else c[n] = r; sizes[n] = 1 }
+       END { print "| clauses | GPU, one chain | one core | ratio |"; print "|---:|---:|---:|---:|";
+             for (n in sizes) printf "| %s | %s | %s | %s |\n", n, g[n], (n in c) ? c[n] : "-",
+               (n in c && c[n] + 0 > 0) ? sprintf("%.1fx", g[n] / c[n]) : "-" }' "$OUT/bench_mcsat.txt" | tee -a "$summary"
 fi
 
 if has learn; then
