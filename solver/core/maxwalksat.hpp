@@ -52,8 +52,12 @@ struct SolveOptions {
   int exact_max_atoms = 12;
   // Components with more atoms than this are split by METIS and solved
   // Gauss-Seidel style.  Tuffy splits at ~4 GB of estimated memory, i.e.
-  // practically never; we split earlier so that partitions fit in cache.
-  int64_t partition_max_atoms = 2000000;
+  // practically never.  This was 2,000,000 (for cache locality, never
+  // measured to pay): on RC at 4 x 10^5 papers (4.0M atoms, 71M clauses, 2
+  // cores) METIS and its graph took ~64 s, so a search with -timeout 20
+  // returned its coin-flip start (0 flips).  Now as for the GPU: a whole
+  // component is walked unless it is far beyond what one walk state holds.
+  int64_t partition_max_atoms = 64000000;
   // The same limit for components that go to the GPU walk, which holds a
   // whole component in device memory: ~48 bytes per atom and ~40 per clause
   // (RC at 5.5M atoms / 10^8 clauses: ~4.5 GB).  Splitting there would only
