@@ -33,12 +33,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// Cost of clause c under `truth` (by atom id).
-double cost_of(const mln::ClauseSet& cs, size_t c, const std::vector<uint8_t>& truth) {
-  return clause_cost(&cs.lits[cs.offsets[c]], static_cast<size_t>(cs.offsets[c + 1] - cs.offsets[c]), cs.weights[c],
-                     truth);
-}
-
 // The cost of a unit clause (literal l, weight w) when its atom is false
 // and when it is true: w > 0 costs w when the literal is false, w < 0 costs
 // |w| when it is true.
@@ -327,7 +321,7 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
   auto add_violated = [&](const std::vector<uint8_t>& truth) {
     size_t added = 0;
     for (size_t c = 0; c < m; ++c)
-      if (!in_ilp[c] && cost_of(cs, c, truth) > 0) {
+      if (!in_ilp[c] && clause_cost_of(cs, static_cast<int64_t>(c), truth) > 0) {
         in_ilp[c] = 1;
         ++added;
       }

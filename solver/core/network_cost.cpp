@@ -13,7 +13,7 @@ double total_cost_threads(const ClauseSet& cs, const std::vector<uint8_t>& truth
   for (int64_t b = 0; b < chunks; ++b) {
     double s = 0;
     for (int64_t i = b * kCostChunk; i < std::min(m, (b + 1) * kCostChunk); ++i)
-      s += clause_cost(&cs.lits[cs.offsets[i]], cs.offsets[i + 1] - cs.offsets[i], cs.weights[i], truth);
+      s += clause_cost_of(cs, i, truth);
     part[b] = s;
   }
   double c = 0;

@@ -17,6 +17,12 @@ namespace mln::solver {
 // and a network of at most this many clauses gets mln::total_cost's own.
 constexpr int64_t kCostChunk = int64_t{1} << 16;
 
+// Cost of clause c of `cs` under `truth` (by atom id).
+inline double clause_cost_of(const ClauseSet& cs, int64_t c, const std::vector<uint8_t>& truth) {
+  return clause_cost(&cs.lits[cs.offsets[c]], static_cast<size_t>(cs.offsets[c + 1] - cs.offsets[c]), cs.weights[c],
+                     truth);
+}
+
 // mln::total_cost, chunked as above.
 double total_cost_threads(const ClauseSet& cs, const std::vector<uint8_t>& truth);
 

@@ -172,9 +172,6 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
 
   // Totals over the solved components (Tuffy reports exactly this sum).
   const auto& cs = net.clauses;
-  auto cost_of = [&](int64_t c) {
-    return clause_cost(&cs.lits[cs.offsets[c]], cs.offsets[c + 1] - cs.offsets[c], cs.weights[c], res.truth);
-  };
   for (int32_t k = 0; k < run.comps.count; ++k) {
     if (opts.skip_components_without_query && !run.comps.has_query[k]) continue;
     if (run.comp_done[k]) {
@@ -182,7 +179,8 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
       res.bound += run.comp_bound[k];
       res.proven_components += run.comp_proven[k];
     } else {  // not reached before a stop: its all-false state
-      for (int64_t j = run.comps.clause_off[k]; j < run.comps.clause_off[k + 1]; ++j) res.cost += cost_of(run.comps.clauses[j]);
+      for (int64_t j = run.comps.clause_off[k]; j < run.comps.clause_off[k + 1]; ++j)
+        res.cost += clause_cost_of(cs, run.comps.clauses[j], res.truth);
     }
   }
   // Violated hard clauses, on threads (every clause of the solved
@@ -195,7 +193,7 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
     if (std::fabs(cs.weights[c]) < kHardThreshold) continue;
     const int32_t k = run.comps.comp_of_atom[std::abs(cs.lits[cs.offsets[c]])];
     if (opts.skip_components_without_query && !run.comps.has_query[k]) continue;
-    if (cost_of(c) > 0) ++hard;
+    if (clause_cost_of(cs, c, res.truth) > 0) ++hard;
   }
   res.hard_violated += hard;
   for (int64_t c : run.comps.empty_clauses) {

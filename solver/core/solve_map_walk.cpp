@@ -218,10 +218,7 @@ void Run::seed_progress(const std::vector<int32_t>& ks) {
     for (int64_t i = comps.atom_off[k]; i < comps.atom_off[k + 1]; ++i)
       t[comps.atoms[i]] = init[i - comps.atom_off[k] + 1];
   }
-  auto cost_of = [&](int64_t j) {
-    const int64_t id = comps.clauses[j];
-    return clause_cost(&cs.lits[cs.offsets[id]], cs.offsets[id + 1] - cs.offsets[id], cs.weights[id], t);
-  };
+  auto cost_of = [&](int64_t j) { return clause_cost_of(cs, comps.clauses[j], t); };
   std::vector<double> c(ks.size(), 0.0);
   for (int64_t x = 0; x < nk; ++x) {  // large components: their clauses in parallel
     const int32_t k = ks[x];
@@ -254,10 +251,8 @@ void Run::solve_tiny_component(int32_t k, std::vector<uint8_t>& truth) {
   cpu_used = true;
   sink.report(k, r.best_cost, r.flips);
   for (int i = 0; i < n; ++i) truth[atoms[i]] = static_cast<uint8_t>((r.best >> i) & 1);
-  const auto& cs = net.clauses;
   double cost = 0;
-  for (int64_t j = 0; j < m; ++j)
-    cost += clause_cost(&cs.lits[cs.offsets[cls[j]]], cs.offsets[cls[j] + 1] - cs.offsets[cls[j]], cs.weights[cls[j]], truth);
+  for (int64_t j = 0; j < m; ++j) cost += clause_cost_of(net.clauses, cls[j], truth);
   comp_proven[k] = 1;
   comp_bound[k] = cost;
   comp_cost[k] = cost;
