@@ -159,7 +159,7 @@ __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
       // instead of ~30) but gives each warp 32x the entries: worth it while
       // the list is short, which is most of the rounds (the tail).
       const int64_t NW = T >> 5;
-      if (A.warp && nv <= 8 * NW) {
+      if (A.warp && nv <= warp_rules::kEntriesPerWarp * NW) {
         const int lane = static_cast<int>(threadIdx.x & 31);
         const int64_t wid = tid >> 5;
         for (int64_t i = wid; i < nv; i += NW) warp_rules::propose(A.Im, W, in, i, Pw, lane);

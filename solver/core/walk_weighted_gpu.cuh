@@ -27,14 +27,14 @@ __global__ void init_kernel(Inst I, State S, int reset_dw) {
 }
 
 // Grid-stride over the violated list (its length in device memory): by
-// thread, or, with `warp` and a list of at most 8 entries per warp, a warp
-// per entry (walk_weighted_warp.cuh; off by default for the MAP walk, where
-// it did not pay: docs/solver.md).
+// thread, or, with `warp` and a list of at most kEntriesPerWarp entries per
+// warp, a warp per entry (walk_weighted_warp.cuh; off by default for the
+// MAP walk, where it did not pay: docs/solver.md).
 template <class ByThread, class ByWarp>
 __device__ inline void over_list(const State& S, int in, int warp, ByThread by_thread, ByWarp by_warp) {
   const int64_t n = static_cast<int64_t>(S.ctr[kViol0 + in]);
   const int64_t tid = blockIdx.x * int64_t(blockDim.x) + threadIdx.x, T = int64_t(gridDim.x) * blockDim.x;
-  if (warp && n <= 8 * (T >> 5)) {
+  if (warp && n <= warp_rules::kEntriesPerWarp * (T >> 5)) {
     const int lane = static_cast<int>(threadIdx.x & 31);
     for (int64_t i = tid >> 5; i < n; i += T >> 5) by_warp(i, lane);
   } else {

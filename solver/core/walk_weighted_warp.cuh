@@ -24,6 +24,10 @@ using namespace weighted;
 
 constexpr unsigned kFull = 0xffffffffu;
 
+// A round goes by warps while its violated list holds at most this many
+// entries per warp (the tail of a walk); longer lists go by threads.
+constexpr int64_t kEntriesPerWarp = 8;
+
 template <class T>
 __device__ inline T warp_sum(T v) {
   for (int s = 16; s > 0; s >>= 1) v += __shfl_xor_sync(kFull, v, s);

@@ -149,7 +149,7 @@ WalkInstance build_walk_instance(const mln::Network& net) {
   in.scale = fixed_point_scale_of_sum(wsum);
   // Clamped: with small weights the scale is up to 2^40 and 1e7 * 2^40
   // overflows int64 (llround gave LLONG_MIN, so -dontBreak refused every
-  // flip).  No fixed-point weight reaches 2^61 (fixed_point_scale), so 2^62
+  // flip).  No fixed-point weight reaches 2^61 (fixed_point_scale_of_sum), so 2^62
   // means "no clause is hard", which is then true.
   in.hard_fixed = static_cast<int64_t>(std::llround(std::min(kHardThreshold * in.scale, 0x1.0p62)));
   in.cl_off.resize(cs.offsets.size());
