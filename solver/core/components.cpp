@@ -87,11 +87,13 @@ struct AddCache {
 // Stable bucket fill on threads: item i of [0, N) with key(i) in [0, K)
 // (negative: no bucket) gets put(i, key, position), positions running
 // through [off[key], off[key + 1]) in ascending i, as one serial pass would
-// give them.  Each thread takes a contiguous block of items and keeps its
-// own cursor per key: T x K counters (16 x 302,000 on smokers 10^6), a
-// column-wise prefix over the threads, then each thread writes its block.
+// give them; off (K + 1 entries) is written here from the counts.  Each
+// thread takes a contiguous block of items and counts its keys: T x K
+// counters (16 x 302,000 on smokers 10^6); the columns' sums give off, a
+// column-wise prefix over the threads each thread's cursors, then each
+// thread writes its block.
 template <class Key, class Put>
-void stable_fill(int64_t N, int64_t K, const int64_t* off, bool par, Key key, Put put) {
+void stable_fill(int64_t N, int64_t K, int64_t* off, bool par, Key key, Put put) {
 #ifdef _OPENMP
   if (par && omp_get_max_threads() > 1) {
     std::unique_ptr<int64_t[]> cur;
@@ -105,6 +107,7 @@ void stable_fill(int64_t N, int64_t K, const int64_t* off, bool par, Key key, Pu
       }
       const int t = omp_get_thread_num();
       int64_t* c = cur.get() + static_cast<size_t>(t) * static_cast<size_t>(K);
+      auto at = [&](int u, int64_t k) -> int64_t& { return cur[static_cast<size_t>(u) * static_cast<size_t>(K) + k]; };
       std::fill(c, c + K, int64_t{0});
       const int64_t lo = N * t / T, hi = N * (t + 1) / T;
       for (int64_t i = lo; i < hi; ++i) {
@@ -114,11 +117,21 @@ void stable_fill(int64_t N, int64_t K, const int64_t* off, bool par, Key key, Pu
 #pragma omp barrier
 #pragma omp for schedule(static)
       for (int64_t k = 0; k < K; ++k) {
+        int64_t sum = 0;
+        for (int u = 0; u < T; ++u) sum += at(u, k);
+        off[k + 1] = sum;
+      }
+#pragma omp single
+      {
+        off[0] = 0;
+        for (int64_t k = 0; k < K; ++k) off[k + 1] += off[k];
+      }
+#pragma omp for schedule(static)
+      for (int64_t k = 0; k < K; ++k) {
         int64_t run = off[k];
         for (int u = 0; u < T; ++u) {
-          int64_t& x = cur[static_cast<size_t>(u) * static_cast<size_t>(K) + k];
-          const int64_t here = x;
-          x = run;
+          const int64_t here = at(u, k);
+          at(u, k) = run;
           run += here;
         }
       }
@@ -130,6 +143,12 @@ void stable_fill(int64_t N, int64_t K, const int64_t* off, bool par, Key key, Pu
     return;
   }
 #endif
+  std::fill(off, off + K + 1, int64_t{0});
+  for (int64_t i = 0; i < N; ++i) {
+    const int64_t k = key(i);
+    if (k >= 0) ++off[k + 1];
+  }
+  for (int64_t k = 0; k < K; ++k) off[k + 1] += off[k];
   std::vector<int64_t> c(off, off + K);
   for (int64_t i = 0; i < N; ++i) {
     const int64_t k = key(i);
@@ -190,17 +209,8 @@ Components find_components(const mln::Network& net) {
   out.comp_of_atom.assign(static_cast<size_t>(n) + 1, -1);
   out.index_in_comp.assign(static_cast<size_t>(n) + 1, 0);
   out.atom_off.assign(static_cast<size_t>(out.count) + 1, 0);
-#pragma omp parallel if (par)
-  {
-    AddCache count(out.atom_off.data() + 1);
-#pragma omp for schedule(static) nowait
-    for (int32_t a = 1; a <= n; ++a) {
-      const int32_t k = comp_of_root[root[a]];
-      out.comp_of_atom[a] = k;
-      count.add(k, 1);
-    }
-  }
-  for (int32_t k = 0; k < out.count; ++k) out.atom_off[k + 1] += out.atom_off[k];
+#pragma omp parallel for schedule(static) if (par)
+  for (int32_t a = 1; a <= n; ++a) out.comp_of_atom[a] = comp_of_root[root[a]];
   // Each component's atoms in ascending order.
   out.atoms.resize(n);
   stable_fill(
@@ -209,26 +219,17 @@ Components find_components(const mln::Network& net) {
         out.atoms[pos] = static_cast<int32_t>(i + 1);
         out.index_in_comp[i + 1] = static_cast<int32_t>(pos - out.atom_off[k] + 1);
       });
-  // The component of each clause (that of its first atom), counted per
-  // component on threads.
+  // The component of each clause (that of its first atom).
   std::vector<int32_t> comp_of_clause(m, -1);
   out.clause_off.assign(static_cast<size_t>(out.count) + 1, 0);
-#pragma omp parallel if (par)
-  {
-    AddCache count(out.clause_off.data() + 1);
-#pragma omp for schedule(static) nowait
-    for (int64_t c = 0; c < m; ++c) {
-      if (cs.offsets[c + 1] == cs.offsets[c]) continue;
-      const int32_t k = out.comp_of_atom[std::abs(cs.lits[cs.offsets[c]])];
-      comp_of_clause[c] = k;
-      count.add(k, 1);
-    }
-  }
-  for (int32_t k = 0; k < out.count; ++k) out.clause_off[k + 1] += out.clause_off[k];
-  out.clauses.resize(out.clause_off[out.count]);
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t c = 0; c < m; ++c)
+    if (cs.offsets[c + 1] != cs.offsets[c]) comp_of_clause[c] = out.comp_of_atom[std::abs(cs.lits[cs.offsets[c]])];
+  out.clauses.resize(m);  // at most; cut to the listed clauses below
   stable_fill(
       m, out.count, out.clause_off.data(), par, [&](int64_t c) { return comp_of_clause[c]; },
       [&](int64_t c, int64_t, int64_t pos) { out.clauses[pos] = c; });
+  out.clauses.resize(out.clause_off[out.count]);
   out.empty_clauses = select_clauses(m, [&](int64_t c) { return comp_of_clause[c] < 0; });
   out.has_query.assign(out.count, net.is_query.empty() ? 1 : 0);
   if (!net.is_query.empty())
