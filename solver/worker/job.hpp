@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,9 @@ struct Job {
   std::vector<int32_t> learn_clauses;  // learn: mln.clauses.idx of each learnable weight
   int64_t learn_atoms = 0, learn_ground_clauses = 0;
   std::string bad_options;   // why the options could not be read (the job fails)
+  int partitions = 0;        // MAP: parts for several workers (0: auto, 1: one worker)
+  int rounds = 3;            // MAP spread over workers: rounds over the cut parts
+  int spread = 1;            // MAP: the parts this run spreads over (spread_parts)
   bool wants_map() const { return task == "map" || task == "dual"; }
   bool wants_marginal() const { return task == "marginal" || task == "dual"; }
   bool wants_learn() const { return task == "learn"; }
@@ -74,6 +79,33 @@ std::string float8_text(double x);
 // re-grounded meanwhile: then the job is marked failed).
 std::string finish_job(Conn& c, const Job& job, const std::string& me, const std::string& net_oid,
                        const Network& net, const JobOutcome& out);
+
+// The job `id` with its options (as a claim reads them); false when gone.
+struct WorkerOptions;
+bool load_job(Conn& c, const WorkerOptions& wo, int64_t id, Job& job);
+
+// MAP jobs spread over several workers (spread_job.cpp, core/spread.hpp).
+// How many parts the MAP half of `job` over `net` is cut into: the job's
+// "partitions"; with 0 (auto) the workers connected to this database for a
+// network of at least kSpreadMinClauses clauses, else 1 (no spreading).
+constexpr int64_t kSpreadMinClauses = 1000000;
+int spread_parts(Conn& c, const Job& job, const Network& net);
+// The MAP answer of a spread job, led by this worker: plans the parts (or
+// resumes the plan a worker before it left), queues each round's parts in
+// mln.job_parts, solves parts itself while it waits for the others, and
+// keeps the best whole state over the rounds.  Runs in the solver thread
+// with a connection of its own; job.map.cancel and job.map.progress apply.
+solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me, const Job& job, const Network& net);
+// What a worker keeps of the spread job whose parts it last solved.
+struct PartCache {
+  int64_t job = 0;
+  std::string net_oid;
+  Network net;
+  std::shared_ptr<const void> plan;  // the job's plan and part index (spread_job.cpp)
+};
+// Claims a part of a spread job that waits (queued, or its lease ran out),
+// solves it under its lease and writes its state; false when none waits.
+bool serve_part(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache& cache, std::atomic<bool>& stop);
 
 // {"a","b"}: a text[] literal.
 std::string pg_array(const std::vector<std::string>& v);

@@ -36,27 +36,23 @@ std::string default_name() {
 // in the order claim() reads them.
 const char* const kOptionKeys[] = {"max_flips", "max_tries", "timeout", "seed", "threads", "dont_break", "device",
                                    "random_step", "skip_components_without_query", "exact_max_atoms", "samples",
-                                   "burn_in", "mcsat_param", "sa_temperature", "solver", "ilp_seconds", "cpu_walk"};
+                                   "burn_in", "mcsat_param", "sa_temperature", "solver", "ilp_seconds", "cpu_walk",
+                                   "partitions", "rounds"};
 enum OptionCol { kMaxFlips, kMaxTries, kTimeout, kSeed, kThreads, kDontBreak, kDevice, kRandomStep, kSkip, kExact,
-                 kSamples, kBurnIn, kMcsatParam, kSaTemperature, kSolver, kIlpSeconds, kCpuWalk };
+                 kSamples, kBurnIn, kMcsatParam, kSaTemperature, kSolver, kIlpSeconds, kCpuWalk, kPartitions,
+                 kRounds };
 
 void read_options(const Result& r, const WorkerOptions& wo, Job& job);
 
-// Claims the next queued job (or one whose lease ran out).
-bool claim(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job) {
-  std::string where = wo.only_job ? "id = " + std::to_string(wo.only_job) + " AND " : "";
-  std::string cols;
+// The columns job_from_row reads, of mln.jobs j.
+std::string job_columns() {
+  std::string cols = "j.id, j.program, (SELECT schema_name FROM mln.programs p WHERE p.name = j.program), j.task";
   for (const char* k : kOptionKeys) cols += std::string(", j.options->>'") + k + "'";
-  Result r = c.exec(
-      "UPDATE mln.jobs j SET status = 'running', worker = $1, attempts = attempts + 1, "
-      "  started_at = clock_timestamp(), lease_until = clock_timestamp() + make_interval(secs => $2::int), "
-      "  error = NULL, samples = NULL, samples_per_s = NULL "
-      "WHERE j.id = (SELECT id FROM mln.jobs WHERE " + where +
-          "(status = 'queued' OR (status = 'running' AND lease_until < clock_timestamp())) "
-      "  ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) "
-      "RETURNING j.id, j.program, (SELECT schema_name FROM mln.programs p WHERE p.name = j.program), j.task" + cols,
-      {me, std::to_string(wo.lease_seconds)});
-  if (r.rows() == 0) return false;
+  return cols;
+}
+
+// The job of a row of job_columns().
+void job_from_row(const Result& r, const WorkerOptions& wo, Job& job) {
   job = Job();
   job.id = r.num(0, 0);
   job.program = r.get(0, 1);
@@ -67,6 +63,22 @@ bool claim(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job) {
   } catch (const std::exception&) {  // a row written around mln.infer's checks
     job.bad_options = "invalid options for this job (mln.infer checks them: queue jobs with it)";
   }
+}
+
+// Claims the next queued job (or one whose lease ran out).
+bool claim(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job) {
+  std::string where = wo.only_job ? "id = " + std::to_string(wo.only_job) + " AND " : "";
+  Result r = c.exec(
+      "UPDATE mln.jobs j SET status = 'running', worker = $1, attempts = attempts + 1, "
+      "  started_at = clock_timestamp(), lease_until = clock_timestamp() + make_interval(secs => $2::int), "
+      "  error = NULL, samples = NULL, samples_per_s = NULL "
+      "WHERE j.id = (SELECT id FROM mln.jobs WHERE " + where +
+          "(status = 'queued' OR (status = 'running' AND lease_until < clock_timestamp())) "
+      "  ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) "
+      "RETURNING " + job_columns(),
+      {me, std::to_string(wo.lease_seconds)});
+  if (r.rows() == 0) return false;
+  job_from_row(r, wo, job);
   return true;
 }
 
@@ -91,6 +103,8 @@ void read_options(const Result& r, const WorkerOptions& wo, Job& job) {
   if (has(kSolver)) o.solver = str(kSolver);
   if (has(kIlpSeconds)) o.ilp_seconds = dbl(kIlpSeconds);
   if (has(kCpuWalk)) o.cpu_walk = str(kCpuWalk);
+  if (has(kPartitions)) job.partitions = static_cast<int>(i64(kPartitions));
+  if (has(kRounds)) job.rounds = static_cast<int>(i64(kRounds));
   o.weighted.threads = o.threads;
   auto& m = job.marginal;
   if (has(kSamples)) m.samples = static_cast<int>(i64(kSamples));
@@ -220,8 +234,8 @@ std::string seconds_since(Clock::time_point t) {
 
 // Runs the job's solver(s) on `net`: MAP, MC-SAT, or MAP then MC-SAT (dual,
 // within one timeout).  In the solver thread.
-JobOutcome solve(const Network& net, Job& job, Progress& pr, std::atomic<bool>& cancel,
-                 const solver::LearnNetwork* ln) {
+JobOutcome solve(const WorkerOptions& wo, const std::string& me, const Network& net, Job& job, Progress& pr,
+                 std::atomic<bool>& cancel, const solver::LearnNetwork* ln) {
   JobOutcome out;
   const auto t0 = Clock::now();
   if (job.wants_learn()) {
@@ -245,7 +259,7 @@ JobOutcome solve(const Network& net, Job& job, Progress& pr, std::atomic<bool>& 
       pr.best = best;
       pr.flips = flips;
     };
-    out.map = solver::solve_map(net, job.map);
+    out.map = job.spread > 1 ? solve_spread(wo, me, job, net) : solver::solve_map(net, job.map);
     out.have_map = true;
     if (cancel) return out;
   }
@@ -308,6 +322,10 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   }
   log(job.task + ": read " + std::to_string(ln ? ln->net.num_atoms : net.num_atoms) + " atoms, " +
       std::to_string(ln ? ln->net.clauses.size() : net.clauses.size()) + " clauses in " + seconds_since(t_read) + " s");
+  if (job.wants_map()) {
+    job.spread = spread_parts(c, job, net);
+    if (job.spread > 1) log("map: spread over workers, up to " + std::to_string(job.spread) + " parts");
+  }
 
   std::atomic<bool> cancel{false};
   Progress pr;
@@ -318,7 +336,7 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   std::condition_variable done_cv;  // wakes the supervising loop as soon as the search ends
   std::thread t([&] {
     try {
-      out = solve(net, job, pr, cancel, ln.get());
+      out = solve(wo, me, net, job, pr, cancel, ln.get());
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -382,12 +400,20 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
 
 }  // namespace
 
+bool load_job(Conn& c, const WorkerOptions& wo, int64_t id, Job& job) {
+  Result r = c.exec("SELECT " + job_columns() + " FROM mln.jobs j WHERE j.id = $1", {std::to_string(id)});
+  if (r.rows() == 0) return false;
+  job_from_row(r, wo, job);
+  return true;
+}
+
 int serve(const WorkerOptions& wo, std::atomic<bool>& stop) {
   std::string me = wo.name.empty() ? default_name() : wo.name;
   Conn c(wo.dsn);
   c.exec("SET application_name = 'mln_worker'");
   c.exec("LISTEN mln_jobs");
   int finished = 0;
+  PartCache cache;
   while (!stop) {
     Job job;
     bool got = false;
@@ -411,7 +437,16 @@ int serve(const WorkerOptions& wo, std::atomic<bool>& stop) {
       if (wo.only_job) break;
       continue;
     }
-    if (wo.once || wo.only_job) break;
+    if (wo.only_job) break;
+    // No job to lead: a part of another worker's spread job, if one waits.
+    bool part = false;
+    try {
+      part = serve_part(c, wo, me, cache, stop);
+    } catch (const std::exception& e) {
+      if (wo.log) wo.log(std::string("part: ") + e.what());
+    }
+    if (part) continue;
+    if (wo.once) break;
     c.wait_notify(1000);  // also re-polls for expired leases every second
   }
   return finished;

@@ -21,6 +21,7 @@ struct WorkerOptions {
   int threads = 0;             // default CPU threads per job (0 = all)
   bool once = false;           // exit when the queue is empty
   int64_t only_job = 0;        // serve this job only, then exit
+  int gpu = -1;                // --gpu N: the GPU this worker is bound to (CUDA_VISIBLE_DEVICES), shown with its parts
   std::function<void(const std::string&)> log;  // progress lines; may be empty
 };
 

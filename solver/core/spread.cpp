@@ -1,0 +1,236 @@
+// Parts of a spread MAP job: the plan, the parts' index, one part's solve
+// and the whole network's totals (spread.hpp).
+#include "spread.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+#include "components.hpp"
+#include "network_cost.hpp"
+#include "partition.hpp"
+#include "rng.hpp"
+#include "subnetwork.hpp"
+
+namespace mln::solver {
+
+namespace {
+// A component's work, for balancing: its clauses and atoms.
+int64_t work_of(const Components& cc, int32_t k) { return cc.num_clauses(k) + cc.num_atoms(k); }
+}  // namespace
+
+SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions& o) {
+  if (workers < 1) throw std::invalid_argument("plan_spread: workers must be >= 1");
+  const Components cc = find_components(net);
+  SpreadPlan plan;
+  plan.part_of.assign(static_cast<size_t>(net.num_atoms) + 1, -1);
+  plan.components = cc.count;
+  std::vector<int32_t> searched;
+  int64_t total = 0;
+  for (int32_t k = 0; k < cc.count; ++k) {
+    if (o.skip_components_without_query && !cc.has_query[k]) continue;
+    searched.push_back(k);
+    total += work_of(cc, k);
+  }
+  plan.solved_components = static_cast<int>(searched.size());
+  const int64_t share = std::max<int64_t>(1, (total + workers - 1) / workers);
+  // Components above a share: METIS parts of their own (components come
+  // largest first, by Tuffy's size estimate).
+  std::vector<int32_t> small;
+  int64_t small_work = 0;
+  for (int32_t k : searched) {
+    const int64_t w = work_of(cc, k), n = cc.num_atoms(k);
+    const int pieces = static_cast<int>(std::min<int64_t>({n, (w + share - 1) / share, 4096}));
+    if (w <= share || pieces < 2 || workers < 2) {
+      small.push_back(k);
+      small_work += w;
+      continue;
+    }
+    std::vector<int32_t> atoms(cc.atoms.begin() + cc.atom_off[k], cc.atoms.begin() + cc.atom_off[k + 1]);
+    std::vector<int32_t> local_of(static_cast<size_t>(net.num_atoms) + 1, 0);
+    for (size_t i = 0; i < atoms.size(); ++i) local_of[atoms[i]] = static_cast<int32_t>(i + 1);
+    SubNetwork sub = extract_subnetwork(net, atoms, cc.clauses.data() + cc.clause_off[k],
+                                        static_cast<size_t>(cc.num_clauses(k)), local_of, nullptr);
+    const std::vector<int32_t> piece = partition_atoms(sub.net, pieces, derive_seed(o.seed, 0x53505244ull + k));
+    for (size_t i = 0; i < atoms.size(); ++i) plan.part_of[atoms[i]] = plan.parts + piece[i + 1];
+    plan.cut.insert(plan.cut.end(), static_cast<size_t>(pieces), 1);
+    plan.parts += pieces;
+  }
+  // The other components, largest first into the least loaded of at most
+  // `workers` groups of about a share each (ties: the lowest group).
+  if (!small.empty()) {
+    const int groups = static_cast<int>(std::clamp<int64_t>((small_work + share - 1) / share, 1, workers));
+    std::vector<int64_t> load(static_cast<size_t>(groups), 0);
+    for (int32_t k : small) {
+      const int g = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
+      load[g] += work_of(cc, k);
+      for (int64_t i = cc.atom_off[k]; i < cc.atom_off[k + 1]; ++i) plan.part_of[cc.atoms[i]] = plan.parts + g;
+    }
+    plan.cut.insert(plan.cut.end(), static_cast<size_t>(groups), 0);
+    plan.parts += groups;
+  }
+  // A part that METIS left empty, or whose atoms share no clause with
+  // another part, is not cut.
+  std::vector<uint8_t> shares(static_cast<size_t>(plan.parts), 0);
+  const auto& cs = net.clauses;
+  for (size_t c = 0; c < cs.size(); ++c) {
+    const int64_t lo = cs.offsets[c], hi = cs.offsets[c + 1];
+    if (hi - lo < 2) continue;
+    const int32_t p0 = plan.part_of[std::abs(cs.lits[lo])];
+    if (p0 < 0 || !plan.cut[p0]) continue;
+    for (int64_t i = lo + 1; i < hi; ++i) {
+      const int32_t q = plan.part_of[std::abs(cs.lits[i])];
+      if (q != p0) shares[p0] = shares[q] = 1;
+    }
+  }
+  for (int p = 0; p < plan.parts; ++p) plan.cut[p] = plan.cut[p] && shares[p];
+  return plan;
+}
+
+PartIndex index_parts(const mln::Network& net, const SpreadPlan& plan) {
+  PartIndex idx;
+  idx.members.resize(static_cast<size_t>(plan.parts));
+  idx.clauses.resize(static_cast<size_t>(plan.parts));
+  for (int32_t a = 1; a <= net.num_atoms; ++a)
+    if (plan.part_of[a] >= 0) idx.members[plan.part_of[a]].push_back(a);
+  const auto& cs = net.clauses;
+  std::vector<int32_t> seen;
+  for (size_t c = 0; c < cs.size(); ++c) {
+    seen.clear();
+    for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
+      const int32_t p = plan.part_of[std::abs(cs.lits[i])];
+      if (p >= 0 && std::find(seen.begin(), seen.end(), p) == seen.end()) {
+        seen.push_back(p);
+        idx.clauses[p].push_back(static_cast<int64_t>(c));
+      }
+    }
+  }
+  return idx;
+}
+
+std::vector<uint8_t> spread_initial_truth(const mln::Network& net, uint64_t seed) {
+  std::vector<uint8_t> t(static_cast<size_t>(net.num_atoms) + 1, 0);
+  const uint64_t s = derive_seed(seed, 0x494e4954ull);
+#pragma omp parallel for schedule(static) if (net.num_atoms >= 65536)
+  for (int32_t a = 1; a <= net.num_atoms; ++a)
+    t[a] = net.init_truth.empty() ? static_cast<uint8_t>(derive_seed(s, static_cast<uint64_t>(a)) >> 63)
+                                  : static_cast<uint8_t>(net.init_truth[a] != 0);
+  return t;
+}
+
+PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx, int p,
+                       const std::vector<uint8_t>& truth, SolveOptions o) {
+  if (p < 0 || p >= plan.parts) throw std::invalid_argument("solve_part: no part " + std::to_string(p));
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto& mem = idx.members[p];
+  PartOutcome out;
+  out.state.assign(mem.size(), 0);
+  if (mem.empty()) return out;
+  std::vector<int32_t> local_of(static_cast<size_t>(net.num_atoms) + 1, 0);
+  for (size_t i = 0; i < mem.size(); ++i) local_of[mem[i]] = static_cast<int32_t>(i + 1);
+  SubNetwork sub = extract_subnetwork(net, mem, idx.clauses[p].data(), idx.clauses[p].size(), local_of, &truth);
+  sub.net.init_truth.assign(mem.size() + 1, 0);
+  for (size_t i = 0; i < mem.size(); ++i) sub.net.init_truth[i + 1] = truth[mem[i]];
+  o.skip_components_without_query = false;  // the plan holds searched components only
+  const SolveResult r = solve_map(sub.net, o);
+  for (size_t i = 0; i < mem.size(); ++i) out.state[i] = r.truth[i + 1];
+  out.cost = r.cost + sub.constant_cost;
+  out.bound = plan.cut[p] ? 0.0 : r.bound + sub.constant_cost;
+  out.proven = !plan.cut[p] && r.optimal;
+  out.flips = r.flips;
+  out.device = r.device_used;
+  out.cancelled = r.cancelled;
+  out.warnings = r.warnings;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+std::vector<int> round_parts(const SpreadPlan& plan, int r) {
+  std::vector<int> ps;
+  for (int p = 0; p < plan.parts; ++p)
+    if (r == 1 || plan.cut[p]) ps.push_back(p);
+  return ps;
+}
+
+SolveOptions part_options(const SolveOptions& job, const SpreadPlan& plan, const PartIndex& idx, int p, int r,
+                          int rounds, double seconds_left) {
+  SolveOptions o = job;
+  o.seed = derive_seed(job.seed, 0x50415254ull + static_cast<uint64_t>(r) * 1000003ull + static_cast<uint64_t>(p));
+  if (job.max_flips > 0) {
+    int64_t searched = 0;
+    for (const auto& m : idx.members) searched += static_cast<int64_t>(m.size());
+    const double share = static_cast<double>(job.max_flips) * static_cast<double>(idx.members[p].size()) /
+                         static_cast<double>(std::max<int64_t>(1, searched)) / (plan.cut[p] ? std::max(1, rounds) : 1);
+    o.max_flips = std::max<int64_t>(4, static_cast<int64_t>(share));
+  }
+  o.timeout_s = seconds_left > 0 ? seconds_left / std::max(1, rounds - r + 1) : 0;
+  o.progress = nullptr;
+  o.cancel = nullptr;
+  return o;
+}
+
+SpreadResult solve_spread_local(const mln::Network& net, const SolveOptions& o, int workers, int rounds) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const SpreadPlan plan = plan_spread(net, workers, o);
+  const PartIndex idx = index_parts(net, plan);
+  std::vector<uint8_t> truth = spread_initial_truth(net, o.seed);
+  for (int32_t a = 1; a <= net.num_atoms; ++a)
+    if (plan.part_of[a] < 0) truth[a] = 0;  // not searched: false, as solve_map leaves it
+  SpreadResult res;
+  std::vector<uint8_t> best;
+  double best_cost = 0;
+  for (int r = 1; r <= rounds; ++r) {
+    const std::vector<int> ps = round_parts(plan, r);
+    if (ps.empty()) break;
+    std::vector<uint8_t> next = truth;
+    bool changed = false;
+    for (int p : ps) {  // every part of the round sees the round's start
+      const PartOutcome po = solve_part(net, plan, idx, p, truth, part_options(o, plan, idx, p, r, rounds, 0));
+      for (size_t i = 0; i < idx.members[p].size(); ++i) {
+        changed = changed || next[idx.members[p][i]] != po.state[i];
+        next[idx.members[p][i]] = po.state[i];
+      }
+      res.map.flips += po.flips;
+      if (r == 1) res.map.bound += po.bound, res.map.proven_components += po.proven;
+    }
+    truth.swap(next);
+    res.rounds_run = r;
+    const SpreadTotals t = spread_totals(net, plan, truth);
+    if (best.empty() || t.cost < best_cost) best = truth, best_cost = t.cost, res.map.hard_violated = t.hard_violated;
+    if (!changed && r > 1) break;
+  }
+  res.map.truth = std::move(best);
+  res.map.cost = best_cost;
+  res.map.bound = std::min(res.map.bound, res.map.cost);
+  res.map.components = plan.components;
+  res.map.solved_components = plan.solved_components;
+  res.map.partitions = plan.parts;
+  res.map.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
+SpreadTotals spread_totals(const mln::Network& net, const SpreadPlan& plan, const std::vector<uint8_t>& truth) {
+  const auto& cs = net.clauses;
+  const int64_t m = static_cast<int64_t>(cs.size());
+  const int64_t chunks = (m + kCostChunk - 1) / kCostChunk;
+  std::vector<double> cost(static_cast<size_t>(chunks), 0.0);
+  std::vector<int64_t> hard(static_cast<size_t>(chunks), 0);
+#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
+  for (int64_t b = 0; b < chunks; ++b)
+    for (int64_t c = b * kCostChunk; c < std::min(m, (b + 1) * kCostChunk); ++c) {
+      // A clause belongs to the component of its atoms (all in one); an
+      // empty clause to none, and counts as solve_map counts it.
+      const bool empty = cs.offsets[c] == cs.offsets[c + 1];
+      if (empty ? cs.weights[c] <= 0 : plan.part_of[std::abs(cs.lits[cs.offsets[c]])] < 0) continue;
+      const double x = empty ? cs.weights[c] : clause_cost_of(cs, c, truth);
+      cost[b] += x;
+      if (x > 0 && std::fabs(cs.weights[c]) >= kHardThreshold) ++hard[b];
+    }
+  SpreadTotals t;
+  for (int64_t b = 0; b < chunks; ++b) t.cost += cost[b], t.hard_violated += hard[b];
+  return t;
+}
+
+}  // namespace mln::solver

@@ -1,0 +1,103 @@
+// One MAP job spread over several workers (issue #23): the network's
+// searched components are cut into parts, units of work that any worker may
+// solve, and the parts that share clauses are solved again in rounds, each
+// with its neighbours' atoms held at their values of the round before
+// (a Jacobi sweep: every part of a round sees the same boundary, so the
+// parts of a round run at once on different workers, and the answer is a
+// function of the network, the options and the seed, not of which worker
+// ran which part).
+//
+// No database here: solver/worker/spread_job.cpp keeps the plan, the parts
+// and their states in mln.job_plans and mln.job_parts.  docs/solver.md,
+// "One job on several workers".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "maxwalksat.hpp"
+#include "mln/network.hpp"
+
+namespace mln::solver {
+
+struct SpreadPlan {
+  int parts = 0;
+  std::vector<int32_t> part_of;  // by atom id (size num_atoms + 1, [0] = -1): its part, -1 when not searched
+  std::vector<uint8_t> cut;      // by part: it shares a clause with another part (solved again each round)
+  int components = 0;            // components of the whole network
+  int solved_components = 0;     // those searched (query atoms, or skipping off)
+};
+
+// The parts of `net` for `workers` workers.  Every searched component
+// (skip_components_without_query as solve_map) goes to exactly one part,
+// except one whose clauses and atoms exceed a worker's share: METIS splits
+// it into about (its size / the share) parts of its own, which are cut.  The
+// other components are packed largest first into at most `workers` parts
+// of about one share each.  Deterministic in (net, workers, o.seed).
+SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions& o);
+
+// Each part's atoms (ascending ids) and the clauses with a literal over
+// them (ascending ids), from one pass over the network.
+struct PartIndex {
+  std::vector<std::vector<int32_t>> members;
+  std::vector<std::vector<int64_t>> clauses;
+};
+PartIndex index_parts(const mln::Network& net, const SpreadPlan& plan);
+
+// The starting state of a spread job: a coin flip per atom from the seed
+// (by atom id), or the network's own start where it has one.
+std::vector<uint8_t> spread_initial_truth(const mln::Network& net, uint64_t seed);
+
+struct PartOutcome {
+  std::vector<uint8_t> state;  // the part's best state, in members[p] order
+  double cost = 0;             // the part's cost with its neighbours held (boundary clauses included)
+  double bound = 0;            // a lower bound on the part's optimum: valid for the job only if the part is not cut
+  bool proven = false;         // not cut, and the answer is proven optimal
+  int64_t flips = 0;
+  std::string device;          // the device(s) that produced it (solve_map's device_used)
+  double seconds = 0;
+  bool cancelled = false;
+  std::vector<std::string> warnings;
+};
+
+// Solves part p of the plan by solve_map (components, GPU or CPU, the exact
+// path) from `truth` (the whole network's state by atom id: the part's own
+// atoms start there, the other parts' atoms are held there).  `o` carries
+// the part's seed, flips and time limit; skip_components_without_query is
+// not applied again (the plan did).
+PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx, int p,
+                       const std::vector<uint8_t>& truth, SolveOptions o);
+
+// The parts solved in round r (1-based): every part in round 1, the cut
+// parts after it (a part that shares no clause keeps its round-1 answer).
+std::vector<int> round_parts(const SpreadPlan& plan, int r);
+
+// Part p's options in round r of `rounds`, from the job's: its own seed
+// (of the job's seed, r and p, so that whichever worker runs it gets the
+// same answer); its share of the job's max_flips by atoms (a cut part's
+// share split over the rounds; 0 stays 0: solve_map's 100 flips per atom);
+// and `seconds_left` (0: none) split evenly over this round and the ones
+// after it.
+SolveOptions part_options(const SolveOptions& job, const SpreadPlan& plan, const PartIndex& idx, int p, int r,
+                          int rounds, double seconds_left);
+
+// The whole spread job in this process, part after part, as the workers
+// run it (tests, and the reference the workers' answer must equal).
+// Rounds stop early when a round changes no atom.
+struct SpreadResult {
+  SolveResult map;         // truth, cost, hard_violated, flips, bound (0 for cut parts), partitions = parts
+  int rounds_run = 0;
+};
+SpreadResult solve_spread_local(const mln::Network& net, const SolveOptions& o, int workers, int rounds);
+
+// The searched components' cost under `truth` (solve_map's figure: the
+// clauses of the planned atoms and the empty clauses) and their violated
+// hard clauses.
+struct SpreadTotals {
+  double cost = 0;
+  int64_t hard_violated = 0;
+};
+SpreadTotals spread_totals(const mln::Network& net, const SpreadPlan& plan, const std::vector<uint8_t>& truth);
+
+}  // namespace mln::solver

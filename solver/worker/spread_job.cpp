@@ -1,0 +1,398 @@
+// MAP jobs spread over several workers (issue #23).  The worker that claims
+// the job leads it: it plans the parts (core/spread.hpp), keeps the plan in
+// mln.job_plans, and queues each round's parts in mln.job_parts.  Every
+// worker, the leader included, claims parts there as it claims jobs (FOR
+// UPDATE SKIP LOCKED under a lease), reads the states the round starts from
+// (the parts' rows of the rounds before), solves its part and writes the
+// part's state back.  A part's seed, flips and seconds are in its row, so
+// its answer does not depend on which worker ran it; a worker that dies
+// loses nothing (its part's lease runs out and another worker runs it
+// again; a new leader resumes from the plan and the rows).
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "core/spread.hpp"
+#include "worker/job.hpp"
+#include "worker/pq.hpp"
+#include "worker/worker.hpp"
+
+namespace mln::worker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct PlanIndex {
+  solver::SpreadPlan plan;
+  solver::PartIndex idx;
+};
+
+// Raw bytes as a bytea literal in hex ('\x...').
+std::string bytea_hex(const void* data, size_t n) {
+  static const char* d = "0123456789abcdef";
+  std::string s = "\\x";
+  s.resize(2 + 2 * n);
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < n; ++i) s[2 + 2 * i] = d[p[i] >> 4], s[3 + 2 * i] = d[p[i] & 15];
+  return s;
+}
+
+// Rows of a query of (int4, bytea) columns, by binary COPY.
+template <class F>
+void each_int_bytea(Conn& c, const std::string& query, F&& f) {
+  std::vector<std::pair<const char*, int32_t>> fields;
+  bool first = true;
+  c.copy_out("COPY (" + query + ") TO STDOUT (FORMAT binary)", [&](const char* data, size_t len) {
+    if (binary::parse_row(data, len, first, fields)) {
+      if (fields.size() != 2 || fields[0].second != 4 || fields[1].second < 0)
+        throw DbError("corrupt spread job rows (" + query + ")");
+      f(binary::int4(fields[0].first), fields[1].first, static_cast<size_t>(fields[1].second));
+    }
+    first = false;
+  });
+}
+
+void save_plan(Conn& c, int64_t job, const solver::SpreadPlan& plan) {
+  std::vector<char> part_of(plan.part_of.size() * 4);
+  for (size_t i = 0; i < plan.part_of.size(); ++i) {
+    const uint32_t v = static_cast<uint32_t>(plan.part_of[i]);
+    for (int b = 0; b < 4; ++b) part_of[4 * i + b] = static_cast<char>((v >> (8 * b)) & 0xff);
+  }
+  c.exec("INSERT INTO mln.job_plans (job, parts, part_of, cut) VALUES ($1, $2, $3::bytea, $4::bytea)",
+         {std::to_string(job), std::to_string(plan.parts), bytea_hex(part_of.data(), part_of.size()),
+          bytea_hex(plan.cut.data(), plan.cut.size())});
+}
+
+// The job's plan, when a leader made one (false: none yet).
+bool load_plan(Conn& c, int64_t job, const Network& net, solver::SpreadPlan& plan) {
+  bool found = false;
+  std::vector<int32_t> part_of;
+  std::string cut;
+  const std::string id = std::to_string(job);
+  each_int_bytea(c, "SELECT parts, part_of FROM mln.job_plans WHERE job = " + id,
+                 [&](int32_t parts, const char* p, size_t n) {
+                   found = true;
+                   plan.parts = parts;
+                   binary::le_int4s(p, static_cast<int32_t>(n), part_of);
+                 });
+  if (!found) return false;
+  each_int_bytea(c, "SELECT parts, cut FROM mln.job_plans WHERE job = " + id,
+                 [&](int32_t, const char* p, size_t n) { cut.assign(p, n); });
+  if (part_of.size() != static_cast<size_t>(net.num_atoms) + 1 || cut.size() != static_cast<size_t>(plan.parts))
+    throw DbError("the spread plan of job " + id + " does not fit its network");
+  plan.part_of = std::move(part_of);
+  plan.cut.assign(cut.begin(), cut.end());
+  return true;
+}
+
+std::vector<uint8_t> start_truth(const Network& net, const solver::SpreadPlan& plan, uint64_t seed) {
+  std::vector<uint8_t> t = solver::spread_initial_truth(net, seed);
+  for (int32_t a = 1; a <= net.num_atoms; ++a)
+    if (plan.part_of[a] < 0) t[a] = 0;  // not searched: false, as solve_map leaves it
+  return t;
+}
+
+// Writes the parts' states of `rows` into `truth`; true if an atom changed.
+bool apply_states(Conn& c, const std::string& rows, const PlanIndex& pi, std::vector<uint8_t>& truth) {
+  bool changed = false;
+  each_int_bytea(c, rows, [&](int32_t p, const char* s, size_t n) {
+    if (p < 0 || p >= pi.plan.parts || n != pi.idx.members[p].size())
+      throw DbError("a part's state does not fit its part (" + std::to_string(p) + ")");
+    const auto& mem = pi.idx.members[p];
+    for (size_t i = 0; i < n; ++i) {
+      const uint8_t v = s[i] != 0;
+      changed = changed || truth[mem[i]] != v;
+      truth[mem[i]] = v;
+    }
+  });
+  return changed;
+}
+
+// The whole state at the start of round r: every part's latest state of the
+// rounds before (the starting state where it has none).
+std::vector<uint8_t> state_before(Conn& c, int64_t job, int r, const Network& net, const PlanIndex& pi,
+                                  uint64_t seed) {
+  std::vector<uint8_t> truth = start_truth(net, pi.plan, seed);
+  apply_states(c,
+               "SELECT DISTINCT ON (part) part, state FROM mln.job_parts WHERE job = " + std::to_string(job) +
+                   " AND round < " + std::to_string(r) + " AND status = 'done' ORDER BY part, round DESC",
+               pi, truth);
+  return truth;
+}
+
+struct ClaimedPart {
+  int64_t job = 0;
+  int round = 0, part = 0;
+  uint64_t seed = 0;
+  int64_t max_flips = 0;
+  double time_limit = 0;
+};
+
+// Claims a waiting part (of job `only` when non-zero) of a running job.
+bool claim_part(Conn& c, const WorkerOptions& wo, const std::string& me, int64_t only, ClaimedPart& cp) {
+  Result r = c.exec(
+      "UPDATE mln.job_parts p SET status = 'running', worker = $1, attempts = attempts + 1, "
+      "  started_at = clock_timestamp(), lease_until = clock_timestamp() + make_interval(secs => $2::int), "
+      "  flips = NULL, flips_per_s = NULL, device = NULL "
+      "WHERE (p.job, p.round, p.part) = (SELECT q.job, q.round, q.part FROM mln.job_parts q "
+      "  JOIN mln.jobs j ON j.id = q.job WHERE j.status = 'running' "
+      "   AND (q.status = 'queued' OR (q.status = 'running' AND q.lease_until < clock_timestamp())) "
+      "   AND ($3::bigint = 0 OR q.job = $3::bigint) "
+      "  ORDER BY q.job, q.round, q.part FOR UPDATE OF q SKIP LOCKED LIMIT 1) "
+      "RETURNING p.job, p.round, p.part, p.seed, p.max_flips, p.time_limit",
+      {me, std::to_string(wo.lease_seconds), std::to_string(only)});
+  if (r.rows() == 0) return false;
+  cp.job = r.num(0, 0);
+  cp.round = static_cast<int>(r.num(0, 1));
+  cp.part = static_cast<int>(r.num(0, 2));
+  cp.seed = static_cast<uint64_t>(r.num(0, 3));
+  cp.max_flips = r.num(0, 4);
+  cp.time_limit = r.dbl(0, 5);
+  return true;
+}
+
+// Solves a claimed part in a thread while this one renews its lease and
+// publishes its flips/s; writes its state when it ends.  Returns false when
+// the part was given up (the job ended, the lease was lost, or `stop`).
+bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job& job, const Network& net,
+              const PlanIndex& pi, const ClaimedPart& cp, std::atomic<bool>& stop, std::atomic<bool>* outer) {
+  const std::vector<uint8_t> truth = state_before(c, cp.job, cp.round, net, pi, job.map.seed);
+  solver::SolveOptions o = job.map;
+  o.seed = cp.seed;
+  o.max_flips = cp.max_flips;
+  o.timeout_s = cp.time_limit;
+  std::atomic<bool> cancel{false};
+  std::atomic<int64_t> flips{0};
+  o.cancel = &cancel;
+  o.progress = [&flips](double, int64_t f) { flips = f; };
+  solver::PartOutcome out;
+  std::string error;
+  bool done = false;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::thread t([&] {
+    try {
+      out = solver::solve_part(net, pi.plan, pi.idx, cp.part, truth, o);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    std::lock_guard<std::mutex> g(mu);
+    done = true;
+    cv.notify_all();
+  });
+  const std::vector<std::string> key = {std::to_string(cp.job), std::to_string(cp.round), std::to_string(cp.part), me};
+  const auto t0 = Clock::now();
+  bool ours = true;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> g(mu);
+      if (cv.wait_for(g, std::chrono::milliseconds(500), [&] { return done; })) break;
+    }
+    if (stop || (outer && *outer)) cancel = true;
+    try {
+      const double el = std::chrono::duration<double>(Clock::now() - t0).count();
+      Result r = c.exec(
+          "UPDATE mln.job_parts p SET lease_until = clock_timestamp() + make_interval(secs => $5::int), "
+          "  flips = $6, flips_per_s = $7 WHERE job = $1 AND round = $2 AND part = $3 AND worker = $4 "
+          "  AND status = 'running' RETURNING (SELECT status FROM mln.jobs j WHERE j.id = p.job)",
+          {key[0], key[1], key[2], key[3], std::to_string(wo.lease_seconds), std::to_string(flips.load()),
+           std::to_string(el > 0 ? static_cast<double>(flips.load()) / el : 0.0)});
+      if (r.rows() == 0 || r.get(0, 0) != "running") ours = false, cancel = true;
+    } catch (const std::exception& e) {
+      if (wo.log) wo.log(std::string("part lease renewal failed: ") + e.what());
+    }
+  }
+  t.join();
+  if (!error.empty()) {  // the job cannot be answered: fail it
+    c.exec("UPDATE mln.jobs SET status = 'failed', error = $2, finished_at = clock_timestamp() "
+           "WHERE id = $1 AND status = 'running'",
+           {key[0], "part " + key[2] + " of round " + key[1] + " failed on worker " + me + ": " + error});
+    return false;
+  }
+  if (!ours || cancel) return false;  // given up: its lease runs out and another worker runs it
+  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  const std::string device = out.device + (wo.gpu >= 0 && out.device.find("gpu") != std::string::npos
+                                               ? " (GPU " + std::to_string(wo.gpu) + ")" : "");
+  Result r = c.exec(
+      "UPDATE mln.job_parts SET status = 'done', lease_until = NULL, finished_at = clock_timestamp(), "
+      "  state = $5::bytea, cost = $6, bound = $7, optimal = $8, flips = $9, flips_per_s = $10, device = $11, "
+      "  seconds = $12 WHERE job = $1 AND round = $2 AND part = $3 AND worker = $4 AND status = 'running' "
+      "RETURNING pg_notify('mln_parts', job::text)",
+      {key[0], key[1], key[2], key[3], bytea_hex(out.state.data(), out.state.size()), float8_text(out.cost),
+       float8_text(out.bound), out.proven ? "true" : "false", std::to_string(out.flips),
+       std::to_string(secs > 0 ? static_cast<double>(out.flips) / secs : 0.0), device, float8_text(secs)});
+  return r.rows() == 1;
+}
+
+}  // namespace
+
+int spread_parts(Conn& c, const Job& job, const Network& net) {
+  if (job.partitions > 0) return job.partitions;
+  if (static_cast<int64_t>(net.clauses.size()) < kSpreadMinClauses) return 1;
+  Result r = c.exec("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'mln_worker' "
+                    "AND datname = current_database()");
+  return static_cast<int>(std::clamp<long long>(r.num(0, 0), 1, 4096));
+}
+
+solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me, const Job& job, const Network& net) {
+  const auto t0 = Clock::now();
+  const solver::SolveOptions& o = job.map;
+  const std::string id = std::to_string(job.id);
+  auto log = [&](const std::string& s) {
+    if (wo.log) wo.log("job " + id + ": " + s);
+  };
+  Conn c(wo.dsn);
+  c.exec("SET application_name = 'mln_worker_leader'");
+  c.exec("LISTEN mln_parts");
+  static std::atomic<bool> never{false};
+  std::atomic<bool>& cancel = o.cancel ? *o.cancel : never;
+  PlanIndex pi;
+  if (load_plan(c, job.id, net, pi.plan)) {
+    log("resuming the plan of " + std::to_string(pi.plan.parts) + " parts");
+  } else {
+    pi.plan = solver::plan_spread(net, job.spread, o);
+    c.exec("BEGIN");
+    c.exec("DELETE FROM mln.job_parts WHERE job = $1", {id});
+    save_plan(c, job.id, pi.plan);
+    c.exec("COMMIT");
+  }
+  pi.idx = solver::index_parts(net, pi.plan);
+  int cut = 0;
+  for (uint8_t x : pi.plan.cut) cut += x;
+  c.exec("UPDATE mln.jobs SET parts = $2, rounds = 0 WHERE id = $1", {id, std::to_string(pi.plan.parts)});
+  log("plan: " + std::to_string(pi.plan.parts) + " parts, " + std::to_string(cut) + " of them cut, in " +
+      std::to_string(std::chrono::duration<double>(Clock::now() - t0).count()) + " s");
+
+  std::vector<uint8_t> truth = start_truth(net, pi.plan, o.seed), best;
+  double best_cost = 0;
+  solver::SolveResult res;
+  const int rounds = std::max(1, job.rounds);
+  std::atomic<bool> stop{false};
+  for (int r = 1; r <= rounds && !cancel; ++r) {
+    const std::vector<int> ps = solver::round_parts(pi.plan, r);
+    if (ps.empty()) break;
+    double left = 0;
+    if (o.timeout_s > 0) {
+      left = o.timeout_s - std::chrono::duration<double>(Clock::now() - t0).count();
+      if (left <= 0 && r > 1) break;
+      left = std::max(left, 1e-3);
+    }
+    std::string parts, seeds, flips, limits, atoms, clauses;
+    for (int p : ps) {
+      const solver::SolveOptions po = solver::part_options(o, pi.plan, pi.idx, p, r, rounds, left);
+      auto add = [](std::string& s, const std::string& v) { s += (s.empty() ? "{" : ",") + v; };
+      add(parts, std::to_string(p));
+      add(seeds, std::to_string(static_cast<int64_t>(po.seed)));
+      add(flips, std::to_string(po.max_flips));
+      add(limits, float8_text(po.timeout_s));
+      add(atoms, std::to_string(pi.idx.members[p].size()));
+      add(clauses, std::to_string(pi.idx.clauses[p].size()));
+    }
+    for (std::string* s : {&parts, &seeds, &flips, &limits, &atoms, &clauses}) *s += "}";
+    c.exec("INSERT INTO mln.job_parts (job, round, part, seed, max_flips, time_limit, atoms, clauses) "
+           "SELECT $1, $2, unnest($3::int[]), unnest($4::bigint[]), unnest($5::bigint[]), unnest($6::float8[]), "
+           "  unnest($7::bigint[]), unnest($8::bigint[]) ON CONFLICT DO NOTHING",
+           {id, std::to_string(r), parts, seeds, flips, limits, atoms, clauses});
+    c.exec("SELECT pg_notify('mln_jobs', $1)", {id});
+    // Solve parts of the round here while others solve the rest.
+    for (;;) {
+      if (cancel) break;
+      ClaimedPart cp;
+      if (claim_part(c, wo, me, job.id, cp)) {
+        run_part(c, wo, me, job, net, pi, cp, stop, &cancel);
+        continue;
+      }
+      Result w = c.exec("SELECT count(*) FILTER (WHERE status <> 'done'), "
+                        "  (SELECT status FROM mln.jobs WHERE id = $1) FROM mln.job_parts WHERE job = $1 AND round = $2",
+                        {id, std::to_string(r)});
+      if (w.num(0, 0) == 0) break;
+      if (w.get(0, 1) != "running") {
+        cancel = true;
+        break;
+      }
+      c.wait_notify(250);
+    }
+    if (cancel) break;
+    const bool changed = apply_states(
+        c, "SELECT part, state FROM mln.job_parts WHERE job = " + id + " AND round = " + std::to_string(r), pi, truth);
+    const solver::SpreadTotals t = solver::spread_totals(net, pi.plan, truth);
+    if (best.empty() || t.cost < best_cost) best = truth, best_cost = t.cost, res.hard_violated = t.hard_violated;
+    Result f = c.exec("UPDATE mln.jobs SET rounds = $2 WHERE id = $1 "
+                      "RETURNING (SELECT coalesce(sum(flips), 0) FROM mln.job_parts WHERE job = $1)",
+                      {id, std::to_string(r)});
+    res.flips = f.rows() ? f.num(0, 0) : res.flips;
+    if (o.progress) o.progress(best_cost, res.flips);
+    log("round " + std::to_string(r) + ": " + std::to_string(ps.size()) + " parts, cost " + std::to_string(t.cost) +
+        (changed || r == 1 ? "" : ", no atom changed"));
+    if (!changed && r > 1) break;
+  }
+  res.cancelled = cancel.load();
+  if (best.empty()) {  // stopped before a round ended: the starting state
+    best = truth;
+    const solver::SpreadTotals t = solver::spread_totals(net, pi.plan, truth);
+    best_cost = t.cost;
+    res.hard_violated = t.hard_violated;
+  }
+  // What the parts report: their devices, and the bounds of the parts that
+  // share no clause (a cut part's bound holds only with its neighbours
+  // held, so it counts 0 for the job).
+  Result s = c.exec("SELECT coalesce(sum(bound) FILTER (WHERE round = 1), 0), "
+                    "  coalesce(bool_and(optimal) FILTER (WHERE round = 1), false), "
+                    "  string_agg(DISTINCT device, ',') FROM mln.job_parts WHERE job = $1 AND status = 'done'",
+                    {id});
+  const std::string devices = s.get(0, 2);
+  const bool gpu = devices.find("gpu") != std::string::npos, cpu = devices.find("cpu") != std::string::npos;
+  res.device_used = gpu && cpu ? "cpu+gpu" : gpu ? "gpu" : "cpu";
+  res.truth = std::move(best);
+  res.cost = best_cost;
+  res.bound = std::min(s.dbl(0, 0), best_cost);
+  res.optimal = !res.cancelled && cut == 0 && s.get(0, 1) == "t";
+  res.components = pi.plan.components;
+  res.solved_components = pi.plan.solved_components;
+  res.partitions = pi.plan.parts;
+  res.solver_used = "walksat";
+  res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  // The states are not needed once the answer is kept (a job that stops
+  // here for a shutdown keeps them: the next leader resumes).
+  if (!res.cancelled || c.exec("SELECT status FROM mln.jobs WHERE id = $1", {id}).get(0, 0) != "running") {
+    c.exec("DELETE FROM mln.job_plans WHERE job = $1", {id});
+    c.exec("UPDATE mln.job_parts SET state = NULL WHERE job = $1", {id});
+  }
+  return res;
+}
+
+bool serve_part(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache& cache, std::atomic<bool>& stop) {
+  ClaimedPart cp;
+  if (!claim_part(c, wo, me, 0, cp)) return false;
+  auto log = [&](const std::string& s) {
+    if (wo.log) wo.log("job " + std::to_string(cp.job) + " part " + std::to_string(cp.part) + " round " +
+                       std::to_string(cp.round) + ": " + s);
+  };
+  Job job;
+  if (!load_job(c, wo, cp.job, job) || job.schema.empty()) return true;  // gone: its lease runs out
+  const std::string oid = network_oid(c, job.schema);
+  if (cache.job != cp.job || cache.net_oid != oid || !cache.plan) {
+    const auto t = Clock::now();
+    cache = PartCache();
+    cache.net = read_network(c, job.schema);
+    auto pi = std::make_shared<PlanIndex>();
+    if (!load_plan(c, cp.job, cache.net, pi->plan)) return true;  // the job ended meanwhile
+    pi->idx = solver::index_parts(cache.net, pi->plan);
+    cache.plan = pi;
+    cache.job = cp.job;
+    cache.net_oid = oid;
+    log("read " + std::to_string(cache.net.num_atoms) + " atoms, " + std::to_string(cache.net.clauses.size()) +
+        " clauses and the plan in " + std::to_string(std::chrono::duration<double>(Clock::now() - t).count()) + " s");
+  }
+  const auto& pi = *static_cast<const PlanIndex*>(cache.plan.get());
+  const bool ok = run_part(c, wo, me, job, cache.net, pi, cp, stop, nullptr);
+  log(ok ? "done" : "given up");
+  return true;
+}
+
+}  // namespace mln::worker

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# One MAP job on several workers (issue #23): a generated RC network (one
+# large component and small ones) cut into parts that workers claim from
+# mln.job_parts.  Two workers give the answer one worker gives, seeded; a
+# worker killed while it holds a part loses nothing (another worker runs
+# the part again after its lease) and the answer is still the same; a
+# leader killed mid-job is replaced by a worker that resumes the plan;
+# mln.part_progress and mln.job_progress show who ran what.
+source "$(dirname "$0")/lib.sh"
+export PGDATABASE=mln_e2e_spread
+dropdb --if-exists "$PGDATABASE"; createdb "$PGDATABASE"
+q() { psql -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
+q "CREATE EXTENSION pg_mln" >/dev/null
+
+"$build/bench/gen/mln_gen" rc 200 "$tmp/rc" 3 >/dev/null
+psql -qX -v ON_ERROR_STOP=1 -v prog="$(cat "$tmp/rc/prog.mln")" -v ev="$(cat "$tmp/rc/evidence.db")" \
+     -v qu="$(cat "$tmp/rc/query.db")" >/dev/null <<'SQL'
+SELECT mln.create_program('rc', :'prog');
+SELECT mln.load_evidence('rc', :'ev');
+SELECT mln.set_query('rc', :'qu');
+SELECT mln.ground('rc');
+SQL
+check "RC grounded" test $? -eq 0
+echo "# network: $(q "SELECT count(*) FROM mln.ground_clauses('rc')") clauses"
+
+# Pinned: random_step (no time-driven extra tries), max_flips, one thread,
+# the walk only.  OPTS: each part takes long enough (~0.1 s) for a worker
+# to be killed while it holds one; the walk reaches the same state from any
+# seed.  FAST: few flips, so that a part's answer depends on its seed (a
+# worker that seeded a part its own way would give another answer).
+FAST='{"partitions": 4, "rounds": 5, "seed": 11, "random_step": 0.5, "max_flips": 300000, "threads": 1, "solver": "walksat", "device": "cpu"}'
+OPTS='{"partitions": 3, "rounds": 3, "seed": 11, "random_step": 0.5, "max_flips": 40000000, "threads": 1, "solver": "walksat", "device": "cpu"}'
+answer() {  # job -> "status cost" and the MAP state's digest
+  q "SELECT concat_ws(' ', s->>'status', s->>'best_cost') FROM mln.wait($1, interval '300 s') s"
+  q "SELECT md5(string_agg(arguments::text || truth::text, ';' ORDER BY predicate, arguments::text)) FROM mln.map('rc')"
+}
+
+# 1. One worker does every part itself.
+j1=$(q "SELECT mln.infer('rc', options => '$OPTS')")
+"$WORKER" --quiet --once --name solo >/dev/null 2>&1
+read -r st1 cost1 <<<"$(answer "$j1" | head -1)"; map1=$(answer "$j1" | tail -1)
+echo "# one worker: $st1, cost $cost1"
+check "one worker: the spread job is done" test "$st1" = done
+check "its parts and rounds are recorded" test "$(q "SELECT parts, rounds >= 2 FROM mln.jobs WHERE id = $j1")" = "3|t"
+check "every part was solved by the one worker" \
+  test "$(q "SELECT string_agg(DISTINCT worker, ',') FROM mln.job_parts WHERE job = $j1")" = solo
+check "the states are dropped when the job is done" \
+  test "$(q "SELECT count(*) FROM mln.job_parts WHERE job = $j1 AND state IS NOT NULL") $(q "SELECT count(*) FROM mln.job_plans")" = "0 0"
+
+# The same options without partitions: the one-worker path (not spread).
+j0=$(q "SELECT mln.infer('rc', options => '$(echo "$OPTS" | sed 's/"partitions": 3/"partitions": 1/')')")
+"$WORKER" --quiet --once >/dev/null 2>&1
+check "partitions 1: not spread" test "$(q "SELECT (mln.wait($j0, interval '300 s'))->>'status', parts IS NULL FROM mln.jobs WHERE id = $j0")" = "done|t"
+
+claimed() {  # job worker: waits until the worker leads the job
+  for _ in $(seq 1 200); do
+    [ "$(q "SELECT worker FROM mln.jobs WHERE id = $1")" = "$2" ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+# 2. Two workers: the leader takes the job, a helper takes parts; the
+#    same answer as one worker, with few flips (it depends on the seeds).
+jf=$(q "SELECT mln.infer('rc', options => '$FAST')")
+"$WORKER" --quiet --once --name solo >/dev/null 2>&1
+read -r stf costf <<<"$(answer "$jf" | head -1)"; mapf=$(answer "$jf" | tail -1)
+check "few flips, one worker: done" test "$stf" = done
+j2=$(q "SELECT mln.infer('rc', options => '$FAST')")
+"$WORKER" --quiet --once --name leader >/dev/null 2>&1 & wl=$!
+claimed "$j2" leader
+"$WORKER" --quiet --name helper >/dev/null 2>&1 & wh=$!
+wait $wl
+read -r st2 cost2 <<<"$(answer "$j2" | head -1)"; map2=$(answer "$j2" | tail -1)
+kill $wh; wait $wh 2>/dev/null
+echo "# few flips: one worker cost $costf; two workers: $st2, cost $cost2; parts by worker: $(q "SELECT string_agg(worker || '=' || n, ' ') FROM (SELECT worker, count(*) n FROM mln.job_parts WHERE job = $j2 GROUP BY 1 ORDER BY 1) t")"
+check "two workers: done" test "$st2" = done
+check "both workers solved parts" test "$(q "SELECT count(DISTINCT worker) FROM mln.job_parts WHERE job = $j2")" = 2
+check "the same cost as one worker" test "$cost2" = "$costf"
+check "the same MAP state as one worker" test "$map2" = "$mapf"
+check "mln.part_progress shows each part's worker and device" \
+  test "$(q "SELECT count(*) FROM mln.part_progress WHERE job = $j2 AND worker IS NOT NULL AND device = 'cpu' AND flips > 0")" \
+       = "$(q "SELECT count(*) FROM mln.job_parts WHERE job = $j2")"
+check "mln.job_progress lists the latest round's parts" \
+  test "$(q "SELECT jsonb_array_length(part_workers) > 0 AND parts = 4 FROM mln.job_progress WHERE id = $j2")" = t
+
+# 3. A helper killed while it holds a part: the part's lease runs out and
+#    the leader runs it again; the answer does not change.
+j3=$(q "SELECT mln.infer('rc', options => '$OPTS')")
+"$WORKER" --quiet --once --name leader3 --lease 2 >"$tmp/leader3.log" 2>&1 & wl=$!
+claimed "$j3" leader3
+"$WORKER" --quiet --name doomed --lease 2 >/dev/null 2>&1 & wd=$!
+for _ in $(seq 1 200); do
+  [ "$(q "SELECT count(*) FROM mln.job_parts WHERE job = $j3 AND worker = 'doomed' AND status = 'running'")" = 1 ] && break
+  sleep 0.05
+done
+held=$(q "SELECT part || '/' || round FROM mln.job_parts WHERE job = $j3 AND worker = 'doomed' AND status = 'running'")
+kill -9 $wd; wait $wd 2>/dev/null
+wait $wl
+read -r st3 cost3 <<<"$(answer "$j3" | head -1)"; map3=$(answer "$j3" | tail -1)
+echo "# killed helper held part/round $held; then: $st3, cost $cost3"
+check "the killed worker held a part" test -n "$held"
+check "that part was run again by the leader" \
+  test "$(q "SELECT worker || ' ' || attempts FROM mln.job_parts WHERE job = $j3 AND part || '/' || round = '$held'")" = "leader3 2"
+check "the job is done with the same answer" test "$st3 $cost3 $map3" = "done $cost1 $map1"
+
+# 4. The leader killed mid-job: another worker takes the job over after its
+#    lease, resumes the plan and the parts done, and answers the same.
+j4=$(q "SELECT mln.infer('rc', options => '$OPTS')")
+"$WORKER" --quiet --once --name leader4 --lease 2 >/dev/null 2>&1 & w4=$!
+for _ in $(seq 1 300); do
+  [ "$(q "SELECT count(*) FROM mln.job_parts WHERE job = $j4 AND status = 'done'")" -ge 2 ] && break
+  sleep 0.05
+done
+done_before=$(q "SELECT count(*) FROM mln.job_parts WHERE job = $j4 AND status = 'done'")
+kill -9 $w4; wait $w4 2>/dev/null
+sleep 2.5  # its lease runs out
+"$WORKER" --name heir --once --lease 2 >"$tmp/heir.log" 2>&1
+read -r st4 cost4 <<<"$(answer "$j4" | head -1)"; map4=$(answer "$j4" | tail -1)
+echo "# leader killed after $done_before parts; the heir: $st4, cost $cost4"
+check "the heir resumed the plan" grep -q "resuming the plan" "$tmp/heir.log"
+check "the parts done before the kill were kept" \
+  test "$(q "SELECT count(*) FROM mln.job_parts WHERE job = $j4 AND worker = 'leader4' AND status = 'done'")" -ge "$done_before"
+check "and the answer is the same" test "$st4 $cost4 $map4" = "done $cost1 $map1"
+
+# 5. Bad options are refused before a job is queued.
+check "partitions must be an integer >= 0" \
+  sh -c "psql -qXAt -c \"SELECT mln.infer('rc', options => '{\\\"partitions\\\": -1}')\" 2>&1 | grep -q 'partitions'"
+check "rounds is for MAP jobs" \
+  sh -c "psql -qXAt -c \"SELECT mln.infer('rc', 'marginal', options => '{\\\"rounds\\\": 2}')\" 2>&1 | grep -q 'applies to MAP inference'"
+finish

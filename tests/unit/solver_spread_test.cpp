@@ -1,0 +1,137 @@
+// A MAP job spread over workers (core/spread.hpp): the plan's parts, the
+// exact answer where no part is cut, and the rounds where parts are cut.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "core/components.hpp"
+#include "core/spread.hpp"
+#include "solver_test_util.hpp"
+
+namespace mln::solver {
+namespace {
+
+using testing::add_clause;
+using testing::brute_force_min_cost;
+using testing::random_mixed_network;
+
+// `count` random networks of `n` atoms side by side (atom ids shifted), so
+// the union has at least that many independent components; the optimum
+// is the sum of theirs.  Every k-th one has no query atom.
+mln::Network union_of_random(int count, int32_t n, int m, uint64_t seed, int no_query_every, double* optimum) {
+  mln::Network all;
+  *optimum = 0;
+  all.is_query.push_back(0);
+  for (int i = 0; i < count; ++i) {
+    mln::Network g = random_mixed_network(n, m, seed * 1000 + i);
+    const bool query = no_query_every <= 0 || i % no_query_every != 0;
+    if (query) *optimum += brute_force_min_cost(g);
+    for (size_t c = 0; c < g.clauses.size(); ++c) {
+      std::vector<int32_t> lits;
+      for (int64_t j = g.clauses.offsets[c]; j < g.clauses.offsets[c + 1]; ++j) {
+        const int32_t l = g.clauses.lits[j];
+        lits.push_back(l > 0 ? l + all.num_atoms : l - all.num_atoms);
+      }
+      add_clause(all, lits, g.clauses.weights[c]);
+    }
+    all.num_atoms += n;
+    all.is_query.insert(all.is_query.end(), static_cast<size_t>(n), query ? 1 : 0);
+  }
+  return all;
+}
+
+// A ladder of `n` atoms: each atom tied to the next two by soft clauses
+// of mixed sign, some unit evidence, a few hard clauses; one component.
+mln::Network ladder(int32_t n, uint64_t seed) {
+  Rng rng(derive_seed(seed, 5));
+  mln::Network net;
+  net.num_atoms = n;
+  net.is_query.assign(static_cast<size_t>(n) + 1, 1);
+  for (int32_t a = 1; a < n; ++a) {
+    for (int32_t b = a + 1; b <= std::min(n, a + 2); ++b) {
+      const double w = rng.uniform() < 0.3 ? -(0.2 + rng.uniform()) : 0.2 + 2 * rng.uniform();
+      add_clause(net, {(rng.next() >> 63) ? a : -a, (rng.next() >> 63) ? b : -b}, rng.uniform() < 0.03 ? kHardWeight : w);
+    }
+    if (rng.uniform() < 0.2) add_clause(net, {(rng.next() >> 63) ? a : -a}, 0.5 + rng.uniform());
+  }
+  return net;
+}
+
+SolveOptions seeded(uint64_t seed) {
+  SolveOptions o;
+  o.seed = seed;
+  o.threads = 1;
+  o.solver = "walksat";
+  o.device = "cpu";
+  o.random_step = 0.5;  // pinned: no time-driven adaptive tries, so runs repeat exactly
+  o.max_flips = 200000;
+  return o;
+}
+
+TEST(SolverSpread, PlanPutsEverySearchedAtomInOnePart) {
+  double opt;
+  mln::Network net = union_of_random(30, 8, 14, 3, 5, &opt);
+  const Components cc = find_components(net);
+  for (int workers : {1, 2, 3, 7}) {
+    const SpreadPlan plan = plan_spread(net, workers, seeded(1));
+    EXPECT_LE(plan.parts, workers);
+    EXPECT_EQ(plan.components, cc.count);
+    for (int32_t a = 1; a <= net.num_atoms; ++a) {
+      const bool searched = cc.has_query[cc.comp_of_atom[a]] != 0;
+      if (searched) {
+        EXPECT_GE(plan.part_of[a], 0) << "atom " << a;
+        EXPECT_LT(plan.part_of[a], plan.parts);
+        // A component stays whole: no part is cut.
+        EXPECT_EQ(plan.part_of[a], plan.part_of[cc.atoms[cc.atom_off[cc.comp_of_atom[a]]]]);
+      } else {
+        EXPECT_EQ(plan.part_of[a], -1) << "atom " << a << " of a component without query atoms";
+      }
+    }
+    for (int p = 0; p < plan.parts; ++p) EXPECT_EQ(plan.cut[p], 0);
+  }
+  // A component larger than a worker's share is split, and its parts are cut.
+  mln::Network big = ladder(3000, 2);
+  const SpreadPlan plan = plan_spread(big, 3, seeded(1));
+  ASSERT_EQ(plan.parts, 3);
+  std::vector<int64_t> sizes(3, 0);
+  for (int32_t a = 1; a <= big.num_atoms; ++a) ++sizes[plan.part_of[a]];
+  for (int p = 0; p < 3; ++p) {
+    EXPECT_EQ(plan.cut[p], 1);
+    EXPECT_GT(sizes[p], 800) << "METIS balances the parts";
+  }
+}
+
+TEST(SolverSpread, UncutPartsReachTheExactOptimum) {
+  double opt;
+  mln::Network net = union_of_random(40, 10, 18, 11, 7, &opt);
+  for (int workers : {2, 4}) {
+    const SpreadResult r = solve_spread_local(net, seeded(9), workers, 3);
+    EXPECT_EQ(r.rounds_run, 1) << "no part is cut: one round";
+    EXPECT_NEAR(r.map.cost, opt, 1e-6 * std::max(1.0, opt));
+    EXPECT_NEAR(r.map.bound, opt, 1e-6 * std::max(1.0, opt)) << "enumeration proves every component";
+    EXPECT_NEAR(spread_totals(net, plan_spread(net, workers, seeded(9)), r.map.truth).cost, r.map.cost, 1e-9);
+  }
+}
+
+TEST(SolverSpread, CutPartsImproveOnTheStartAndRepeatExactly) {
+  mln::Network net = ladder(4000, 7);
+  SolveOptions o = seeded(4);
+  const SpreadPlan plan = plan_spread(net, 4, o);
+  const double start = spread_totals(net, plan, spread_initial_truth(net, o.seed)).cost;
+  const SpreadResult a = solve_spread_local(net, o, 4, 4);
+  const SpreadResult b = solve_spread_local(net, o, 4, 4);
+  EXPECT_EQ(a.map.truth, b.map.truth) << "a seeded spread job is a function of its seed";
+  EXPECT_EQ(a.map.cost, b.map.cost);
+  EXPECT_GE(a.rounds_run, 2);
+  EXPECT_EQ(a.map.partitions, 4);
+  EXPECT_LT(a.map.cost, 0.5 * start);
+  EXPECT_DOUBLE_EQ(a.map.cost, total_cost(net.clauses, a.map.truth)) << "the reported cost is the state's";
+  EXPECT_EQ(a.map.bound, 0) << "a cut part's bound does not hold for the job";
+  // Close to one walk over the whole component.
+  const SolveResult whole = solve_map(net, o);
+  EXPECT_LT(a.map.cost, whole.cost * 1.25 + 5);
+}
+
+}  // namespace
+}  // namespace mln::solver
