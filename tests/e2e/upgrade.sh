@@ -57,6 +57,30 @@ check "after the update a MAP job reports its bound and proof" \
   test "$(q2 "SELECT concat_ws(',', s->>'best_cost', s->>'bound', s->>'gap', s->>'optimal') FROM mln.wait($job2, interval '30 s') s")" = "0,0,0,true"
 dropdb mln_e2e_upgrade2
 
+# 0.3.0 -> 0.4.0 on its own: a job queued under 0.3.0 keeps its row, and
+# after the update a MAP job spreads over parts.
+dropdb --if-exists mln_e2e_upgrade3; createdb mln_e2e_upgrade3
+q3() { psql -d mln_e2e_upgrade3 -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
+q3 "CREATE EXTENSION pg_mln VERSION '0.3.0'"
+psql -d mln_e2e_upgrade3 -qX -v ON_ERROR_STOP=1 >/dev/null <<SQL
+SELECT mln.create_program('smoke', pg_read_file('$DATA/smoke/prog.mln'));
+SELECT mln.load_evidence('smoke', pg_read_file('$DATA/smoke/evidence.db'));
+SELECT mln.set_query('smoke', 'Cancer(x)');
+SELECT mln.ground('smoke');
+SELECT mln.infer('smoke');
+SQL
+check "0.3.0: a program grounded and a MAP job queued" test "$(q3 "SELECT count(*) FROM mln.jobs")" = 1
+check "0.3.0 refuses the option partitions" \
+  sh -c "psql -d mln_e2e_upgrade3 -qXAt -c \"SELECT mln.infer('smoke', options => '{\\\"partitions\\\": 2}')\" 2>&1 | grep -q 'unknown inference option'"
+q3 "ALTER EXTENSION pg_mln UPDATE TO '0.4.0'" >/dev/null
+check "ALTER EXTENSION pg_mln UPDATE TO '0.4.0' from 0.3.0" test "$(q3 "SELECT extversion FROM pg_extension WHERE extname = 'pg_mln'")" = 0.4.0
+check "the queued job survived the update" test "$(q3 "SELECT count(*) FROM mln.jobs WHERE status = 'queued'")" = 1
+job3=$(q3 "SELECT mln.infer('smoke', options => '{\"partitions\": 2}')")
+PGDATABASE=mln_e2e_upgrade3 "$WORKER" --quiet --once >/dev/null 2>&1
+check "after the update a MAP job spreads over parts" \
+  test "$(q3 "SELECT (mln.wait($job3, interval '30 s'))->>'best_cost', parts FROM mln.jobs WHERE id = $job3")" = "0|2"
+dropdb mln_e2e_upgrade3
+
 # The same objects as a fresh install (which PostgreSQL builds by the same path).
 objects() {
   psql -qXAt -d "$1" -c "SELECT pg_describe_object(classid, objid, objsubid) FROM pg_depend
