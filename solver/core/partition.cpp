@@ -67,6 +67,52 @@ std::vector<int32_t> partition_atoms(const mln::Network& net, int k, uint64_t se
   return part;
 }
 
+std::vector<int32_t> partition_atoms_streaming(const mln::Network& net, int k) {
+  const int32_t n = net.num_atoms;
+  std::vector<int32_t> part(static_cast<size_t>(n) + 1, 0);
+  if (k <= 1 || n <= k) {
+    for (int32_t a = 1; a <= n; ++a) part[a] = std::min(k - 1, std::max(0, a - 1));
+    return part;
+  }
+  // Occurrence lists: the clauses of each atom (CSR).
+  const auto& cs = net.clauses;
+  const int64_t m = static_cast<int64_t>(cs.size());
+  std::vector<int64_t> off(static_cast<size_t>(n) + 2, 0);
+  for (int32_t l : cs.lits) ++off[std::abs(l) + 1];
+  for (int32_t a = 1; a <= n + 1; ++a) off[a] += off[a - 1];
+  std::vector<int64_t> occ(cs.lits.size());
+  {
+    std::vector<int64_t> at(off.begin(), off.end() - 1);
+    for (int64_t c = 0; c < m; ++c)
+      for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) occ[at[std::abs(cs.lits[i])]++] = c;
+  }
+  const double cap = 1.05 * static_cast<double>(n) / k + 1;
+  std::vector<int64_t> size(static_cast<size_t>(k), 0), near(static_cast<size_t>(k), 0);
+  std::fill(part.begin(), part.end(), -1);
+  for (int32_t a = 1; a <= n; ++a) {
+    std::fill(near.begin(), near.end(), 0);
+    for (int64_t j = off[a]; j < off[a + 1]; ++j) {
+      const int64_t c = occ[j];
+      for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
+        const int32_t q = part[std::abs(cs.lits[i])];
+        if (q >= 0) ++near[q];
+      }
+    }
+    int best = -1;
+    double best_score = -1;
+    for (int p = 0; p < k; ++p) {
+      if (static_cast<double>(size[p]) >= cap) continue;
+      const double score = static_cast<double>(near[p]) * (1.0 - static_cast<double>(size[p]) / cap);
+      if (score > best_score || (score == best_score && size[p] < size[best])) best = p, best_score = score;
+    }
+    if (best < 0) best = static_cast<int>(std::min_element(size.begin(), size.end()) - size.begin());
+    part[a] = best;
+    ++size[best];
+  }
+  part[0] = 0;
+  return part;
+}
+
 std::vector<uint8_t> solve_gauss_seidel(const mln::Network& net, const std::vector<uint8_t>& init, int k,
                                         int rounds, int64_t flips, uint64_t seed, const SubSolver& solve_part,
                                         const std::function<bool()>& stop, GaussSeidelStats* stats) {

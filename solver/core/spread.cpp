@@ -21,7 +21,7 @@ namespace {
 int64_t work_of(const Components& cc, int32_t k) { return cc.num_clauses(k) + cc.num_atoms(k); }
 }  // namespace
 
-SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions& o) {
+SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions& o, int64_t metis_max_atoms) {
   if (workers < 1) throw std::invalid_argument("plan_spread: workers must be >= 1");
   const Components cc = find_components(net);
   SpreadPlan plan;
@@ -53,7 +53,9 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
     for (size_t i = 0; i < atoms.size(); ++i) local_of[atoms[i]] = static_cast<int32_t>(i + 1);
     SubNetwork sub = extract_subnetwork(net, atoms, cc.clauses.data() + cc.clause_off[k],
                                         static_cast<size_t>(cc.num_clauses(k)), local_of, nullptr);
-    const std::vector<int32_t> piece = partition_atoms(sub.net, pieces, derive_seed(o.seed, 0x53505244ull + k));
+    const std::vector<int32_t> piece =
+        n > metis_max_atoms ? partition_atoms_streaming(sub.net, pieces)
+                                 : partition_atoms(sub.net, pieces, derive_seed(o.seed, 0x53505244ull + k));
     for (size_t i = 0; i < atoms.size(); ++i) plan.part_of[atoms[i]] = plan.parts + piece[i + 1];
     plan.cut.insert(plan.cut.end(), static_cast<size_t>(pieces), 1);
     plan.parts += pieces;

@@ -21,6 +21,10 @@
 
 namespace mln::solver {
 
+// Components of more atoms than this are split by the streaming
+// partitioner (partition.hpp), not METIS.
+constexpr int64_t kSpreadMetisMaxAtoms = 1000000;
+
 struct SpreadPlan {
   int parts = 0;
   std::vector<int32_t> part_of;  // by atom id (size num_atoms + 1, [0] = -1): its part, -1 when not searched
@@ -32,10 +36,12 @@ struct SpreadPlan {
 // The parts of `net` for `workers` workers.  Every searched component
 // (skip_components_without_query as solve_map) goes to exactly one part,
 // except one whose clauses and atoms exceed a worker's share: METIS splits
-// it into about (its size / the share) parts of its own, which are cut.  The
+// it into about (its size / the share) parts of its own, which are cut
+// (the streaming partitioner above kSpreadMetisMaxAtoms atoms).  The
 // other components are packed largest first into at most `workers` parts
 // of about one share each.  Deterministic in (net, workers, o.seed).
-SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions& o);
+SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions& o,
+                       int64_t metis_max_atoms = kSpreadMetisMaxAtoms);
 
 // Each part's atoms (ascending ids) and the clauses with a literal over
 // them (ascending ids), from one pass over the network.

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/components.hpp"
+#include "core/partition.hpp"
 #include "core/spread.hpp"
 #include "solver_test_util.hpp"
 
@@ -99,6 +100,36 @@ TEST(SolverSpread, PlanPutsEverySearchedAtomInOnePart) {
   for (int p = 0; p < 3; ++p) {
     EXPECT_EQ(plan.cut[p], 1);
     EXPECT_GT(sizes[p], 800) << "METIS balances the parts";
+  }
+  // Above the METIS limit, the streaming partitioner splits it.
+  const SpreadPlan streamed = plan_spread(big, 3, seeded(1), 1000);
+  ASSERT_EQ(streamed.parts, 3);
+  EXPECT_EQ(streamed.part_of, [&] {
+    std::vector<int32_t> p = partition_atoms_streaming(big, 3);
+    p[0] = -1;
+    return p;
+  }()) << "the ladder is the whole network, so the parts are the partitioner's";
+}
+
+TEST(SolverSpread, StreamingPartitionIsBalancedAndKeepsNeighboursTogether) {
+  mln::Network net = ladder(6000, 3);
+  for (int k : {2, 3, 5}) {
+    const std::vector<int32_t> part = partition_atoms_streaming(net, k);
+    std::vector<int64_t> size(k, 0);
+    for (int32_t a = 1; a <= net.num_atoms; ++a) {
+      ASSERT_GE(part[a], 0);
+      ASSERT_LT(part[a], k);
+      ++size[part[a]];
+    }
+    for (int p = 0; p < k; ++p) EXPECT_LE(size[p], 1.05 * 6000 / k + 1) << "part " << p;
+    int64_t cut = 0;
+    for (size_t c = 0; c < net.clauses.size(); ++c) {
+      const int64_t lo = net.clauses.offsets[c], hi = net.clauses.offsets[c + 1];
+      for (int64_t i = lo + 1; i < hi; ++i) cut += part[std::abs(net.clauses.lits[i])] != part[std::abs(net.clauses.lits[lo])];
+    }
+    // A ladder streamed in id order: parts are runs of neighbours, so only
+    // the clauses at a few run ends are cut (a random split cuts ~(k-1)/k).
+    EXPECT_LT(cut, static_cast<int64_t>(net.clauses.size()) / 50) << k << " parts";
   }
 }
 
