@@ -366,9 +366,41 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
   return res;
 }
 
+namespace {
+
+// No part waits: reads ahead the network of a spread job that another
+// worker leads (it plans while this one reads), or lets go of the cached
+// one when no spread job runs.
+void read_ahead(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache& cache) {
+  Result r = c.exec("SELECT j.id, p.schema_name FROM mln.jobs j JOIN mln.programs p ON p.name = j.program "
+                    "WHERE j.status = 'running' AND j.parts > 1 AND j.worker <> $1 ORDER BY j.id LIMIT 1",
+                    {me});
+  if (r.rows() == 0) {
+    if (cache.job) cache = PartCache();
+    return;
+  }
+  const int64_t job = r.num(0, 0);
+  const std::string oid = network_oid(c, r.get(0, 1));
+  if (cache.job == job && cache.net_oid == oid) return;
+  const auto t = Clock::now();
+  cache = PartCache();
+  cache.net = read_network(c, r.get(0, 1));
+  cache.job = job;
+  cache.net_oid = oid;
+  if (wo.log)
+    wo.log("job " + std::to_string(job) + ": read ahead " + std::to_string(cache.net.num_atoms) + " atoms, " +
+           std::to_string(cache.net.clauses.size()) + " clauses in " +
+           std::to_string(std::chrono::duration<double>(Clock::now() - t).count()) + " s");
+}
+
+}  // namespace
+
 bool serve_part(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache& cache, std::atomic<bool>& stop) {
   ClaimedPart cp;
-  if (!claim_part(c, wo, me, 0, cp)) return false;
+  if (!claim_part(c, wo, me, 0, cp)) {
+    read_ahead(c, wo, me, cache);
+    return false;
+  }
   auto log = [&](const std::string& s) {
     if (wo.log) wo.log("job " + std::to_string(cp.job) + " part " + std::to_string(cp.part) + " round " +
                        std::to_string(cp.round) + ": " + s);
@@ -376,18 +408,20 @@ bool serve_part(Conn& c, const WorkerOptions& wo, const std::string& me, PartCac
   Job job;
   if (!load_job(c, wo, cp.job, job) || job.schema.empty()) return true;  // gone: its lease runs out
   const std::string oid = network_oid(c, job.schema);
-  if (cache.job != cp.job || cache.net_oid != oid || !cache.plan) {
+  if (cache.job != cp.job || cache.net_oid != oid) {
     const auto t = Clock::now();
     cache = PartCache();
     cache.net = read_network(c, job.schema);
+    cache.job = cp.job;
+    cache.net_oid = oid;
+    log("read " + std::to_string(cache.net.num_atoms) + " atoms, " + std::to_string(cache.net.clauses.size()) +
+        " clauses in " + std::to_string(std::chrono::duration<double>(Clock::now() - t).count()) + " s");
+  }
+  if (!cache.plan) {
     auto pi = std::make_shared<PlanIndex>();
     if (!load_plan(c, cp.job, cache.net, pi->plan)) return true;  // the job ended meanwhile
     pi->idx = solver::index_parts(cache.net, pi->plan);
     cache.plan = pi;
-    cache.job = cp.job;
-    cache.net_oid = oid;
-    log("read " + std::to_string(cache.net.num_atoms) + " atoms, " + std::to_string(cache.net.clauses.size()) +
-        " clauses and the plan in " + std::to_string(std::chrono::duration<double>(Clock::now() - t).count()) + " s");
   }
   const auto& pi = *static_cast<const PlanIndex*>(cache.plan.get());
   const bool ok = run_part(c, wo, me, job, cache.net, pi, cp, stop, nullptr);

@@ -324,7 +324,12 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
       std::to_string(ln ? ln->net.clauses.size() : net.clauses.size()) + " clauses in " + seconds_since(t_read) + " s");
   if (job.wants_map()) {
     job.spread = spread_parts(c, job, net);
-    if (job.spread > 1) log("map: spread over workers, up to " + std::to_string(job.spread) + " parts");
+    if (job.spread > 1) {
+      log("map: spread over workers, up to " + std::to_string(job.spread) + " parts");
+      // Idle workers read the network ahead while this one plans.
+      c.exec("UPDATE mln.jobs SET parts = $2 WHERE id = $1", {std::to_string(job.id), std::to_string(job.spread)});
+      c.exec("SELECT pg_notify('mln_jobs', $1)", {std::to_string(job.id)});
+    }
   }
 
   std::atomic<bool> cancel{false};
