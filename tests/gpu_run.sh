@@ -23,7 +23,9 @@
 #   tests and bench/walk_race.sh (issue #24); marginal: the marginal
 #   e2e test and bench/marginal.sh; mcsat: bench_mcsat's one GPU chain
 #   against one core, warm (issue #19); learn: the learning e2e test, class
-#   -learnwt on the GPU and the CPU, bench_learn; full: all.  MLN_PG_OPTS adds server settings
+#   -learnwt on the GPU and the CPU, bench_learn; spread: one MAP job on
+#   one GPU and spread over every GPU (bench/spread_run.sh, MLN_SPREAD_PAPERS,
+#   issue #23); full: all.  MLN_PG_OPTS adds server settings
 #   (e.g. "-c shared_buffers=8GB").  Modes join
 #   with '+'.  The builds (PostgreSQL in /tmp/pg, pg_mln in build/gpu-cuda)
 #   are reused by later calls while the machine stays warm.
@@ -150,7 +152,7 @@ if has heap; then
   cat "$OUT/heap_ops.md" >>"$summary" 2>/dev/null
 fi
 
-if has micro || has bench || has big; then
+if has micro || has bench || has big || has spread; then
   note ""
   note "## Benchmarks"
   gname=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr ' ' '-' | tr -cd 'A-Za-z0-9_-')
@@ -166,6 +168,13 @@ if has micro || has bench || has big; then
     tar czf "$OUT/results.tar.gz" -C bench/results "$MLN_BENCH_MACHINE"
     # Each run's command-line log (grounding phases, worker timings).
     [ -d "$OUT/runlogs" ] && tar czf "$OUT/runlogs.tar.gz" -C "$OUT" runlogs && rm -rf "$OUT/runlogs"
+  fi
+  if has spread; then
+    # One MAP job on one GPU against the same job over every GPU (bench/spread_run.sh, issue #23).
+    PGDATABASE=postgres timeout ${MLN_SPREAD_WALL:-540} \
+      bash bench/spread_run.sh "$OUT" "${MLN_SPREAD_PAPERS:-1000000}" $B >/dev/null 2>&1
+    note "bench/spread_run.sh: exit $?"
+    cat "$OUT/spread_run.md" >>"$summary" 2>/dev/null
   fi
   if has big; then
     # 10^8 ground clauses in the database on the GPU path (bench/big_run.sh).

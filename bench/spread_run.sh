@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# One MAP job on one GPU against the same job spread over several GPUs
+# (issue #23): the generated RC workload at PAPERS papers is loaded and
+# grounded once by the command line (-keepData), then MAP jobs on that
+# network are queued with mln.infer and served by mln_worker processes:
+#   1 GPU     one worker (--gpu 0), partitions 1, timeout T
+#   N GPUs    mln_worker --gpus all, partitions N, timeout T and T/2
+#   2 on GPU0 two workers sharing GPU 0, partitions 2, timeout T (the
+#             protocol without a second GPU; MLN_SPREAD_SHARED=1)
+# Writes spread_run.md to OUT_DIR: per job the end-to-end seconds (claim to
+# answer written: reading the network, planning, the walks, the write-back),
+# the search seconds (the worker's solve), the cost and the rounds, and each
+# part's worker, device and seconds.
+#
+#   bash bench/spread_run.sh OUT_DIR [PAPERS] [BUILD_DIR]
+#   MLN_SPREAD_TIMEOUT=30   T, seconds
+#   MLN_SPREAD_ROUNDS=3     rounds over the cut parts
+#   MLN_SPREAD_DEVICE=gpu   the jobs' device (cpu: the same runs on CPU workers, for trying the script)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:?usage: spread_run.sh OUT_DIR [PAPERS] [BUILD_DIR]}
+papers=${2:-1000000}
+build=${3:-$root/build/cmake}
+T=${MLN_SPREAD_TIMEOUT:-30}
+R=${MLN_SPREAD_ROUNDS:-3}
+dev=${MLN_SPREAD_DEVICE:-gpu}
+mkdir -p "$out"
+if [ -z "${PGHOST:-}" ]; then eval "$(bash "$root/scripts/cluster.sh" env)"; fi
+export PGDATABASE=${PGDATABASE:-postgres}
+work=$(mktemp -d /tmp/mln-spread-XXXXXX)
+trap 'rm -rf "$work"; [ -n "${wk:-}" ] && kill $wk 2>/dev/null' EXIT  # (--gpus all passes the signal on)
+q() { psql -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+log=$out/spread_run.log
+: >"$log"
+
+"$build/bench/gen/mln_gen" rc "$papers" "$work/rc" >/dev/null || { echo "generator failed" >&2; exit 1; }
+# Load and ground (and a 1-second search) with the command line, keeping the program.
+CUDA_VISIBLE_DEVICES=0 "$build/solver/pg_mln" -i "$work/rc/prog.mln" -e "$work/rc/evidence.db" \
+  -queryFile "$work/rc/query.db" -r "$work/out.txt" --device "$dev" -timeout 1 -keepData -verbose 1 >>"$log" 2>&1
+prog=$(sed -n "s/.*Data remains in schema 'mln_\(.*\)'.*/\1/p" "$log" | tail -1)
+[ -n "$prog" ] || { echo "no program kept (see $log)" >&2; exit 1; }
+clauses=$(sed -n 's/.*### atoms = \([0-9]*\); clauses = \([0-9]*\).*/\2/p' "$log" | head -1)
+atoms=$(sed -n 's/.*### atoms = \([0-9]*\);.*/\1/p' "$log" | head -1)
+
+rows=()
+# run LABEL PARTITIONS TIMEOUT WORKER-ARGS...: one job served by the
+# workers, one mln_worker per argument list (separated by ";").
+run() {
+  local label=$1 parts=$2 tmo=$3; shift 3
+  wk=
+  local args=()
+  for a in "$@" ";"; do
+    if [ "$a" = ";" ]; then
+      "$build/solver/mln_worker" "${args[@]}" >>"$log" 2>&1 & wk="$wk $!"
+      args=()
+    else
+      args+=("$a")
+    fi
+  done
+  sleep 1  # the workers connect and listen
+  local j
+  j=$(q "SELECT mln.infer('$prog', options => '{\"partitions\": $parts, \"rounds\": $R, \"timeout\": $tmo, \"seed\": 1, \"device\": \"$dev\"}')")
+  q "SELECT (mln.wait($j, interval '900 s'))->>'status'" >/dev/null
+  kill $wk 2>/dev/null; wait $wk 2>/dev/null; wk=
+  rows+=("$(q "SELECT concat_ws(' | ', '$label', $parts, $tmo,
+                      round(extract(epoch FROM finished_at - started_at)::numeric, 1), round(seconds::numeric, 1),
+                      round(best_cost::numeric, 1), coalesce(rounds::text, '-'), device, status)
+               FROM mln.jobs WHERE id = $j")")
+  echo "## $label (job $j)" >>"$work/parts.md"
+  q "SELECT concat_ws(' | ', round, part, worker, device, atoms, clauses, round(seconds::numeric, 2), flips, round(cost::numeric, 1))
+       FROM mln.job_parts WHERE job = $j ORDER BY round, part" >>"$work/parts.md"
+}
+run "1 GPU" 1 "$T" --gpu 0
+if [ "$gpus" -ge 2 ]; then
+  run "$gpus GPUs" "$gpus" "$T" --gpus all
+  run "$gpus GPUs, T/2" "$gpus" "$(awk -v t="$T" 'BEGIN { print t / 2 }')" --gpus all
+fi
+if [ "${MLN_SPREAD_SHARED:-0}" = 1 ] || [ "$gpus" -lt 2 ]; then
+  run "2 workers on GPU 0" 2 "$T" --gpu 0 ";" --gpu 0
+fi
+
+md=$out/spread_run.md
+{
+  echo "# One MAP job on several GPUs (issue #23)"
+  echo
+  echo "- commit: \`${MLN_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null)}\`, date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "- machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $gpus x $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+  echo "- command: \`MLN_SPREAD_TIMEOUT=$T MLN_SPREAD_ROUNDS=$R bash bench/spread_run.sh OUT $papers\`"
+  echo "- workload: generated RC, $papers papers: $atoms atoms, $clauses clauses (loaded and grounded once)"
+  echo "- end to end: the job's claim to its answer written (the workers read the network, plan, walk, write back);"
+  echo "  search: the leading worker's solve (plan, rounds, parts' walks)"
+  echo
+  echo "| run | parts | timeout s | end to end s | search s | cost | rounds | device | status |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---|---|"
+  for r in "${rows[@]}"; do echo "| $r |"; done
+  echo
+  echo "Parts (round | part | worker | device | atoms | clauses | seconds | flips | cost with neighbours held):"
+  echo
+  echo '```'
+  cat "$work/parts.md"
+  echo '```'
+} >"$md"
+q "SELECT mln.drop_program('$prog')" >/dev/null
+cat "$md"
