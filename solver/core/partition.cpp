@@ -4,6 +4,7 @@
 #include <metis.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 
 #include "rng.hpp"
@@ -74,18 +75,25 @@ std::vector<int32_t> partition_atoms_streaming(const mln::Network& net, int k) {
     for (int32_t a = 1; a <= n; ++a) part[a] = std::min(k - 1, std::max(0, a - 1));
     return part;
   }
-  // Occurrence lists: the clauses of each atom (CSR).
+  // Occurrence lists: the clauses of each atom (CSR), on threads.  The
+  // order within a list depends on the threads, but only the counts of
+  // placed neighbours are used, so the parts do not.
   const auto& cs = net.clauses;
   const int64_t m = static_cast<int64_t>(cs.size());
+  const int64_t nl = static_cast<int64_t>(cs.lits.size());
+  std::vector<std::atomic<int64_t>> cnt(static_cast<size_t>(n) + 2);
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < nl; ++i) cnt[std::abs(cs.lits[i]) + 1].fetch_add(1, std::memory_order_relaxed);
   std::vector<int64_t> off(static_cast<size_t>(n) + 2, 0);
-  for (int32_t l : cs.lits) ++off[std::abs(l) + 1];
-  for (int32_t a = 1; a <= n + 1; ++a) off[a] += off[a - 1];
-  std::vector<int64_t> occ(cs.lits.size());
-  {
-    std::vector<int64_t> at(off.begin(), off.end() - 1);
-    for (int64_t c = 0; c < m; ++c)
-      for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) occ[at[std::abs(cs.lits[i])]++] = c;
-  }
+  for (int32_t a = 1; a <= n + 1; ++a) off[a] = off[a - 1] + cnt[a].load(std::memory_order_relaxed);
+  for (int32_t a = 0; a <= n + 1; ++a) cnt[a].store(a <= n ? off[a] : 0, std::memory_order_relaxed);
+  std::vector<int64_t> occ(static_cast<size_t>(nl));
+#pragma omp parallel for schedule(dynamic, 65536)
+  for (int64_t c = 0; c < m; ++c)
+    for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i)
+      occ[cnt[std::abs(cs.lits[i])].fetch_add(1, std::memory_order_relaxed)] = c;
+  cnt.clear();
+  cnt.shrink_to_fit();
   const double cap = 1.05 * static_cast<double>(n) / k + 1;
   std::vector<int64_t> size(static_cast<size_t>(k), 0), near(static_cast<size_t>(k), 0);
   std::fill(part.begin(), part.end(), -1);

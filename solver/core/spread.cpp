@@ -3,7 +3,10 @@
 #include "spread.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
@@ -21,9 +24,19 @@ namespace {
 int64_t work_of(const Components& cc, int32_t k) { return cc.num_clauses(k) + cc.num_atoms(k); }
 }  // namespace
 
+// MLN_MAP_DEBUG=1: the plan's phase times on stderr (as solve_map's).
+void mark(const char* what, std::chrono::steady_clock::time_point& t) {
+  static const bool debug = std::getenv("MLN_MAP_DEBUG") != nullptr;
+  const auto now = std::chrono::steady_clock::now();
+  if (debug) std::fprintf(stderr, "[spread %8.4f s] %s\n", std::chrono::duration<double>(now - t).count(), what);
+  t = now;
+}
+
 SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions& o, int64_t metis_max_atoms) {
   if (workers < 1) throw std::invalid_argument("plan_spread: workers must be >= 1");
+  auto t = std::chrono::steady_clock::now();
   const Components cc = find_components(net);
+  mark("components", t);
   SpreadPlan plan;
   plan.part_of.assign(static_cast<size_t>(net.num_atoms) + 1, -1);
   plan.components = cc.count;
@@ -36,8 +49,8 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
   }
   plan.solved_components = static_cast<int>(searched.size());
   const int64_t share = std::max<int64_t>(1, (total + workers - 1) / workers);
-  // Components above a share: METIS parts of their own (components come
-  // largest first, by Tuffy's size estimate).
+  // Components above a share: parts of their own (components come largest
+  // first, by Tuffy's size estimate).
   std::vector<int32_t> small;
   int64_t small_work = 0;
   for (int32_t k : searched) {
@@ -48,15 +61,26 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
       small_work += w;
       continue;
     }
-    std::vector<int32_t> atoms(cc.atoms.begin() + cc.atom_off[k], cc.atoms.begin() + cc.atom_off[k + 1]);
-    std::vector<int32_t> local_of(static_cast<size_t>(net.num_atoms) + 1, 0);
-    for (size_t i = 0; i < atoms.size(); ++i) local_of[atoms[i]] = static_cast<int32_t>(i + 1);
-    SubNetwork sub = extract_subnetwork(net, atoms, cc.clauses.data() + cc.clause_off[k],
-                                        static_cast<size_t>(cc.num_clauses(k)), local_of, nullptr);
-    const std::vector<int32_t> piece =
-        n > metis_max_atoms ? partition_atoms_streaming(sub.net, pieces)
-                                 : partition_atoms(sub.net, pieces, derive_seed(o.seed, 0x53505244ull + k));
-    for (size_t i = 0; i < atoms.size(); ++i) plan.part_of[atoms[i]] = plan.parts + piece[i + 1];
+    const int32_t* atoms = cc.atoms.data() + cc.atom_off[k];
+    // The component as a network of its own; not copied when it is the
+    // whole network (RC: one component of every atom and clause).
+    const bool whole = n == net.num_atoms && cc.num_clauses(k) == static_cast<int64_t>(net.clauses.size());
+    SubNetwork sub;
+    if (!whole) {
+      std::vector<int32_t> list(atoms, atoms + n);
+      std::vector<int32_t> local_of(static_cast<size_t>(net.num_atoms) + 1, 0);
+      for (int64_t i = 0; i < n; ++i) local_of[atoms[i]] = static_cast<int32_t>(i + 1);
+      sub = extract_subnetwork(net, list, cc.clauses.data() + cc.clause_off[k], static_cast<size_t>(cc.num_clauses(k)),
+                               local_of, nullptr);
+      mark("component extracted", t);
+    }
+    const mln::Network& g = whole ? net : sub.net;
+    const std::vector<int32_t> piece = n > metis_max_atoms
+                                           ? partition_atoms_streaming(g, pieces)
+                                           : partition_atoms(g, pieces, derive_seed(o.seed, 0x53505244ull + k));
+    mark(n > metis_max_atoms ? "streaming partition" : "METIS", t);
+    // (atoms are listed in ascending id, so local id i + 1 is atoms[i])
+    for (int64_t i = 0; i < n; ++i) plan.part_of[atoms[i]] = plan.parts + piece[i + 1];
     plan.cut.insert(plan.cut.end(), static_cast<size_t>(pieces), 1);
     plan.parts += pieces;
   }
@@ -75,39 +99,69 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
   }
   // A part that METIS left empty, or whose atoms share no clause with
   // another part, is not cut.
-  std::vector<uint8_t> shares(static_cast<size_t>(plan.parts), 0);
+  std::vector<std::atomic<uint8_t>> shares(static_cast<size_t>(plan.parts));
+  for (auto& x : shares) x.store(0, std::memory_order_relaxed);
   const auto& cs = net.clauses;
-  for (size_t c = 0; c < cs.size(); ++c) {
+  const int64_t m = static_cast<int64_t>(cs.size());
+#pragma omp parallel for schedule(dynamic, 65536)
+  for (int64_t c = 0; c < m; ++c) {
     const int64_t lo = cs.offsets[c], hi = cs.offsets[c + 1];
     if (hi - lo < 2) continue;
     const int32_t p0 = plan.part_of[std::abs(cs.lits[lo])];
     if (p0 < 0 || !plan.cut[p0]) continue;
     for (int64_t i = lo + 1; i < hi; ++i) {
       const int32_t q = plan.part_of[std::abs(cs.lits[i])];
-      if (q != p0) shares[p0] = shares[q] = 1;
+      if (q != p0) {
+        shares[p0].store(1, std::memory_order_relaxed);
+        shares[q].store(1, std::memory_order_relaxed);
+      }
     }
   }
-  for (int p = 0; p < plan.parts; ++p) plan.cut[p] = plan.cut[p] && shares[p];
+  for (int p = 0; p < plan.parts; ++p) plan.cut[p] = plan.cut[p] && shares[p].load();
+  mark("cut parts", t);
   return plan;
 }
 
 PartIndex index_parts(const mln::Network& net, const SpreadPlan& plan) {
   PartIndex idx;
-  idx.members.resize(static_cast<size_t>(plan.parts));
-  idx.clauses.resize(static_cast<size_t>(plan.parts));
+  const int k = plan.parts;
+  idx.members.resize(static_cast<size_t>(k));
+  idx.clauses.resize(static_cast<size_t>(k));
   for (int32_t a = 1; a <= net.num_atoms; ++a)
     if (plan.part_of[a] >= 0) idx.members[plan.part_of[a]].push_back(a);
+  // Each part's clauses, ascending, in chunks on threads: a count per
+  // chunk and part, then each chunk writes at its offsets.
   const auto& cs = net.clauses;
-  std::vector<int32_t> seen;
-  for (size_t c = 0; c < cs.size(); ++c) {
-    seen.clear();
-    for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
-      const int32_t p = plan.part_of[std::abs(cs.lits[i])];
-      if (p >= 0 && std::find(seen.begin(), seen.end(), p) == seen.end()) {
-        seen.push_back(p);
-        idx.clauses[p].push_back(static_cast<int64_t>(c));
+  const int64_t m = static_cast<int64_t>(cs.size());
+  const int64_t chunks = (m + kCostChunk - 1) / kCostChunk;
+  std::vector<int64_t> at(static_cast<size_t>((chunks + 1) * k), 0);  // [chunk][part]
+  auto each = [&](int64_t b, auto&& f) {
+    int32_t seen[8];
+    std::vector<int32_t> more;
+    for (int64_t c = b * kCostChunk; c < std::min(m, (b + 1) * kCostChunk); ++c) {
+      int ns = 0;
+      more.clear();
+      for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
+        const int32_t p = plan.part_of[std::abs(cs.lits[i])];
+        if (p < 0 || std::find(seen, seen + std::min(ns, 8), p) != seen + std::min(ns, 8) ||
+            std::find(more.begin(), more.end(), p) != more.end())
+          continue;
+        if (ns < 8) seen[ns] = p; else more.push_back(p);
+        ++ns;
+        f(p, c);
       }
     }
+  };
+#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
+  for (int64_t b = 0; b < chunks; ++b) each(b, [&](int32_t p, int64_t) { ++at[(b + 1) * k + p]; });
+  for (int p = 0; p < k; ++p) {
+    for (int64_t b = 0; b < chunks; ++b) at[(b + 1) * k + p] += at[b * k + p];
+    idx.clauses[p].resize(static_cast<size_t>(at[chunks * k + p]));
+  }
+#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
+  for (int64_t b = 0; b < chunks; ++b) {
+    std::vector<int64_t> pos(at.begin() + b * k, at.begin() + (b + 1) * k);
+    each(b, [&](int32_t p, int64_t c) { idx.clauses[p][pos[p]++] = c; });
   }
   return idx;
 }

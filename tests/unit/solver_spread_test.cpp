@@ -133,6 +133,26 @@ TEST(SolverSpread, StreamingPartitionIsBalancedAndKeepsNeighboursTogether) {
   }
 }
 
+TEST(SolverSpread, PartIndexListsEachPartsAtomsAndClausesInOrder) {
+  mln::Network net = ladder(50000, 9);  // > 65,536 clauses: several chunks
+  const SpreadPlan plan = plan_spread(net, 5, seeded(2), 1000);
+  const PartIndex idx = index_parts(net, plan);
+  ASSERT_EQ(static_cast<int>(idx.clauses.size()), plan.parts);
+  std::vector<std::vector<int32_t>> members(plan.parts);
+  std::vector<std::vector<int64_t>> clauses(plan.parts);
+  for (int32_t a = 1; a <= net.num_atoms; ++a) members[plan.part_of[a]].push_back(a);
+  for (size_t c = 0; c < net.clauses.size(); ++c) {
+    std::set<int32_t> ps;
+    for (int64_t i = net.clauses.offsets[c]; i < net.clauses.offsets[c + 1]; ++i)
+      ps.insert(plan.part_of[std::abs(net.clauses.lits[i])]);
+    for (int32_t p : ps) clauses[p].push_back(static_cast<int64_t>(c));
+  }
+  for (int p = 0; p < plan.parts; ++p) {
+    EXPECT_EQ(idx.members[p], members[p]) << "part " << p;
+    EXPECT_EQ(idx.clauses[p], clauses[p]) << "part " << p;
+  }
+}
+
 TEST(SolverSpread, UncutPartsReachTheExactOptimum) {
   double opt;
   mln::Network net = union_of_random(40, 10, 18, 11, 7, &opt);
