@@ -95,27 +95,47 @@ std::vector<int32_t> partition_atoms_streaming(const mln::Network& net, int k) {
   cnt.clear();
   cnt.shrink_to_fit();
   const double cap = 1.05 * static_cast<double>(n) / k + 1;
-  std::vector<int64_t> size(static_cast<size_t>(k), 0), near(static_cast<size_t>(k), 0);
+  std::vector<int64_t> size(static_cast<size_t>(k), 0);
   std::fill(part.begin(), part.end(), -1);
-  for (int32_t a = 1; a <= n; ++a) {
+  // In blocks of atoms: each atom's placed neighbours per part are counted
+  // on threads from the parts as they stood at the block's start, then the
+  // atoms are placed in order (scores with the sizes as they grow).  An
+  // atom does not see neighbours placed earlier in its own block; the
+  // serial stream took 9.5 s over RC at 565,000 papers (5.6M atoms).
+  const int32_t block = std::clamp<int32_t>(n / 512, 256, 65536);
+  std::vector<int32_t> near(static_cast<size_t>(block) * k);
+  int last = -1;
+  for (int32_t lo = 1; lo <= n; lo += block) {
+    const int32_t hi = std::min<int32_t>(n, lo + block - 1);
     std::fill(near.begin(), near.end(), 0);
-    for (int64_t j = off[a]; j < off[a + 1]; ++j) {
-      const int64_t c = occ[j];
-      for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
-        const int32_t q = part[std::abs(cs.lits[i])];
-        if (q >= 0) ++near[q];
+#pragma omp parallel for schedule(dynamic, 64) if (hi - lo >= 1024)
+    for (int32_t a = lo; a <= hi; ++a) {
+      int32_t* nr = near.data() + static_cast<size_t>(a - lo) * k;
+      for (int64_t j = off[a]; j < off[a + 1]; ++j) {
+        const int64_t c = occ[j];
+        for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
+          const int32_t q = part[std::abs(cs.lits[i])];
+          if (q >= 0) ++nr[q];
+        }
       }
     }
-    int best = -1;
-    double best_score = -1;
-    for (int p = 0; p < k; ++p) {
-      if (static_cast<double>(size[p]) >= cap) continue;
-      const double score = static_cast<double>(near[p]) * (1.0 - static_cast<double>(size[p]) / cap);
-      if (score > best_score || (score == best_score && size[p] < size[best])) best = p, best_score = score;
+    for (int32_t a = lo; a <= hi; ++a) {
+      const int32_t* nr = near.data() + static_cast<size_t>(a - lo) * k;
+      int best = -1;
+      double best_score = -1;
+      for (int p = 0; p < k; ++p) {
+        if (static_cast<double>(size[p]) >= cap) continue;
+        const double score = static_cast<double>(nr[p]) * (1.0 - static_cast<double>(size[p]) / cap);
+        if (score > best_score || (score == best_score && size[p] < size[best])) best = p, best_score = score;
+      }
+      // No placed neighbour (the block's first atoms see none of each
+      // other): stay in the previous atom's part while it has room, as
+      // neighbouring ids are often related atoms; else the emptiest part.
+      if (best_score <= 0 && last >= 0 && static_cast<double>(size[last]) < cap) best = last;
+      if (best < 0) best = static_cast<int>(std::min_element(size.begin(), size.end()) - size.begin());
+      part[a] = last = best;
+      ++size[best];
     }
-    if (best < 0) best = static_cast<int>(std::min_element(size.begin(), size.end()) - size.begin());
-    part[a] = best;
-    ++size[best];
   }
   part[0] = 0;
   return part;

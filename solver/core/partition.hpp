@@ -23,8 +23,10 @@ std::vector<int32_t> partition_atoms(const mln::Network& net, int k, uint64_t se
 // ~8 GB).  One pass over the atoms in id order, each placed in the part
 // where most of its already placed neighbours are, weighted by the room
 // left (Stanton and Kliot's linear deterministic greedy, KDD 2012; parts
-// hold at most 5% over n / k atoms).  Deterministic; hand-written because
-// no packaged library streams a partition (METIS and KaHIP need the graph).
+// hold at most 5% over n / k atoms), in blocks whose neighbour counts are
+// taken on threads.  Deterministic, whatever the threads; hand-written
+// because no packaged library streams a partition (METIS and KaHIP need
+// the graph).
 std::vector<int32_t> partition_atoms_streaming(const mln::Network& net, int k);
 
 // Solves one (sub)network from `init` and returns its best state, by atom

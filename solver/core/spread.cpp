@@ -103,20 +103,25 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
   for (auto& x : shares) x.store(0, std::memory_order_relaxed);
   const auto& cs = net.clauses;
   const int64_t m = static_cast<int64_t>(cs.size());
-#pragma omp parallel for schedule(dynamic, 65536)
+  int64_t cut_clauses = 0;
+#pragma omp parallel for schedule(dynamic, 65536) reduction(+ : cut_clauses)
   for (int64_t c = 0; c < m; ++c) {
     const int64_t lo = cs.offsets[c], hi = cs.offsets[c + 1];
     if (hi - lo < 2) continue;
     const int32_t p0 = plan.part_of[std::abs(cs.lits[lo])];
     if (p0 < 0 || !plan.cut[p0]) continue;
+    bool across = false;
     for (int64_t i = lo + 1; i < hi; ++i) {
       const int32_t q = plan.part_of[std::abs(cs.lits[i])];
       if (q != p0) {
+        across = true;
         shares[p0].store(1, std::memory_order_relaxed);
         shares[q].store(1, std::memory_order_relaxed);
       }
     }
+    cut_clauses += across;
   }
+  plan.cut_clauses = cut_clauses;
   for (int p = 0; p < plan.parts; ++p) plan.cut[p] = plan.cut[p] && shares[p].load();
   mark("cut parts", t);
   return plan;

@@ -32,6 +32,7 @@ struct SpreadPlan {
   std::vector<uint8_t> cut;      // by part: it shares a clause with another part (solved again each round)
   int components = 0;            // components of the whole network
   int solved_components = 0;     // those searched (query atoms, or skipping off)
+  int64_t cut_clauses = 0;       // clauses over atoms of two parts or more (not kept with a stored plan)
 };
 
 // The parts of `net` for `workers` workers.  Every searched component

@@ -265,7 +265,9 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
   int cut = 0;
   for (uint8_t x : pi.plan.cut) cut += x;
   c.exec("UPDATE mln.jobs SET parts = $2, rounds = 0 WHERE id = $1", {id, std::to_string(pi.plan.parts)});
-  log("plan: " + std::to_string(pi.plan.parts) + " parts, " + std::to_string(cut) + " of them cut, in " +
+  log("plan: " + std::to_string(pi.plan.parts) + " parts, " + std::to_string(cut) + " of them cut" +
+      (pi.plan.cut_clauses ? " (" + std::to_string(pi.plan.cut_clauses) + " of " + std::to_string(net.clauses.size()) +
+                                 " clauses across parts)" : "") + ", in " +
       std::to_string(std::chrono::duration<double>(Clock::now() - t0).count()) + " s");
 
   std::vector<uint8_t> truth = start_truth(net, pi.plan, o.seed), best;
