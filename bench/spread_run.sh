@@ -43,6 +43,31 @@ prog=$(sed -n "s/.*Data remains in schema 'mln_\(.*\)'.*/\1/p" "$log" | tail -1)
 clauses=$(sed -n 's/.*### atoms = \([0-9]*\); clauses = \([0-9]*\).*/\2/p' "$log" | head -1)
 atoms=$(sed -n 's/.*### atoms = \([0-9]*\);.*/\1/p' "$log" | head -1)
 
+md=$out/spread_run.md
+# The report, written again after each run (a run cut short keeps the ones before).
+write_md() {
+{
+  echo "# One MAP job on several GPUs (issue #23)"
+  echo
+  echo "- commit: \`${MLN_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null)}\`, date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "- machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $gpus x $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+  echo "- command: \`MLN_SPREAD_TIMEOUT=$T MLN_SPREAD_ROUNDS=$R bash bench/spread_run.sh OUT $papers\`"
+  echo "- workload: generated RC, $papers papers: $atoms atoms, $clauses clauses (loaded and grounded once by the"
+  echo "  command line: $(grep -E '^(load|ground) +[0-9.]+$' "$log" | head -2 | awk '{ printf "%s %s s ", $1, $2 }'))"
+  echo "- end to end: the job's claim to its answer written (the workers read the network, plan, walk, write back);"
+  echo "  search: the leading worker's solve (plan, rounds, parts' walks)"
+  echo
+  echo "| run | parts | timeout s | end to end s | search s | cost | rounds | device | status |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---|---|"
+  for r in "${rows[@]}"; do echo "| $r |"; done
+  echo
+  echo "Parts (round | part | worker | device | atoms | clauses | seconds | flips | cost with neighbours held):"
+  echo
+  echo '```'
+  cat "$work/parts.md"
+  echo '```'
+} >"$md"
+}
 rows=()
 # run LABEL PARTITIONS TIMEOUT WORKER-ARGS...: one job served by the
 # workers, one mln_worker per argument list (separated by ";").
@@ -70,6 +95,7 @@ run() {
   echo "## $label (job $j)" >>"$work/parts.md"
   q "SELECT concat_ws(' | ', round, part, worker, device, atoms, clauses, round(seconds::numeric, 2), flips, round(cost::numeric, 1))
        FROM mln.job_parts WHERE job = $j ORDER BY round, part" >>"$work/parts.md"
+  write_md
 }
 run "1 GPU" 1 "$T" --gpu 0
 if [ "$gpus" -ge 2 ]; then
@@ -80,26 +106,5 @@ if [ "${MLN_SPREAD_SHARED:-0}" = 1 ] || [ "$gpus" -lt 2 ]; then
   run "2 workers on GPU 0" 2 "$T" --gpu 0 ";" --gpu 0
 fi
 
-md=$out/spread_run.md
-{
-  echo "# One MAP job on several GPUs (issue #23)"
-  echo
-  echo "- commit: \`${MLN_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null)}\`, date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "- machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $gpus x $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
-  echo "- command: \`MLN_SPREAD_TIMEOUT=$T MLN_SPREAD_ROUNDS=$R bash bench/spread_run.sh OUT $papers\`"
-  echo "- workload: generated RC, $papers papers: $atoms atoms, $clauses clauses (loaded and grounded once)"
-  echo "- end to end: the job's claim to its answer written (the workers read the network, plan, walk, write back);"
-  echo "  search: the leading worker's solve (plan, rounds, parts' walks)"
-  echo
-  echo "| run | parts | timeout s | end to end s | search s | cost | rounds | device | status |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---|---|"
-  for r in "${rows[@]}"; do echo "| $r |"; done
-  echo
-  echo "Parts (round | part | worker | device | atoms | clauses | seconds | flips | cost with neighbours held):"
-  echo
-  echo '```'
-  cat "$work/parts.md"
-  echo '```'
-} >"$md"
 q "SELECT mln.drop_program('$prog')" >/dev/null
 cat "$md"
