@@ -22,6 +22,8 @@ CREATE TABLE mln.job_plans (
   parts      int NOT NULL,
   part_of    bytea NOT NULL,  -- little-endian int4 per atom id 0..n: its part, -1 when not searched
   cut        bytea NOT NULL,  -- a byte per part: 1 when it shares clauses with another part
+  components int NOT NULL,    -- the network's components, and those searched
+  solved_components int NOT NULL,
   created_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 COMMENT ON TABLE mln.job_plans IS

@@ -182,7 +182,7 @@ std::vector<uint8_t> spread_initial_truth(const mln::Network& net, uint64_t seed
 }
 
 PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx, int p,
-                       const std::vector<uint8_t>& truth, SolveOptions o) {
+                       const std::vector<uint8_t>& truth, SolveOptions o, bool hold_boundary) {
   if (p < 0 || p >= plan.parts) throw std::invalid_argument("solve_part: no part " + std::to_string(p));
   const auto t0 = std::chrono::steady_clock::now();
   const auto& mem = idx.members[p];
@@ -191,7 +191,19 @@ PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const Pa
   if (mem.empty()) return out;
   std::vector<int32_t> local_of(static_cast<size_t>(net.num_atoms) + 1, 0);
   for (size_t i = 0; i < mem.size(); ++i) local_of[mem[i]] = static_cast<int32_t>(i + 1);
-  SubNetwork sub = extract_subnetwork(net, mem, idx.clauses[p].data(), idx.clauses[p].size(), local_of, &truth);
+  std::vector<int64_t> inner;
+  if (!hold_boundary && plan.cut[p]) {
+    const auto& cs = net.clauses;
+    inner = select_clauses(static_cast<int64_t>(idx.clauses[p].size()), [&](int64_t j) {
+      const int64_t c = idx.clauses[p][j];
+      for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i)
+        if (plan.part_of[std::abs(cs.lits[i])] != p) return false;
+      return true;
+    });
+    for (int64_t& j : inner) j = idx.clauses[p][j];
+  }
+  const std::vector<int64_t>& cl = !hold_boundary && plan.cut[p] ? inner : idx.clauses[p];
+  SubNetwork sub = extract_subnetwork(net, mem, cl.data(), cl.size(), local_of, &truth);
   sub.net.init_truth.assign(mem.size() + 1, 0);
   for (size_t i = 0; i < mem.size(); ++i) sub.net.init_truth[i + 1] = truth[mem[i]];
   o.skip_components_without_query = false;  // the plan holds searched components only
@@ -248,7 +260,8 @@ SpreadResult solve_spread_local(const mln::Network& net, const SolveOptions& o, 
     std::vector<uint8_t> next = truth;
     bool changed = false;
     for (int p : ps) {  // every part of the round sees the round's start
-      const PartOutcome po = solve_part(net, plan, idx, p, truth, part_options(o, plan, idx, p, r, rounds, 0));
+      const PartOutcome po =
+          solve_part(net, plan, idx, p, truth, part_options(o, plan, idx, p, r, rounds, 0), holds_boundary(r, rounds));
       for (size_t i = 0; i < idx.members[p].size(); ++i) {
         changed = changed || next[idx.members[p][i]] != po.state[i];
         next[idx.members[p][i]] = po.state[i];

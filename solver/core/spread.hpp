@@ -74,8 +74,18 @@ struct PartOutcome {
 // atoms start there, the other parts' atoms are held there).  `o` carries
 // the part's seed, flips and time limit; skip_components_without_query is
 // not applied again (the plan did).
+//
+// With hold_boundary false the clauses the part shares with other parts are
+// left out (round 1 of several: the other parts' atoms are still at their
+// coin flips, and holding them there made each part of RC at 10^6 papers,
+// a third of whose clauses cross the cut, satisfy random boundaries; the
+// rounds after it hold the boundary at the parts' own answers).
 PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx, int p,
-                       const std::vector<uint8_t>& truth, SolveOptions o);
+                       const std::vector<uint8_t>& truth, SolveOptions o, bool hold_boundary = true);
+
+// Whether round r of `rounds` holds the parts' boundaries (every round
+// but the first of several).
+inline bool holds_boundary(int r, int rounds) { return r > 1 || rounds <= 1; }
 
 // The parts solved in round r (1-based): every part in round 1, the cut
 // parts after it (a part that shares no clause keeps its round-1 answer).

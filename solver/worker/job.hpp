@@ -5,8 +5,11 @@
 
 #include <cstdint>
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -80,8 +83,27 @@ std::string float8_text(double x);
 std::string finish_job(Conn& c, const Job& job, const std::string& me, const std::string& net_oid,
                        const Network& net, const JobOutcome& out);
 
-// The job `id` with its options (as a claim reads them); false when gone.
+// Keeps a lease while the caller is busy on its own connection (reading a
+// network of 10^8 clauses takes ~15 s, longer than a lease: another worker
+// would take the job as abandoned and run it too).  A thread renews it
+// every second with `sql` ($1..: params, the last one the lease seconds)
+// on a connection of its own, opened only if the scope lasts a second.
 struct WorkerOptions;
+class LeaseKeeper {
+ public:
+  LeaseKeeper(const WorkerOptions& wo, std::string sql, std::vector<std::string> params);
+  ~LeaseKeeper();
+  LeaseKeeper(const LeaseKeeper&) = delete;
+  LeaseKeeper& operator=(const LeaseKeeper&) = delete;
+
+ private:
+  std::atomic<bool> done_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread thread_;
+};
+
+// The job `id` with its options (as a claim reads them); false when gone.
 bool load_job(Conn& c, const WorkerOptions& wo, int64_t id, Job& job);
 
 // MAP jobs spread over several workers (spread_job.cpp, core/spread.hpp).

@@ -63,9 +63,11 @@ void save_plan(Conn& c, int64_t job, const solver::SpreadPlan& plan) {
     const uint32_t v = static_cast<uint32_t>(plan.part_of[i]);
     for (int b = 0; b < 4; ++b) part_of[4 * i + b] = static_cast<char>((v >> (8 * b)) & 0xff);
   }
-  c.exec("INSERT INTO mln.job_plans (job, parts, part_of, cut) VALUES ($1, $2, $3::bytea, $4::bytea)",
+  c.exec("INSERT INTO mln.job_plans (job, parts, part_of, cut, components, solved_components) "
+         "VALUES ($1, $2, $3::bytea, $4::bytea, $5, $6)",
          {std::to_string(job), std::to_string(plan.parts), bytea_hex(part_of.data(), part_of.size()),
-          bytea_hex(plan.cut.data(), plan.cut.size())});
+          bytea_hex(plan.cut.data(), plan.cut.size()), std::to_string(plan.components),
+          std::to_string(plan.solved_components)});
 }
 
 // The job's plan, when a leader made one (false: none yet).
@@ -87,6 +89,8 @@ bool load_plan(Conn& c, int64_t job, const Network& net, solver::SpreadPlan& pla
     throw DbError("the spread plan of job " + id + " does not fit its network");
   plan.part_of = std::move(part_of);
   plan.cut.assign(cut.begin(), cut.end());
+  Result k = c.exec("SELECT components, solved_components FROM mln.job_plans WHERE job = $1", {id});
+  if (k.rows() == 1) plan.components = static_cast<int>(k.num(0, 0)), plan.solved_components = static_cast<int>(k.num(0, 1));
   return true;
 }
 
@@ -177,7 +181,7 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
   std::condition_variable cv;
   std::thread t([&] {
     try {
-      out = solver::solve_part(net, pi.plan, pi.idx, cp.part, truth, o);
+      out = solver::solve_part(net, pi.plan, pi.idx, cp.part, truth, o, solver::holds_boundary(cp.round, job.rounds));
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -370,64 +374,54 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
 
 namespace {
 
-// No part waits: reads ahead the network of a spread job that another
-// worker leads (it plans while this one reads), or lets go of the cached
-// one when no spread job runs.
-void read_ahead(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache& cache) {
+// Makes `cache` hold the network, plan and part index of the oldest
+// running spread job that another worker leads (or nothing, when none
+// runs), before any of its parts is claimed: reading a network of 10^8
+// clauses takes longer than a part's lease.  Idle workers so read the
+// network while the leader plans.  False when no such job has a plan yet.
+bool prepare(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache& cache) {
   Result r = c.exec("SELECT j.id, p.schema_name FROM mln.jobs j JOIN mln.programs p ON p.name = j.program "
                     "WHERE j.status = 'running' AND j.parts > 1 AND j.worker <> $1 ORDER BY j.id LIMIT 1",
                     {me});
   if (r.rows() == 0) {
     if (cache.job) cache = PartCache();
-    return;
+    return false;
   }
   const int64_t job = r.num(0, 0);
   const std::string oid = network_oid(c, r.get(0, 1));
-  if (cache.job == job && cache.net_oid == oid) return;
-  const auto t = Clock::now();
-  cache = PartCache();
-  cache.net = read_network(c, r.get(0, 1));
-  cache.job = job;
-  cache.net_oid = oid;
-  if (wo.log)
-    wo.log("job " + std::to_string(job) + ": read ahead " + std::to_string(cache.net.num_atoms) + " atoms, " +
-           std::to_string(cache.net.clauses.size()) + " clauses in " +
-           std::to_string(std::chrono::duration<double>(Clock::now() - t).count()) + " s");
+  if (cache.job != job || cache.net_oid != oid) {
+    const auto t = Clock::now();
+    cache = PartCache();
+    cache.net = read_network(c, r.get(0, 1));
+    cache.job = job;
+    cache.net_oid = oid;
+    if (wo.log)
+      wo.log("job " + std::to_string(job) + ": read ahead " + std::to_string(cache.net.num_atoms) + " atoms, " +
+             std::to_string(cache.net.clauses.size()) + " clauses in " +
+             std::to_string(std::chrono::duration<double>(Clock::now() - t).count()) + " s");
+  }
+  if (!cache.plan) {
+    auto pi = std::make_shared<PlanIndex>();
+    if (!load_plan(c, job, cache.net, pi->plan)) return false;  // the leader still plans
+    pi->idx = solver::index_parts(cache.net, pi->plan);
+    cache.plan = pi;
+  }
+  return true;
 }
 
 }  // namespace
 
 bool serve_part(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache& cache, std::atomic<bool>& stop) {
+  if (!prepare(c, wo, me, cache)) return false;
   ClaimedPart cp;
-  if (!claim_part(c, wo, me, 0, cp)) {
-    read_ahead(c, wo, me, cache);
-    return false;
-  }
-  auto log = [&](const std::string& s) {
-    if (wo.log) wo.log("job " + std::to_string(cp.job) + " part " + std::to_string(cp.part) + " round " +
-                       std::to_string(cp.round) + ": " + s);
-  };
+  if (!claim_part(c, wo, me, cache.job, cp)) return false;
   Job job;
   if (!load_job(c, wo, cp.job, job) || job.schema.empty()) return true;  // gone: its lease runs out
-  const std::string oid = network_oid(c, job.schema);
-  if (cache.job != cp.job || cache.net_oid != oid) {
-    const auto t = Clock::now();
-    cache = PartCache();
-    cache.net = read_network(c, job.schema);
-    cache.job = cp.job;
-    cache.net_oid = oid;
-    log("read " + std::to_string(cache.net.num_atoms) + " atoms, " + std::to_string(cache.net.clauses.size()) +
-        " clauses in " + std::to_string(std::chrono::duration<double>(Clock::now() - t).count()) + " s");
-  }
-  if (!cache.plan) {
-    auto pi = std::make_shared<PlanIndex>();
-    if (!load_plan(c, cp.job, cache.net, pi->plan)) return true;  // the job ended meanwhile
-    pi->idx = solver::index_parts(cache.net, pi->plan);
-    cache.plan = pi;
-  }
   const auto& pi = *static_cast<const PlanIndex*>(cache.plan.get());
   const bool ok = run_part(c, wo, me, job, cache.net, pi, cp, stop, nullptr);
-  log(ok ? "done" : "given up");
+  if (wo.log)
+    wo.log("job " + std::to_string(cp.job) + " part " + std::to_string(cp.part) + " round " +
+           std::to_string(cp.round) + ": " + (ok ? "done" : "given up"));
   return true;
 }
 

@@ -306,6 +306,12 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   if (g.rows() == 0 || g.get(0, 0) != "t" || g.get(0, 1) != "t")
     return fail(c, job, me, "program \"" + job.program + "\" is not grounded; run mln.ground('" + job.program + "')");
   const auto t_read = Clock::now();
+  // The lease, while the network is read and the job planned (the
+  // supervising loop below renews it after).
+  auto keep_lease = std::make_unique<LeaseKeeper>(
+      wo, "UPDATE mln.jobs SET lease_until = clock_timestamp() + make_interval(secs => $3::int) "
+          "WHERE id = $1 AND worker = $2 AND status = 'running'",
+      std::vector<std::string>{std::to_string(job.id), me});
   const std::string net_oid = network_oid(c, job.schema);
   Network net = read_network(c, job.schema);
   std::unique_ptr<solver::LearnNetwork> ln;
@@ -332,6 +338,7 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
     }
   }
 
+  keep_lease.reset();
   std::atomic<bool> cancel{false};
   Progress pr;
   JobOutcome out;
@@ -404,6 +411,34 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
 }
 
 }  // namespace
+
+LeaseKeeper::LeaseKeeper(const WorkerOptions& wo, std::string sql, std::vector<std::string> params) {
+  params.push_back(std::to_string(wo.lease_seconds));
+  thread_ = std::thread([this, dsn = wo.dsn, sql = std::move(sql), params = std::move(params), log = wo.log] {
+    std::unique_ptr<Conn> c;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> g(mu_);
+        if (cv_.wait_for(g, std::chrono::seconds(1), [this] { return done_.load(); })) return;
+      }
+      try {
+        if (!c) c = std::make_unique<Conn>(dsn);
+        c->exec(sql, params);
+      } catch (const std::exception& e) {
+        if (log) log(std::string("lease renewal failed: ") + e.what());
+      }
+    }
+  });
+}
+
+LeaseKeeper::~LeaseKeeper() {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    done_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
 
 bool load_job(Conn& c, const WorkerOptions& wo, int64_t id, Job& job) {
   Result r = c.exec("SELECT " + job_columns() + " FROM mln.jobs j WHERE j.id = $1", {std::to_string(id)});

@@ -54,7 +54,8 @@ SELECT is((SELECT count(*)::int FROM mln.part_progress), 0, 'nor in part_progres
 RESET ROLE;
 
 -- A deleted job takes its parts and plan with it.
-INSERT INTO mln.job_plans (job, parts, part_of, cut) SELECT min(id), 2, '\x'::bytea, '\x0000'::bytea FROM mln.jobs;
+INSERT INTO mln.job_plans (job, parts, part_of, cut, components, solved_components)
+SELECT min(id), 2, '\x'::bytea, '\x0000'::bytea, 1, 1 FROM mln.jobs;
 DELETE FROM mln.jobs WHERE id = (SELECT min(id) FROM mln.jobs);
 SELECT is((SELECT count(*)::int FROM mln.job_parts), 0, 'deleting the job deletes its parts');
 SELECT is((SELECT count(*)::int FROM mln.job_plans), 0, 'and its plan');
