@@ -376,7 +376,10 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
     if (!keep || stop) cancel = true;
   }
   t.join();
-  if (!error.empty()) return fail(c, job, me, error);
+  if (!error.empty()) {
+    log("failed: " + error);
+    return fail(c, job, me, error);
+  }
   if (!keep) {
     log("cancelled");
     return;
