@@ -1,7 +1,8 @@
 -- pg_mln 0.3.0 -> 0.4.0: one job on several workers.
 --
 -- A MAP job (or the MAP half of a dual job) whose network is large is cut
--- into parts (METIS splits a component larger than a worker's share; the
+-- into parts (a marginal job, or a dual job's marginal half, into parts of
+-- whole components, each sampled once) (METIS splits a component larger than a worker's share; the
 -- other components are packed into groups), and the parts become units of
 -- work in mln.job_parts that every worker claims as it claims jobs (FOR
 -- UPDATE SKIP LOCKED under a lease).  Parts that share clauses are solved
@@ -34,7 +35,7 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON mln.job_plans TO PUBLIC;
 
 CREATE TABLE mln.job_parts (
   job         bigint NOT NULL REFERENCES mln.jobs ON DELETE CASCADE,
-  round       int NOT NULL,
+  round       int NOT NULL,        -- MAP: 1, 2, ...; the marginal half of a job: 0
   part        int NOT NULL,
   status      text NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'running', 'done')),
   worker      text,
@@ -52,7 +53,13 @@ CREATE TABLE mln.job_parts (
   bound       float8,
   optimal     boolean,
   seconds     float8,
-  state       bytea,               -- a byte per atom of the part, in ascending atom id
+  state       bytea,               -- MAP: a byte per atom of the part, in ascending atom id
+  probabilities bytea,             -- marginal (round 0): a little-endian float8 per atom of the part
+  samples     bigint,              -- marginal: samples per component
+  average_cost float8,             -- marginal: mean cost per sample, summed over the part's components
+  components  int,                 -- marginal: the part's components, and those solved exactly
+  exact_components int,
+  cancelled   boolean,             -- marginal: stopped by the time limit (the samples so far kept)
   started_at  timestamptz,
   finished_at timestamptz,
   PRIMARY KEY (job, round, part)
@@ -92,8 +99,8 @@ CREATE OR REPLACE FUNCTION mln._check_infer_options(task text, options jsonb) RE
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
   common   text[] := ARRAY['max_flips', 'timeout', 'seed', 'threads', 'device', 'random_step',
-                           'skip_components_without_query', 'exact_max_atoms'];
-  map_only text[] := ARRAY['max_tries', 'dont_break', 'solver', 'ilp_seconds', 'cpu_walk', 'partitions', 'rounds'];
+                           'skip_components_without_query', 'exact_max_atoms', 'partitions'];
+  map_only text[] := ARRAY['max_tries', 'dont_break', 'solver', 'ilp_seconds', 'cpu_walk', 'rounds'];
   mar_only text[] := ARRAY['samples', 'burn_in', 'mcsat_param', 'sa_temperature'];
   allowed  text[];
   k text;
@@ -170,7 +177,7 @@ END $$;
 
 COMMENT ON FUNCTION mln.infer(text, text, jsonb) IS
   'queues an inference job for the worker; returns the job id.  task: map (default), marginal (MC-SAT) or dual (both from one job).  '
-  'Options of every task: max_flips, timeout, seed, threads, device, random_step, skip_components_without_query, exact_max_atoms; '
-  'map and dual: max_tries, dont_break, solver (auto | walksat | ilp), ilp_seconds, cpu_walk (walksat | weighted), '
-  'partitions (parts for several workers; 0: as many as workers are connected, for 10^6 clauses or more), rounds; '
+  'Options of every task: max_flips, timeout, seed, threads, device, random_step, skip_components_without_query, exact_max_atoms, '
+  'partitions (parts for several workers; 0: as many as workers are connected, for 10^6 clauses or more; marginal parts are whole components); '
+  'map and dual: max_tries, dont_break, solver (auto | walksat | ilp), ilp_seconds, cpu_walk (walksat | weighted), rounds; '
   'marginal and dual: samples (default 100), burn_in, mcsat_param, sa_temperature';

@@ -32,7 +32,8 @@ void mark(const char* what, std::chrono::steady_clock::time_point& t) {
   t = now;
 }
 
-SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions& o, int64_t metis_max_atoms) {
+SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions& o, int64_t metis_max_atoms,
+                       bool split) {
   if (workers < 1) throw std::invalid_argument("plan_spread: workers must be >= 1");
   auto t = std::chrono::steady_clock::now();
   const Components cc = find_components(net);
@@ -56,7 +57,7 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
   for (int32_t k : searched) {
     const int64_t w = work_of(cc, k), n = cc.num_atoms(k);
     const int pieces = static_cast<int>(std::min<int64_t>({n, (w + share - 1) / share, 4096}));
-    if (w <= share || pieces < 2 || workers < 2) {
+    if (!split || w <= share || pieces < 2 || workers < 2) {
       small.push_back(k);
       small_work += w;
       continue;
@@ -87,7 +88,8 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
   // The other components, largest first into the least loaded of at most
   // `workers` groups of about a share each (ties: the lowest group).
   if (!small.empty()) {
-    const int groups = static_cast<int>(std::clamp<int64_t>((small_work + share - 1) / share, 1, workers));
+    const int groups = static_cast<int>(std::clamp<int64_t>((small_work + share - 1) / share, 1,
+                                                            std::min<int64_t>(workers, small.size())));
     std::vector<int64_t> load(static_cast<size_t>(groups), 0);
     for (int32_t k : small) {
       const int g = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
@@ -282,6 +284,89 @@ SpreadResult solve_spread_local(const mln::Network& net, const SolveOptions& o, 
   res.map.solved_components = plan.solved_components;
   res.map.partitions = plan.parts;
   res.map.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
+MarginalOptions part_marginal_options(const MarginalOptions& job, int p, double seconds_left) {
+  MarginalOptions o = job;
+  o.seed = derive_seed(job.seed, 0x4d415247ull + static_cast<uint64_t>(p));
+  o.timeout_s = seconds_left > 0 ? seconds_left : 0;
+  o.skip_components_without_query = false;  // the plan holds searched components only
+  o.progress = nullptr;
+  o.cancel = nullptr;
+  return o;
+}
+
+PartMarginal sample_part(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx, int p,
+                         const MarginalOptions& o) {
+  if (p < 0 || p >= plan.parts) throw std::invalid_argument("sample_part: no part " + std::to_string(p));
+  if (plan.cut[p]) throw std::invalid_argument("sample_part: part " + std::to_string(p) + " is cut");
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto& mem = idx.members[p];
+  PartMarginal out;
+  if (mem.empty()) return out;
+  std::vector<int32_t> local_of(static_cast<size_t>(net.num_atoms) + 1, 0);
+  for (size_t i = 0; i < mem.size(); ++i) local_of[mem[i]] = static_cast<int32_t>(i + 1);
+  SubNetwork sub = extract_subnetwork(net, mem, idx.clauses[p].data(), idx.clauses[p].size(), local_of, nullptr);
+  if (!net.init_truth.empty()) {
+    sub.net.init_truth.assign(mem.size() + 1, 0);
+    for (size_t i = 0; i < mem.size(); ++i) sub.net.init_truth[i + 1] = net.init_truth[mem[i]];
+  }
+  const MarginalResult r = solve_marginal(sub.net, o);
+  out.prob.assign(mem.size(), 0.0);
+  for (size_t i = 0; i < mem.size(); ++i) out.prob[i] = r.prob[i + 1];
+  out.samples = r.samples;
+  out.average_cost = r.average_cost;
+  out.flips = r.flips;
+  out.solved_components = r.solved_components;
+  out.exact_components = r.exact_components;
+  out.device = r.device_used;
+  out.cancelled = r.cancelled;
+  out.warnings = r.warnings;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+MarginalResult merge_marginals(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx,
+                               const std::vector<PartMarginal>& parts) {
+  MarginalResult res;
+  res.prob.assign(static_cast<size_t>(net.num_atoms) + 1, std::nan(""));
+  res.components = plan.components;
+  bool first = true, gpu = false, cpu = false;
+  for (int p = 0; p < plan.parts && p < static_cast<int>(parts.size()); ++p) {
+    const PartMarginal& pm = parts[p];
+    const auto& mem = idx.members[p];
+    for (size_t i = 0; i < mem.size() && i < pm.prob.size(); ++i) res.prob[mem[i]] = pm.prob[i];
+    if (mem.empty()) continue;
+    res.samples = first ? pm.samples : std::min(res.samples, pm.samples);
+    first = false;
+    res.average_cost += pm.average_cost;
+    res.flips += pm.flips;
+    res.solved_components += pm.solved_components;
+    res.exact_components += pm.exact_components;
+    res.cancelled = res.cancelled || pm.cancelled;
+    gpu = gpu || pm.device.find("gpu") != std::string::npos;
+    cpu = cpu || pm.device.find("cpu") != std::string::npos;
+    res.warnings.insert(res.warnings.end(), pm.warnings.begin(), pm.warnings.end());
+  }
+  for (size_t c = 0; c < net.clauses.size(); ++c)  // constant: a positive empty clause always costs its weight
+    if (net.clauses.offsets[c] == net.clauses.offsets[c + 1] && net.clauses.weights[c] > 0)
+      res.average_cost += net.clauses.weights[c];
+  res.device_used = gpu && cpu ? "cpu+gpu" : gpu ? "gpu" : "cpu";
+  return res;
+}
+
+MarginalResult solve_spread_marginal_local(const mln::Network& net, const MarginalOptions& o, int workers) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SolveOptions so;
+  so.seed = o.seed;
+  so.skip_components_without_query = o.skip_components_without_query;
+  const SpreadPlan plan = plan_spread(net, workers, so, kSpreadMetisMaxAtoms, false);
+  const PartIndex idx = index_parts(net, plan);
+  std::vector<PartMarginal> parts;
+  for (int p = 0; p < plan.parts; ++p) parts.push_back(sample_part(net, plan, idx, p, part_marginal_options(o, p, 0)));
+  MarginalResult res = merge_marginals(net, plan, idx, parts);
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }
 

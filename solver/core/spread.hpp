@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "marginal.hpp"
 #include "maxwalksat.hpp"
 #include "mln/network.hpp"
 
@@ -42,8 +43,10 @@ struct SpreadPlan {
 // (the streaming partitioner above kSpreadMetisMaxAtoms atoms).  The
 // other components are packed largest first into at most `workers` parts
 // of about one share each.  Deterministic in (net, workers, o.seed).
+// With split false no component is cut (a marginal or dual job: MC-SAT
+// samples a component whole), and a part holds whole components only.
 SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions& o,
-                       int64_t metis_max_atoms = kSpreadMetisMaxAtoms);
+                       int64_t metis_max_atoms = kSpreadMetisMaxAtoms, bool split = true);
 
 // Each part's atoms (ascending ids) and the clauses with a literal over
 // them (ascending ids), from one pass over the network.
@@ -108,6 +111,34 @@ struct SpreadResult {
   int rounds_run = 0;
 };
 SpreadResult solve_spread_local(const mln::Network& net, const SolveOptions& o, int workers, int rounds);
+
+// Marginal inference over a part of whole components (a plan made with
+// split false): MC-SAT on the part's components by solve_marginal, with
+// the job's options and a seed of the part's own.
+struct PartMarginal {
+  std::vector<double> prob;  // P(true) of the part's atoms, in members[p] order
+  int64_t samples = 0;       // per component (the smallest over the part's components)
+  double average_cost = 0;   // summed over the part's components
+  int64_t flips = 0;
+  int solved_components = 0, exact_components = 0;
+  std::string device;
+  double seconds = 0;
+  bool cancelled = false;
+  std::vector<std::string> warnings;
+};
+MarginalOptions part_marginal_options(const MarginalOptions& job, int p, double seconds_left);
+PartMarginal sample_part(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx, int p,
+                         const MarginalOptions& o);
+
+// The parts' answers as the job's: probabilities by atom id (NaN for atoms
+// not searched), samples the smallest, costs and flips summed (the empty
+// clauses' constant cost added once, as solve_marginal adds it).
+MarginalResult merge_marginals(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx,
+                               const std::vector<PartMarginal>& parts);
+
+// A marginal job spread over `workers` parts, in this process (the tests'
+// reference for the workers' answer).
+MarginalResult solve_spread_marginal_local(const mln::Network& net, const MarginalOptions& o, int workers);
 
 // The searched components' cost under `truth` (solve_map's figure: the
 // clauses of the planned atoms and the empty clauses) and their violated

@@ -118,6 +118,11 @@ int spread_parts(Conn& c, const Job& job, const Network& net);
 // keeps the best whole state over the rounds.  Runs in the solver thread
 // with a connection of its own; job.map.cancel and job.map.progress apply.
 solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me, const Job& job, const Network& net);
+// The marginal half of a spread job (task marginal or dual): every part,
+// whole components only, sampled once (round 0 of mln.job_parts) by
+// whichever worker claims it; their probabilities merged.
+solver::MarginalResult solve_spread_marginal(const WorkerOptions& wo, const std::string& me, const Job& job,
+                                             const Network& net);
 // What a worker keeps of the spread job whose parts it last solved.
 struct PartCache {
   int64_t job = 0;

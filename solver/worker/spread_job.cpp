@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
@@ -165,7 +167,13 @@ bool claim_part(Conn& c, const WorkerOptions& wo, const std::string& me, int64_t
 // the part was given up (the job ended, the lease was lost, or `stop`).
 bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job& job, const Network& net,
               const PlanIndex& pi, const ClaimedPart& cp, std::atomic<bool>& stop, std::atomic<bool>* outer) {
-  const std::vector<uint8_t> truth = state_before(c, cp.job, cp.round, net, pi, job.map.seed);
+  // Round 0: the marginal half of the job (MC-SAT over the part's whole
+  // components); rounds 1 and up: MAP.
+  const bool marginal = cp.round == 0;
+  const std::vector<uint8_t> truth = marginal ? std::vector<uint8_t>()
+                                              : state_before(c, cp.job, cp.round, net, pi, job.map.seed);
+  solver::MarginalOptions mo = solver::part_marginal_options(job.marginal, cp.part, cp.time_limit);
+  mo.seed = cp.seed;
   solver::SolveOptions o = job.map;
   o.seed = cp.seed;
   o.max_flips = cp.max_flips;
@@ -174,14 +182,19 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
   std::atomic<int64_t> flips{0};
   o.cancel = &cancel;
   o.progress = [&flips](double, int64_t f) { flips = f; };
+  mo.cancel = &cancel;
   solver::PartOutcome out;
+  solver::PartMarginal pm;
   std::string error;
   bool done = false;
   std::mutex mu;
   std::condition_variable cv;
   std::thread t([&] {
     try {
-      out = solver::solve_part(net, pi.plan, pi.idx, cp.part, truth, o, solver::holds_boundary(cp.round, job.rounds));
+      if (marginal)
+        pm = solver::sample_part(net, pi.plan, pi.idx, cp.part, mo);
+      else
+        out = solver::solve_part(net, pi.plan, pi.idx, cp.part, truth, o, solver::holds_boundary(cp.round, job.rounds));
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -220,8 +233,28 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
   }
   if (!ours || cancel) return false;  // given up: its lease runs out and another worker runs it
   const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-  const std::string device = out.device + (wo.gpu >= 0 && out.device.find("gpu") != std::string::npos
-                                               ? " (GPU " + std::to_string(wo.gpu) + ")" : "");
+  const std::string& dev = marginal ? pm.device : out.device;
+  const std::string device =
+      dev + (wo.gpu >= 0 && dev.find("gpu") != std::string::npos ? " (GPU " + std::to_string(wo.gpu) + ")" : "");
+  if (marginal) {
+    std::vector<unsigned char> probs(pm.prob.size() * 8);
+    for (size_t i = 0; i < pm.prob.size(); ++i) {
+      uint64_t bits;
+      std::memcpy(&bits, &pm.prob[i], 8);
+      for (int b = 0; b < 8; ++b) probs[8 * i + b] = static_cast<unsigned char>(bits >> (8 * b));
+    }
+    Result r = c.exec(
+        "UPDATE mln.job_parts SET status = 'done', lease_until = NULL, finished_at = clock_timestamp(), "
+        "  probabilities = $5::bytea, samples = $6, average_cost = $7, components = $8, exact_components = $9, "
+        "  flips = $10, flips_per_s = $11, device = $12, seconds = $13, cancelled = $14 "
+        "WHERE job = $1 AND round = $2 AND part = $3 AND worker = $4 AND status = 'running' "
+        "RETURNING pg_notify('mln_parts', job::text)",
+        {key[0], key[1], key[2], key[3], bytea_hex(probs.data(), probs.size()), std::to_string(pm.samples),
+         float8_text(pm.average_cost), std::to_string(pm.solved_components), std::to_string(pm.exact_components),
+         std::to_string(pm.flips), std::to_string(secs > 0 ? static_cast<double>(pm.flips) / secs : 0.0), device,
+         float8_text(secs), pm.cancelled ? "true" : "false"});
+    return r.rows() == 1;
+  }
   Result r = c.exec(
       "UPDATE mln.job_parts SET status = 'done', lease_until = NULL, finished_at = clock_timestamp(), "
       "  state = $5::bytea, cost = $6, bound = $7, optimal = $8, flips = $9, flips_per_s = $10, device = $11, "
@@ -231,6 +264,98 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
        float8_text(out.bound), out.proven ? "true" : "false", std::to_string(out.flips),
        std::to_string(secs > 0 ? static_cast<double>(out.flips) / secs : 0.0), device, float8_text(secs)});
   return r.rows() == 1;
+}
+
+}  // namespace
+
+namespace {
+
+// Makes (or, after a leader that left, resumes) the job's plan and index.
+template <class Log>
+void lead_plan(Conn& c, const Job& job, const Network& net, PlanIndex& pi, Log&& log) {
+  const auto t0 = Clock::now();
+  const std::string id = std::to_string(job.id);
+  if (load_plan(c, job.id, net, pi.plan)) {
+    log("resuming the plan of " + std::to_string(pi.plan.parts) + " parts");
+  } else {
+    // A marginal (or dual) job's parts are whole components: MC-SAT
+    // samples a component whole.
+    pi.plan = solver::plan_spread(net, job.spread, job.map, solver::kSpreadMetisMaxAtoms, !job.wants_marginal());
+    c.exec("BEGIN");
+    c.exec("DELETE FROM mln.job_parts WHERE job = $1", {id});
+    save_plan(c, job.id, pi.plan);
+    c.exec("COMMIT");
+  }
+  pi.idx = solver::index_parts(net, pi.plan);
+  int cut = 0;
+  for (uint8_t x : pi.plan.cut) cut += x;
+  c.exec("UPDATE mln.jobs SET parts = $2, rounds = coalesce(rounds, 0) WHERE id = $1", {id, std::to_string(pi.plan.parts)});
+  log("plan: " + std::to_string(pi.plan.parts) + " parts, " + std::to_string(cut) + " of them cut" +
+      (pi.plan.cut_clauses ? " (" + std::to_string(pi.plan.cut_clauses) + " of " + std::to_string(net.clauses.size()) +
+                                 " clauses across parts)" : "") + ", in " +
+      std::to_string(std::chrono::duration<double>(Clock::now() - t0).count()) + " s");
+}
+
+struct QueuedPart {
+  int part;
+  uint64_t seed;
+  int64_t max_flips;
+  double time_limit;
+};
+
+// Queues round r's parts (those a leader before this one queued stay as
+// they are) and solves parts of the round here while other workers solve
+// the rest; returns when every part of the round is done (true), or false
+// when the job was cancelled or taken over.  `done_parts` (may be empty)
+// hears how many parts of the round are done.
+bool run_round(Conn& c, const WorkerOptions& wo, const std::string& me, const Job& job, const Network& net,
+               const PlanIndex& pi, int r, const std::vector<QueuedPart>& q, std::atomic<bool>& cancel,
+               const std::function<void(int64_t, int64_t)>& done_parts) {
+  const std::string id = std::to_string(job.id);
+  std::string parts, seeds, flips, limits, atoms, clauses;
+  auto add = [](std::string& s, const std::string& v) { s += (s.empty() ? "{" : ",") + v; };
+  for (const QueuedPart& x : q) {
+    add(parts, std::to_string(x.part));
+    add(seeds, std::to_string(static_cast<int64_t>(x.seed)));
+    add(flips, std::to_string(x.max_flips));
+    add(limits, float8_text(x.time_limit));
+    add(atoms, std::to_string(pi.idx.members[x.part].size()));
+    add(clauses, std::to_string(pi.idx.clauses[x.part].size()));
+  }
+  for (std::string* s : {&parts, &seeds, &flips, &limits, &atoms, &clauses}) *s += "}";
+  c.exec("INSERT INTO mln.job_parts (job, round, part, seed, max_flips, time_limit, atoms, clauses) "
+         "SELECT $1, $2, unnest($3::int[]), unnest($4::bigint[]), unnest($5::bigint[]), unnest($6::float8[]), "
+         "  unnest($7::bigint[]), unnest($8::bigint[]) ON CONFLICT DO NOTHING",
+         {id, std::to_string(r), parts, seeds, flips, limits, atoms, clauses});
+  c.exec("SELECT pg_notify('mln_jobs', $1)", {id});
+  std::atomic<bool> stop{false};
+  for (;;) {
+    if (cancel) return false;
+    ClaimedPart cp;
+    if (claim_part(c, wo, me, job.id, cp)) {
+      run_part(c, wo, me, job, net, pi, cp, stop, &cancel);
+      continue;
+    }
+    Result w = c.exec("SELECT count(*) FILTER (WHERE status <> 'done'), count(*), "
+                      "  (SELECT status FROM mln.jobs WHERE id = $1) FROM mln.job_parts WHERE job = $1 AND round = $2",
+                      {id, std::to_string(r)});
+    if (done_parts) done_parts(w.num(0, 1) - w.num(0, 0), w.num(0, 1));
+    if (w.num(0, 0) == 0) return !cancel;
+    if (w.get(0, 2) != "running") {
+      cancel = true;
+      return false;
+    }
+    c.wait_notify(250);
+  }
+}
+
+// Drops what the job's parts keep once its answer is kept; a job that
+// stops for a shutdown keeps them (the next leader resumes from them).
+void clean_up(Conn& c, const Job& job, bool stopped) {
+  const std::string id = std::to_string(job.id);
+  if (stopped && c.exec("SELECT status FROM mln.jobs WHERE id = $1", {id}).get(0, 0) == "running") return;
+  c.exec("DELETE FROM mln.job_plans WHERE job = $1", {id});
+  c.exec("UPDATE mln.job_parts SET state = NULL, probabilities = NULL WHERE job = $1", {id});
 }
 
 }  // namespace
@@ -256,29 +381,14 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
   static std::atomic<bool> never{false};
   std::atomic<bool>& cancel = o.cancel ? *o.cancel : never;
   PlanIndex pi;
-  if (load_plan(c, job.id, net, pi.plan)) {
-    log("resuming the plan of " + std::to_string(pi.plan.parts) + " parts");
-  } else {
-    pi.plan = solver::plan_spread(net, job.spread, o);
-    c.exec("BEGIN");
-    c.exec("DELETE FROM mln.job_parts WHERE job = $1", {id});
-    save_plan(c, job.id, pi.plan);
-    c.exec("COMMIT");
-  }
-  pi.idx = solver::index_parts(net, pi.plan);
+  lead_plan(c, job, net, pi, log);
   int cut = 0;
   for (uint8_t x : pi.plan.cut) cut += x;
-  c.exec("UPDATE mln.jobs SET parts = $2, rounds = 0 WHERE id = $1", {id, std::to_string(pi.plan.parts)});
-  log("plan: " + std::to_string(pi.plan.parts) + " parts, " + std::to_string(cut) + " of them cut" +
-      (pi.plan.cut_clauses ? " (" + std::to_string(pi.plan.cut_clauses) + " of " + std::to_string(net.clauses.size()) +
-                                 " clauses across parts)" : "") + ", in " +
-      std::to_string(std::chrono::duration<double>(Clock::now() - t0).count()) + " s");
 
   std::vector<uint8_t> truth = start_truth(net, pi.plan, o.seed), best;
   double best_cost = 0;
   solver::SolveResult res;
   const int rounds = std::max(1, job.rounds);
-  std::atomic<bool> stop{false};
   for (int r = 1; r <= rounds && !cancel; ++r) {
     const std::vector<int> ps = solver::round_parts(pi.plan, r);
     if (ps.empty()) break;
@@ -288,42 +398,12 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
       if (left <= 0 && r > 1) break;
       left = std::max(left, 1e-3);
     }
-    std::string parts, seeds, flips, limits, atoms, clauses;
+    std::vector<QueuedPart> q;
     for (int p : ps) {
       const solver::SolveOptions po = solver::part_options(o, pi.plan, pi.idx, p, r, rounds, left);
-      auto add = [](std::string& s, const std::string& v) { s += (s.empty() ? "{" : ",") + v; };
-      add(parts, std::to_string(p));
-      add(seeds, std::to_string(static_cast<int64_t>(po.seed)));
-      add(flips, std::to_string(po.max_flips));
-      add(limits, float8_text(po.timeout_s));
-      add(atoms, std::to_string(pi.idx.members[p].size()));
-      add(clauses, std::to_string(pi.idx.clauses[p].size()));
+      q.push_back({p, po.seed, po.max_flips, po.timeout_s});
     }
-    for (std::string* s : {&parts, &seeds, &flips, &limits, &atoms, &clauses}) *s += "}";
-    c.exec("INSERT INTO mln.job_parts (job, round, part, seed, max_flips, time_limit, atoms, clauses) "
-           "SELECT $1, $2, unnest($3::int[]), unnest($4::bigint[]), unnest($5::bigint[]), unnest($6::float8[]), "
-           "  unnest($7::bigint[]), unnest($8::bigint[]) ON CONFLICT DO NOTHING",
-           {id, std::to_string(r), parts, seeds, flips, limits, atoms, clauses});
-    c.exec("SELECT pg_notify('mln_jobs', $1)", {id});
-    // Solve parts of the round here while others solve the rest.
-    for (;;) {
-      if (cancel) break;
-      ClaimedPart cp;
-      if (claim_part(c, wo, me, job.id, cp)) {
-        run_part(c, wo, me, job, net, pi, cp, stop, &cancel);
-        continue;
-      }
-      Result w = c.exec("SELECT count(*) FILTER (WHERE status <> 'done'), "
-                        "  (SELECT status FROM mln.jobs WHERE id = $1) FROM mln.job_parts WHERE job = $1 AND round = $2",
-                        {id, std::to_string(r)});
-      if (w.num(0, 0) == 0) break;
-      if (w.get(0, 1) != "running") {
-        cancel = true;
-        break;
-      }
-      c.wait_notify(250);
-    }
-    if (cancel) break;
+    if (!run_round(c, wo, me, job, net, pi, r, q, cancel, nullptr)) break;
     const bool changed = apply_states(
         c, "SELECT part, state FROM mln.job_parts WHERE job = " + id + " AND round = " + std::to_string(r), pi, truth);
     const solver::SpreadTotals t = solver::spread_totals(net, pi.plan, truth);
@@ -349,7 +429,8 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
   // held, so it counts 0 for the job).
   Result s = c.exec("SELECT coalesce(sum(bound) FILTER (WHERE round = 1), 0), "
                     "  coalesce(bool_and(optimal) FILTER (WHERE round = 1), false), "
-                    "  string_agg(DISTINCT device, ',') FROM mln.job_parts WHERE job = $1 AND status = 'done'",
+                    "  string_agg(DISTINCT device, ',') FROM mln.job_parts WHERE job = $1 AND round >= 1 "
+                    "  AND status = 'done'",
                     {id});
   const std::string devices = s.get(0, 2);
   const bool gpu = devices.find("gpu") != std::string::npos, cpu = devices.find("cpu") != std::string::npos;
@@ -363,12 +444,7 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
   res.partitions = pi.plan.parts;
   res.solver_used = "walksat";
   res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  // The states are not needed once the answer is kept (a job that stops
-  // here for a shutdown keeps them: the next leader resumes).
-  if (!res.cancelled || c.exec("SELECT status FROM mln.jobs WHERE id = $1", {id}).get(0, 0) != "running") {
-    c.exec("DELETE FROM mln.job_plans WHERE job = $1", {id});
-    c.exec("UPDATE mln.job_parts SET state = NULL WHERE job = $1", {id});
-  }
+  if (!job.wants_marginal() || res.cancelled) clean_up(c, job, res.cancelled);  // a dual job's marginal half needs the plan
   return res;
 }
 
@@ -410,6 +486,62 @@ bool prepare(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache&
 }
 
 }  // namespace
+
+solver::MarginalResult solve_spread_marginal(const WorkerOptions& wo, const std::string& me, const Job& job,
+                                             const Network& net) {
+  const auto t0 = Clock::now();
+  const solver::MarginalOptions& o = job.marginal;
+  const std::string id = std::to_string(job.id);
+  auto log = [&](const std::string& s) {
+    if (wo.log) wo.log("job " + id + ": " + s);
+  };
+  Conn c(wo.dsn);
+  c.exec("SET application_name = 'mln_worker_leader'");
+  c.exec("LISTEN mln_parts");
+  static std::atomic<bool> never{false};
+  std::atomic<bool>& cancel = o.cancel ? *o.cancel : never;
+  PlanIndex pi;
+  lead_plan(c, job, net, pi, log);
+  std::vector<QueuedPart> q;
+  for (int p = 0; p < pi.plan.parts; ++p) {
+    const solver::MarginalOptions po = solver::part_marginal_options(o, p, o.timeout_s);
+    q.push_back({p, po.seed, o.max_flips, po.timeout_s});
+  }
+  const bool all = run_round(c, wo, me, job, net, pi, 0, q, cancel, o.progress);
+  std::vector<solver::PartMarginal> parts(static_cast<size_t>(pi.plan.parts));
+  solver::MarginalResult res;
+  if (all) {
+    each_int_bytea(c, "SELECT part, probabilities FROM mln.job_parts WHERE job = " + id + " AND round = 0",
+                   [&](int32_t p, const char* d, size_t n) {
+                     if (p < 0 || p >= pi.plan.parts || n != 8 * pi.idx.members[p].size())
+                       throw DbError("a part's probabilities do not fit its part (" + std::to_string(p) + ")");
+                     binary::le_float8s(d, static_cast<int32_t>(n), parts[p].prob);
+                   });
+    Result r = c.exec("SELECT part, samples, average_cost, components, exact_components, flips, device, cancelled "
+                      "FROM mln.job_parts WHERE job = $1 AND round = 0",
+                      {id});
+    for (int i = 0; i < r.rows(); ++i) {
+      auto& pm = parts[static_cast<size_t>(r.num(i, 0))];
+      pm.samples = r.num(i, 1);
+      pm.average_cost = r.dbl(i, 2);
+      pm.solved_components = static_cast<int>(r.num(i, 3));
+      pm.exact_components = static_cast<int>(r.num(i, 4));
+      pm.flips = r.num(i, 5);
+      pm.device = r.get(i, 6);
+      pm.cancelled = r.get(i, 7) == "t";
+    }
+    res = solver::merge_marginals(net, pi.plan, pi.idx, parts);
+    log("marginal: " + std::to_string(pi.plan.parts) + " parts sampled, " + std::to_string(res.samples) +
+        " samples per component");
+  } else {
+    res.prob.assign(static_cast<size_t>(net.num_atoms) + 1, std::nan(""));
+    res.components = pi.plan.components;
+  }
+  res.cancelled = res.cancelled || !all;
+  res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  clean_up(c, job, !all);
+  return res;
+}
 
 bool serve_part(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache& cache, std::atomic<bool>& stop) {
   if (!prepare(c, wo, me, cache)) return false;

@@ -280,7 +280,7 @@ JobOutcome solve(const WorkerOptions& wo, const std::string& me, const Network& 
       pr.sampling = true;
       pr.sampling_since = Clock::now();
     }
-    out.marginal = solver::solve_marginal(net, m);
+    out.marginal = job.spread > 1 ? solve_spread_marginal(wo, me, job, net) : solver::solve_marginal(net, m);
     out.have_marginal = true;
     if (out.marginal.cancelled && !cancel) {
       char buf[160];
@@ -328,10 +328,10 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   }
   log(job.task + ": read " + std::to_string(ln ? ln->net.num_atoms : net.num_atoms) + " atoms, " +
       std::to_string(ln ? ln->net.clauses.size() : net.clauses.size()) + " clauses in " + seconds_since(t_read) + " s");
-  if (job.wants_map()) {
+  if (job.wants_map() || job.wants_marginal()) {
     job.spread = spread_parts(c, job, net);
     if (job.spread > 1) {
-      log("map: spread over workers, up to " + std::to_string(job.spread) + " parts");
+      log(job.task + ": spread over workers, up to " + std::to_string(job.spread) + " parts");
       // Idle workers read the network ahead while this one plans.
       c.exec("UPDATE mln.jobs SET parts = $2 WHERE id = $1", {std::to_string(job.id), std::to_string(job.spread)});
       c.exec("SELECT pg_notify('mln_jobs', $1)", {std::to_string(job.id)});

@@ -5,7 +5,8 @@
 # worker killed while it holds a part loses nothing (another worker runs
 # the part again after its lease) and the answer is still the same; a
 # leader killed mid-job is replaced by a worker that resumes the plan;
-# mln.part_progress and mln.job_progress show who ran what.
+# mln.part_progress and mln.job_progress show who ran what; marginal and
+# dual jobs spread over parts of whole components.
 source "$(dirname "$0")/lib.sh"
 export PGDATABASE=mln_e2e_spread
 dropdb --if-exists "$PGDATABASE"; createdb "$PGDATABASE"
@@ -123,7 +124,42 @@ check "the parts done before the kill were kept" \
   test "$(q "SELECT count(*) FROM mln.job_parts WHERE job = $j4 AND worker = 'leader4' AND status = 'done'")" -ge "$done_before"
 check "and the answer is the same" test "$st4 $cost4 $map4" = "done $cost1 $map1"
 
-# 5. Bad options are refused before a job is queued.
+# 5. Marginal and dual jobs: parts of whole components (class: 546
+#    components), each sampled once by whichever worker claims it.
+psql -qX -v ON_ERROR_STOP=1 >/dev/null <<SQL
+SELECT mln.create_program('class', pg_read_file('$DATA/class/prog.mln'));
+SELECT mln.load_evidence('class', pg_read_file('$DATA/class/evidence.db'));
+SELECT mln.set_query('class', pg_read_file('$DATA/class/query.db'));
+SELECT mln.ground('class');
+SQL
+check "class grounded" test $? -eq 0
+MOPTS='{"partitions": 3, "seed": 5, "threads": 1, "samples": 200, "device": "cpu"}'
+marg() { q "SELECT md5(string_agg(arguments::text || probability::text, ';' ORDER BY predicate, arguments::text)) FROM mln.marginals('class')"; }
+m1=$(q "SELECT mln.infer('class', 'marginal', '$MOPTS')")
+"$WORKER" --quiet --once --name msolo >/dev/null 2>&1
+check "marginal, one worker: done over 3 parts" \
+  test "$(q "SELECT (mln.wait($m1, interval '300 s'))->>'status', parts FROM mln.jobs WHERE id = $m1")" = "done|3"
+mm1=$(marg)
+m2=$(q "SELECT mln.infer('class', 'marginal', '$MOPTS')")
+"$WORKER" --quiet --once --name mleader >/dev/null 2>&1 & wl=$!
+claimed "$m2" mleader
+"$WORKER" --quiet --name mhelper >/dev/null 2>&1 & wh=$!
+wait $wl; kill $wh; wait $wh 2>/dev/null
+check "marginal, two workers: done" test "$(q "SELECT (mln.wait($m2, interval '300 s'))->>'status'")" = done
+check "the parts are sampled once each (round 0)" \
+  test "$(q "SELECT count(*) FILTER (WHERE round = 0), count(*) FROM mln.job_parts WHERE job = $m2")" = "3|3"
+echo "# marginal parts by worker: $(q "SELECT string_agg(worker || '=' || n, ' ') FROM (SELECT worker, count(*) n FROM mln.job_parts WHERE job = $m2 GROUP BY 1 ORDER BY 1) t")"
+check "the same marginals as one worker" test "$(marg)" = "$mm1"
+check "samples reported per component" \
+  test "$(q "SELECT (mln.wait($m2))->>'samples'")" = 200
+d1=$(q "SELECT mln.infer('class', 'dual', '{\"partitions\": 2, \"seed\": 5, \"threads\": 1, \"samples\": 50, \"device\": \"cpu\", \"solver\": \"walksat\"}')")
+"$WORKER" --quiet --once >/dev/null 2>&1
+check "dual: MAP rounds and marginal parts over the same plan, done" \
+  test "$(q "SELECT (mln.wait($d1, interval '300 s'))->>'status', count(*) FILTER (WHERE round = 0), count(*) FILTER (WHERE round = 1) FROM mln.job_parts WHERE job = $d1")" = "done|2|2"
+check "dual: both answers written" \
+  test "$(q "SELECT (SELECT count(*) > 0 FROM mln.map('class')) AND (SELECT count(*) > 0 FROM mln.marginals('class'))")" = t
+
+# 6. Bad options are refused before a job is queued.
 check "partitions must be an integer >= 0" \
   sh -c "psql -qXAt -c \"SELECT mln.infer('rc', options => '{\\\"partitions\\\": -1}')\" 2>&1 | grep -q 'partitions'"
 check "rounds is for MAP jobs" \

@@ -6,7 +6,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(20);
+SELECT plan(21);
 
 SELECT has_table('mln', 'job_parts', 'mln.job_parts holds the parts of spread jobs');
 SELECT has_table('mln', 'job_plans', 'mln.job_plans holds their plans');
@@ -23,14 +23,15 @@ SELECT mln.ground('smoke');
 -- Options.
 SELECT lives_ok($$SELECT mln.infer('smoke', 'map', '{"partitions": 4, "rounds": 2}')$$, 'partitions and rounds');
 SELECT lives_ok($$SELECT mln.infer('smoke', 'dual', '{"partitions": 0}')$$, 'partitions 0 (auto) on a dual job');
+SELECT lives_ok($$SELECT mln.infer('smoke', 'marginal', '{"partitions": 2}')$$, 'and on a marginal job');
 SELECT throws_ok($$SELECT mln.infer('smoke', 'map', '{"partitions": -1}')$$, '22023', NULL, 'partitions < 0');
 SELECT throws_ok($$SELECT mln.infer('smoke', 'map', '{"partitions": 1.5}')$$, '22023', NULL,
                  'partitions must be an integer');
 SELECT throws_ok($$SELECT mln.infer('smoke', 'map', '{"partitions": 5000}')$$, '22023', NULL, 'partitions > 4096');
 SELECT throws_ok($$SELECT mln.infer('smoke', 'map', '{"rounds": 0}')$$, '22023', NULL, 'rounds < 1');
-SELECT throws_ok($$SELECT mln.infer('smoke', 'marginal', '{"partitions": 2}')$$, '22023',
-                 'inference option "partitions" applies to MAP inference, not to task "marginal"',
-                 'partitions is a MAP option');
+SELECT throws_ok($$SELECT mln.infer('smoke', 'marginal', '{"rounds": 2}')$$, '22023',
+                 'inference option "rounds" applies to MAP inference, not to task "marginal"',
+                 'rounds is a MAP option');
 
 -- A job's parts, as a worker writes them.
 UPDATE mln.jobs SET status = 'running', worker = 'w0', parts = 2, rounds = 1 WHERE id = (SELECT min(id) FROM mln.jobs);

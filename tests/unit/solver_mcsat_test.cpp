@@ -25,6 +25,8 @@ namespace mln::solver {
 namespace {
 
 using testing::add_clause;
+using testing::brute_force_marginals;
+using testing::mean_abs_error;
 
 // A random MLN over n atoms: clauses of 1-3 literals with positive and
 // negative soft weights, a few hard clauses, and weighted unit clauses
@@ -66,34 +68,6 @@ mln::Network random_mln(int32_t n, uint64_t seed) {
   net.is_query.assign(n + 1, 1);
   add_random_mln(net, 0, n, seed);
   return net;
-}
-
-// P(atom true) by enumerating all 2^n worlds, P(x) ~ exp(-cost(x)).
-std::vector<double> brute_force_marginals(const mln::Network& net) {
-  const int n = net.num_atoms;
-  std::vector<uint8_t> truth(n + 1, 0);
-  std::vector<double> cost(size_t{1} << n);
-  for (uint32_t bits = 0; bits < (1u << n); ++bits) {
-    for (int a = 1; a <= n; ++a) truth[a] = (bits >> (a - 1)) & 1;
-    cost[bits] = total_cost(net.clauses, truth);
-  }
-  const double lo = *std::min_element(cost.begin(), cost.end());
-  std::vector<double> p(n + 1, 0.0);
-  double z = 0;
-  for (uint32_t bits = 0; bits < (1u << n); ++bits) {
-    const double w = std::exp(-(cost[bits] - lo));
-    z += w;
-    for (int a = 1; a <= n; ++a)
-      if ((bits >> (a - 1)) & 1) p[a] += w;
-  }
-  for (int a = 1; a <= n; ++a) p[a] /= z;
-  return p;
-}
-
-double mean_abs_error(const std::vector<double>& a, const std::vector<double>& b) {
-  double s = 0;
-  for (size_t i = 1; i < a.size(); ++i) s += std::fabs(a[i] - b[i]);
-  return a.size() > 1 ? s / static_cast<double>(a.size() - 1) : 0.0;
 }
 
 // True when the GPU tests must run; fails the test when a GPU is required

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <set>
 
+#include "core/marginal.hpp"
+
 #include "core/components.hpp"
 #include "core/partition.hpp"
 #include "core/spread.hpp"
@@ -15,6 +17,8 @@ namespace {
 
 using testing::add_clause;
 using testing::brute_force_min_cost;
+using testing::brute_force_marginals;
+using testing::mean_abs_error;
 using testing::random_mixed_network;
 
 // `count` random networks of `n` atoms side by side (atom ids shifted), so
@@ -163,6 +167,53 @@ TEST(SolverSpread, UncutPartsReachTheExactOptimum) {
     EXPECT_NEAR(r.map.bound, opt, 1e-6 * std::max(1.0, opt)) << "enumeration proves every component";
     EXPECT_NEAR(spread_totals(net, plan_spread(net, workers, seeded(9)), r.map.truth).cost, r.map.cost, 1e-9);
   }
+}
+
+TEST(SolverSpread, MarginalPartsAreWholeComponentsWithExactMarginals) {
+  // 30 random networks of 9 atoms: enumeration gives each component's
+  // exact marginals, so spreading them over parts must give the same.
+  double opt;
+  mln::Network net = union_of_random(30, 9, 16, 21, 4, &opt);
+  std::vector<double> exact(static_cast<size_t>(net.num_atoms) + 1, std::nan(""));
+  for (int i = 0; i < 30; ++i) {
+    if (i % 4 == 0) continue;  // no query atom: not searched
+    mln::Network g = random_mixed_network(9, 16, 21 * 1000 + i);
+    const std::vector<double> p = brute_force_marginals(g);
+    for (int a = 1; a <= 9; ++a) exact[static_cast<size_t>(i * 9 + a)] = p[a];
+  }
+  MarginalOptions o;
+  o.seed = 5;
+  o.threads = 1;
+  for (int workers : {1, 3}) {
+    const MarginalResult r = solve_spread_marginal_local(net, o, workers);
+    ASSERT_EQ(r.prob.size(), exact.size());
+    for (size_t a = 1; a < exact.size(); ++a) {
+      if (std::isnan(exact[a])) {
+        EXPECT_TRUE(std::isnan(r.prob[a])) << "atom " << a << " of a component without query atoms";
+      } else {
+        EXPECT_NEAR(r.prob[a], exact[a], 1e-9) << "atom " << a << ", " << workers << " parts";
+      }
+    }
+    const MarginalResult whole = solve_marginal(net, o);
+    EXPECT_EQ(r.solved_components, whole.solved_components);
+    EXPECT_EQ(r.exact_components, whole.exact_components);
+    EXPECT_NEAR(r.average_cost, whole.average_cost, 1e-9);
+  }
+  // Sampled (no enumeration): close to the exact marginals.
+  o.exact_max_atoms = 0;
+  o.samples = 4000;
+  const MarginalResult s = solve_spread_marginal_local(net, o, 3);
+  std::vector<double> got, want;
+  for (size_t a = 1; a < exact.size(); ++a)
+    if (!std::isnan(exact[a])) got.push_back(s.prob[a]), want.push_back(exact[a]);
+  got.insert(got.begin(), 0.0);
+  want.insert(want.begin(), 0.0);
+  EXPECT_LT(mean_abs_error(got, want), 0.02);
+  // A plan for marginals never cuts a component.
+  SolveOptions so;
+  const SpreadPlan cutless = plan_spread(ladder(3000, 2), 3, so, kSpreadMetisMaxAtoms, false);
+  EXPECT_EQ(cutless.parts, 1);
+  EXPECT_EQ(cutless.cut[0], 0);
 }
 
 TEST(SolverSpread, CutPartsImproveOnTheStartAndRepeatExactly) {

@@ -1,6 +1,8 @@
 // Helpers shared by the solver tests: small networks and brute force.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -65,6 +67,34 @@ inline double brute_force_min_cost(const mln::Network& net) {
     best = std::min(best, total_cost(net.clauses, truth));
   }
   return best;
+}
+
+// P(atom true) by enumerating all 2^n worlds, P(x) ~ exp(-cost(x)).
+inline std::vector<double> brute_force_marginals(const mln::Network& net) {
+  const int n = net.num_atoms;
+  std::vector<uint8_t> truth(n + 1, 0);
+  std::vector<double> cost(size_t{1} << n);
+  for (uint32_t bits = 0; bits < (1u << n); ++bits) {
+    for (int a = 1; a <= n; ++a) truth[a] = (bits >> (a - 1)) & 1;
+    cost[bits] = total_cost(net.clauses, truth);
+  }
+  const double lo = *std::min_element(cost.begin(), cost.end());
+  std::vector<double> p(n + 1, 0.0);
+  double z = 0;
+  for (uint32_t bits = 0; bits < (1u << n); ++bits) {
+    const double w = std::exp(-(cost[bits] - lo));
+    z += w;
+    for (int a = 1; a <= n; ++a)
+      if ((bits >> (a - 1)) & 1) p[a] += w;
+  }
+  for (int a = 1; a <= n; ++a) p[a] /= z;
+  return p;
+}
+
+inline double mean_abs_error(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0;
+  for (size_t i = 1; i < a.size(); ++i) s += std::fabs(a[i] - b[i]);
+  return a.size() > 1 ? s / static_cast<double>(a.size() - 1) : 0.0;
 }
 
 }  // namespace mln::solver::testing
