@@ -183,6 +183,36 @@ std::vector<uint8_t> spread_initial_truth(const mln::Network& net, uint64_t seed
   return t;
 }
 
+namespace {
+
+// Part p as a network of its own over `clauses` (its atoms' local ids in
+// members[p] order), other atoms held at `fixed`; its start from `start`
+// (by atom id) where given.
+SubNetwork part_network(const mln::Network& net, const PartIndex& idx, int p, const std::vector<int64_t>& clauses,
+                        const std::vector<uint8_t>* fixed, const std::vector<uint8_t>* start) {
+  const auto& mem = idx.members[p];
+  std::vector<int32_t> local_of(static_cast<size_t>(net.num_atoms) + 1, 0);
+  for (size_t i = 0; i < mem.size(); ++i) local_of[mem[i]] = static_cast<int32_t>(i + 1);
+  SubNetwork sub = extract_subnetwork(net, mem, clauses.data(), clauses.size(), local_of, fixed);
+  if (start && !start->empty()) {
+    sub.net.init_truth.assign(mem.size() + 1, 0);
+    for (size_t i = 0; i < mem.size(); ++i) sub.net.init_truth[i + 1] = (*start)[mem[i]];
+  }
+  return sub;
+}
+
+// What every part's outcome reports of its solver's result.
+template <class Out, class Result>
+void report_run(Out& out, const Result& r, std::chrono::steady_clock::time_point t0) {
+  out.flips = r.flips;
+  out.device = r.device_used;
+  out.cancelled = r.cancelled;
+  out.warnings = r.warnings;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
 PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx, int p,
                        const std::vector<uint8_t>& truth, SolveOptions o, bool hold_boundary) {
   if (p < 0 || p >= plan.parts) throw std::invalid_argument("solve_part: no part " + std::to_string(p));
@@ -191,8 +221,6 @@ PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const Pa
   PartOutcome out;
   out.state.assign(mem.size(), 0);
   if (mem.empty()) return out;
-  std::vector<int32_t> local_of(static_cast<size_t>(net.num_atoms) + 1, 0);
-  for (size_t i = 0; i < mem.size(); ++i) local_of[mem[i]] = static_cast<int32_t>(i + 1);
   std::vector<int64_t> inner;
   if (!hold_boundary && plan.cut[p]) {
     const auto& cs = net.clauses;
@@ -205,20 +233,14 @@ PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const Pa
     for (int64_t& j : inner) j = idx.clauses[p][j];
   }
   const std::vector<int64_t>& cl = !hold_boundary && plan.cut[p] ? inner : idx.clauses[p];
-  SubNetwork sub = extract_subnetwork(net, mem, cl.data(), cl.size(), local_of, &truth);
-  sub.net.init_truth.assign(mem.size() + 1, 0);
-  for (size_t i = 0; i < mem.size(); ++i) sub.net.init_truth[i + 1] = truth[mem[i]];
+  SubNetwork sub = part_network(net, idx, p, cl, &truth, &truth);
   o.skip_components_without_query = false;  // the plan holds searched components only
   const SolveResult r = solve_map(sub.net, o);
   for (size_t i = 0; i < mem.size(); ++i) out.state[i] = r.truth[i + 1];
   out.cost = r.cost + sub.constant_cost;
   out.bound = plan.cut[p] ? 0.0 : r.bound + sub.constant_cost;
   out.proven = !plan.cut[p] && r.optimal;
-  out.flips = r.flips;
-  out.device = r.device_used;
-  out.cancelled = r.cancelled;
-  out.warnings = r.warnings;
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  report_run(out, r, t0);
   return out;
 }
 
@@ -305,13 +327,7 @@ PartMarginal sample_part(const mln::Network& net, const SpreadPlan& plan, const 
   const auto& mem = idx.members[p];
   PartMarginal out;
   if (mem.empty()) return out;
-  std::vector<int32_t> local_of(static_cast<size_t>(net.num_atoms) + 1, 0);
-  for (size_t i = 0; i < mem.size(); ++i) local_of[mem[i]] = static_cast<int32_t>(i + 1);
-  SubNetwork sub = extract_subnetwork(net, mem, idx.clauses[p].data(), idx.clauses[p].size(), local_of, nullptr);
-  if (!net.init_truth.empty()) {
-    sub.net.init_truth.assign(mem.size() + 1, 0);
-    for (size_t i = 0; i < mem.size(); ++i) sub.net.init_truth[i + 1] = net.init_truth[mem[i]];
-  }
+  SubNetwork sub = part_network(net, idx, p, idx.clauses[p], nullptr, &net.init_truth);
   const MarginalResult r = solve_marginal(sub.net, o);
   out.prob.assign(mem.size(), 0.0);
   for (size_t i = 0; i < mem.size(); ++i) out.prob[i] = r.prob[i + 1];
@@ -320,10 +336,7 @@ PartMarginal sample_part(const mln::Network& net, const SpreadPlan& plan, const 
   out.flips = r.flips;
   out.solved_components = r.solved_components;
   out.exact_components = r.exact_components;
-  out.device = r.device_used;
-  out.cancelled = r.cancelled;
-  out.warnings = r.warnings;
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  report_run(out, r, t0);
   return out;
 }
 

@@ -296,6 +296,30 @@ void lead_plan(Conn& c, const Job& job, const Network& net, PlanIndex& pi, Log&&
       std::to_string(std::chrono::duration<double>(Clock::now() - t0).count()) + " s");
 }
 
+// What the leader of a spread job holds while it runs it: a connection of
+// its own (the caller's stays with the supervising loop), the job's cancel
+// flag, and the plan.
+struct Lead {
+  const WorkerOptions& wo;
+  const std::string id;
+  Conn c;
+  std::atomic<bool>& cancel;
+  PlanIndex pi;
+  Lead(const WorkerOptions& w, const Job& job, const Network& net, std::atomic<bool>* flag)
+      : wo(w), id(std::to_string(job.id)), c(w.dsn), cancel(flag ? *flag : never()) {
+    c.exec("SET application_name = 'mln_worker_leader'");
+    c.exec("LISTEN mln_parts");
+    lead_plan(c, job, net, pi, [this](const std::string& s) { log(s); });
+  }
+  void log(const std::string& s) const {
+    if (wo.log) wo.log("job " + id + ": " + s);
+  }
+  static std::atomic<bool>& never() {
+    static std::atomic<bool> n{false};
+    return n;
+  }
+};
+
 struct QueuedPart {
   int part;
   uint64_t seed;
@@ -371,17 +395,12 @@ int spread_parts(Conn& c, const Job& job, const Network& net) {
 solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me, const Job& job, const Network& net) {
   const auto t0 = Clock::now();
   const solver::SolveOptions& o = job.map;
-  const std::string id = std::to_string(job.id);
-  auto log = [&](const std::string& s) {
-    if (wo.log) wo.log("job " + id + ": " + s);
-  };
-  Conn c(wo.dsn);
-  c.exec("SET application_name = 'mln_worker_leader'");
-  c.exec("LISTEN mln_parts");
-  static std::atomic<bool> never{false};
-  std::atomic<bool>& cancel = o.cancel ? *o.cancel : never;
-  PlanIndex pi;
-  lead_plan(c, job, net, pi, log);
+  Lead lead(wo, job, net, o.cancel);
+  const std::string& id = lead.id;
+  auto log = [&lead](const std::string& s) { lead.log(s); };
+  Conn& c = lead.c;
+  std::atomic<bool>& cancel = lead.cancel;
+  const PlanIndex& pi = lead.pi;
   int cut = 0;
   for (uint8_t x : pi.plan.cut) cut += x;
 
@@ -491,35 +510,25 @@ solver::MarginalResult solve_spread_marginal(const WorkerOptions& wo, const std:
                                              const Network& net) {
   const auto t0 = Clock::now();
   const solver::MarginalOptions& o = job.marginal;
-  const std::string id = std::to_string(job.id);
-  auto log = [&](const std::string& s) {
-    if (wo.log) wo.log("job " + id + ": " + s);
-  };
-  Conn c(wo.dsn);
-  c.exec("SET application_name = 'mln_worker_leader'");
-  c.exec("LISTEN mln_parts");
-  static std::atomic<bool> never{false};
-  std::atomic<bool>& cancel = o.cancel ? *o.cancel : never;
-  PlanIndex pi;
-  lead_plan(c, job, net, pi, log);
+  Lead lead(wo, job, net, o.cancel);
   std::vector<QueuedPart> q;
-  for (int p = 0; p < pi.plan.parts; ++p) {
+  for (int p = 0; p < lead.pi.plan.parts; ++p) {
     const solver::MarginalOptions po = solver::part_marginal_options(o, p, o.timeout_s);
     q.push_back({p, po.seed, o.max_flips, po.timeout_s});
   }
-  const bool all = run_round(c, wo, me, job, net, pi, 0, q, cancel, o.progress);
-  std::vector<solver::PartMarginal> parts(static_cast<size_t>(pi.plan.parts));
+  const bool all = run_round(lead.c, wo, me, job, net, lead.pi, 0, q, lead.cancel, o.progress);
+  std::vector<solver::PartMarginal> parts(static_cast<size_t>(lead.pi.plan.parts));
   solver::MarginalResult res;
   if (all) {
-    each_int_bytea(c, "SELECT part, probabilities FROM mln.job_parts WHERE job = " + id + " AND round = 0",
+    each_int_bytea(lead.c, "SELECT part, probabilities FROM mln.job_parts WHERE job = " + lead.id + " AND round = 0",
                    [&](int32_t p, const char* d, size_t n) {
-                     if (p < 0 || p >= pi.plan.parts || n != 8 * pi.idx.members[p].size())
+                     if (p < 0 || p >= lead.pi.plan.parts || n != 8 * lead.pi.idx.members[p].size())
                        throw DbError("a part's probabilities do not fit its part (" + std::to_string(p) + ")");
                      binary::le_float8s(d, static_cast<int32_t>(n), parts[p].prob);
                    });
-    Result r = c.exec("SELECT part, samples, average_cost, components, exact_components, flips, device, cancelled "
-                      "FROM mln.job_parts WHERE job = $1 AND round = 0",
-                      {id});
+    Result r = lead.c.exec("SELECT part, samples, average_cost, components, exact_components, flips, device, "
+                           "  cancelled FROM mln.job_parts WHERE job = $1 AND round = 0",
+                           {lead.id});
     for (int i = 0; i < r.rows(); ++i) {
       auto& pm = parts[static_cast<size_t>(r.num(i, 0))];
       pm.samples = r.num(i, 1);
@@ -530,16 +539,16 @@ solver::MarginalResult solve_spread_marginal(const WorkerOptions& wo, const std:
       pm.device = r.get(i, 6);
       pm.cancelled = r.get(i, 7) == "t";
     }
-    res = solver::merge_marginals(net, pi.plan, pi.idx, parts);
-    log("marginal: " + std::to_string(pi.plan.parts) + " parts sampled, " + std::to_string(res.samples) +
-        " samples per component");
+    res = solver::merge_marginals(net, lead.pi.plan, lead.pi.idx, parts);
+    lead.log("marginal: " + std::to_string(lead.pi.plan.parts) + " parts sampled, " + std::to_string(res.samples) +
+             " samples per component");
   } else {
     res.prob.assign(static_cast<size_t>(net.num_atoms) + 1, std::nan(""));
-    res.components = pi.plan.components;
+    res.components = lead.pi.plan.components;
   }
   res.cancelled = res.cancelled || !all;
   res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  clean_up(c, job, !all);
+  clean_up(lead.c, job, !all);
   return res;
 }
 

@@ -36,16 +36,21 @@ check "every function has a comment after the upgrade" \
 
 # 0.2.0 -> 0.3.0 on its own: a MAP job queued under 0.2.0 keeps its row,
 # and after the update MAP answers carry a bound.
-dropdb --if-exists mln_e2e_upgrade2; createdb mln_e2e_upgrade2
-q2() { psql -d mln_e2e_upgrade2 -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
-q2 "CREATE EXTENSION pg_mln VERSION '0.2.0'"
-psql -d mln_e2e_upgrade2 -qX -v ON_ERROR_STOP=1 >/dev/null <<SQL
+# at VERSION DB: a new database DB with the extension at VERSION, smoke
+# grounded and a MAP job queued.
+at() {
+  dropdb --if-exists "$2"; createdb "$2"
+  psql -d "$2" -qXAt -v ON_ERROR_STOP=1 -c "CREATE EXTENSION pg_mln VERSION '$1'"
+  psql -d "$2" -qX -v ON_ERROR_STOP=1 >/dev/null <<SQL
 SELECT mln.create_program('smoke', pg_read_file('$DATA/smoke/prog.mln'));
 SELECT mln.load_evidence('smoke', pg_read_file('$DATA/smoke/evidence.db'));
 SELECT mln.set_query('smoke', 'Cancer(x)');
 SELECT mln.ground('smoke');
 SELECT mln.infer('smoke');
 SQL
+}
+q2() { psql -d mln_e2e_upgrade2 -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
+at 0.2.0 mln_e2e_upgrade2
 check "0.2.0: a program grounded and a MAP job queued" test "$(q2 "SELECT count(*) FROM mln.jobs")" = 1
 q2 "ALTER EXTENSION pg_mln UPDATE TO '0.3.0'" >/dev/null
 check "ALTER EXTENSION pg_mln UPDATE TO '0.3.0' from 0.2.0" test "$(q2 "SELECT extversion FROM pg_extension WHERE extname = 'pg_mln'")" = 0.3.0
@@ -59,16 +64,8 @@ dropdb mln_e2e_upgrade2
 
 # 0.3.0 -> 0.4.0 on its own: a job queued under 0.3.0 keeps its row, and
 # after the update a MAP job spreads over parts.
-dropdb --if-exists mln_e2e_upgrade3; createdb mln_e2e_upgrade3
 q3() { psql -d mln_e2e_upgrade3 -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
-q3 "CREATE EXTENSION pg_mln VERSION '0.3.0'"
-psql -d mln_e2e_upgrade3 -qX -v ON_ERROR_STOP=1 >/dev/null <<SQL
-SELECT mln.create_program('smoke', pg_read_file('$DATA/smoke/prog.mln'));
-SELECT mln.load_evidence('smoke', pg_read_file('$DATA/smoke/evidence.db'));
-SELECT mln.set_query('smoke', 'Cancer(x)');
-SELECT mln.ground('smoke');
-SELECT mln.infer('smoke');
-SQL
+at 0.3.0 mln_e2e_upgrade3
 check "0.3.0: a program grounded and a MAP job queued" test "$(q3 "SELECT count(*) FROM mln.jobs")" = 1
 check "0.3.0 refuses the option partitions" \
   sh -c "psql -d mln_e2e_upgrade3 -qXAt -c \"SELECT mln.infer('smoke', options => '{\\\"partitions\\\": 2}')\" 2>&1 | grep -q 'unknown inference option'"
