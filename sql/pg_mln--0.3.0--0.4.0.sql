@@ -168,7 +168,7 @@ BEGIN
       ('threads',        true,  0,           true,  4096,                'an integer from 0 (all cores) to 4096'),
       ('exact_max_atoms', true, 0,           true,  20,                  'an integer from 0 (off) to 20'),
       ('ilp_seconds',    false, 0,           true,  NULL,                'seconds >= 0: the exact path''s time for the whole job in solver auto (0: off)'),
-      ('partitions',     true,  0,           true,  4096,                'an integer from 0 (as many as workers are connected, for networks of 10^6 clauses or more) to 4096 (1: one worker)'),
+      ('partitions',     true,  0,           true,  4096,                'an integer from 0 (auto: whole components over the connected workers, for networks of 10^6 clauses or more) to 4096 (1: one worker)'),
       ('rounds',         true,  1,           true,  1000,                'an integer from 1 to 1000 (rounds over the parts that share clauses)')
     ) t(name, integral, lo, lo_incl, hi, what) LOOP
     PERFORM mln._check_option_range(options, 'inference', lim.name, lim.integral, lim.lo, lim.lo_incl, lim.hi, lim.what);
@@ -178,6 +178,6 @@ END $$;
 COMMENT ON FUNCTION mln.infer(text, text, jsonb) IS
   'queues an inference job for the worker; returns the job id.  task: map (default), marginal (MC-SAT) or dual (both from one job).  '
   'Options of every task: max_flips, timeout, seed, threads, device, random_step, skip_components_without_query, exact_max_atoms, '
-  'partitions (parts for several workers; 0: as many as workers are connected, for 10^6 clauses or more; marginal parts are whole components); '
+  'partitions (parts for several workers: N > 1 cuts large components; 0, auto: whole components over the connected workers, for 10^6 clauses or more; marginal parts are whole components); '
   'map and dual: max_tries, dont_break, solver (auto | walksat | ilp), ilp_seconds, cpu_walk (walksat | weighted), rounds; '
   'marginal and dual: samples (default 100), burn_in, mcsat_param, sa_temperature';

@@ -173,6 +173,16 @@ PartIndex index_parts(const mln::Network& net, const SpreadPlan& plan) {
   return idx;
 }
 
+bool spread_pays(const SpreadPlan& plan, const PartIndex& idx) {
+  int64_t total = 0, most = 0;
+  for (int p = 0; p < plan.parts; ++p) {
+    const int64_t w = static_cast<int64_t>(idx.members[p].size() + idx.clauses[p].size());
+    total += w;
+    most = std::max(most, w);
+  }
+  return plan.parts > 1 && 3 * most <= 2 * total;
+}
+
 std::vector<uint8_t> spread_initial_truth(const mln::Network& net, uint64_t seed) {
   std::vector<uint8_t> t(static_cast<size_t>(net.num_atoms) + 1, 0);
   const uint64_t s = derive_seed(seed, 0x494e4954ull);

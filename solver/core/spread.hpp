@@ -56,6 +56,12 @@ struct PartIndex {
 };
 PartIndex index_parts(const mln::Network& net, const SpreadPlan& plan);
 
+// Whether spreading over `plan` can pay without being asked for: no part
+// holds more than two thirds of the searched work (atoms and clauses).
+// Otherwise one worker would do most of it anyway, after a plan and an
+// extraction the unspread job does not need.
+bool spread_pays(const SpreadPlan& plan, const PartIndex& idx);
+
 // The starting state of a spread job: a coin flip per atom from the seed
 // (by atom id), or the network's own start where it has one.
 std::vector<uint8_t> spread_initial_truth(const mln::Network& net, uint64_t seed);

@@ -107,9 +107,10 @@ class LeaseKeeper {
 bool load_job(Conn& c, const WorkerOptions& wo, int64_t id, Job& job);
 
 // MAP jobs spread over several workers (spread_job.cpp, core/spread.hpp).
-// How many parts the MAP half of `job` over `net` is cut into: the job's
-// "partitions"; with 0 (auto) the workers connected to this database for a
-// network of at least kSpreadMinClauses clauses, else 1 (no spreading).
+// How many parts `job` over `net` is spread over: the job's "partitions";
+// with 0 (auto) the workers connected to this database for a network of at
+// least kSpreadMinClauses clauses (whole components only, and only where
+// the parts share the work: spread_pays), else 1 (no spreading).
 constexpr int64_t kSpreadMinClauses = 1000000;
 int spread_parts(Conn& c, const Job& job, const Network& net);
 // The MAP answer of a spread job, led by this worker: plans the parts (or

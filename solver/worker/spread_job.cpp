@@ -279,8 +279,12 @@ void lead_plan(Conn& c, const Job& job, const Network& net, PlanIndex& pi, Log&&
     log("resuming the plan of " + std::to_string(pi.plan.parts) + " parts");
   } else {
     // A marginal (or dual) job's parts are whole components: MC-SAT
-    // samples a component whole.
-    pi.plan = solver::plan_spread(net, job.spread, job.map, solver::kSpreadMetisMaxAtoms, !job.wants_marginal());
+    // samples a component whole.  Components are cut only where the job
+    // asks for partitions: with auto (0), spreading stays plain
+    // parallelism (on 2x H200, two GPUs on one cut RC component took 33.6 s
+    // of search where one took 19.3 s; bench/results/gpu-2xNVIDIA-H200).
+    const bool split = job.partitions > 1 && !job.wants_marginal();
+    pi.plan = solver::plan_spread(net, job.spread, job.map, solver::kSpreadMetisMaxAtoms, split);
     c.exec("BEGIN");
     c.exec("DELETE FROM mln.job_parts WHERE job = $1", {id});
     save_plan(c, job.id, pi.plan);
@@ -313,6 +317,16 @@ struct Lead {
   }
   void log(const std::string& s) const {
     if (wo.log) wo.log("job " + id + ": " + s);
+  }
+  // With partitions auto (0), a plan that would not pay (spread_pays) is
+  // dropped and the job runs unspread here: true then.
+  bool unspread(const Job& job) {
+    if (job.partitions != 0 || solver::spread_pays(pi.plan, pi.idx)) return false;
+    log("auto: " + std::to_string(pi.plan.parts) + " part(s) would not share the work; solving it here");
+    c.exec("DELETE FROM mln.job_plans WHERE job = $1", {id});
+    c.exec("DELETE FROM mln.job_parts WHERE job = $1", {id});
+    c.exec("UPDATE mln.jobs SET parts = NULL, rounds = NULL WHERE id = $1", {id});
+    return true;
   }
   static std::atomic<bool>& never() {
     static std::atomic<bool> n{false};
@@ -396,6 +410,7 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
   const auto t0 = Clock::now();
   const solver::SolveOptions& o = job.map;
   Lead lead(wo, job, net, o.cancel);
+  if (lead.unspread(job)) return solver::solve_map(net, o);
   const std::string& id = lead.id;
   auto log = [&lead](const std::string& s) { lead.log(s); };
   Conn& c = lead.c;
@@ -511,6 +526,7 @@ solver::MarginalResult solve_spread_marginal(const WorkerOptions& wo, const std:
   const auto t0 = Clock::now();
   const solver::MarginalOptions& o = job.marginal;
   Lead lead(wo, job, net, o.cancel);
+  if (lead.unspread(job)) return solver::solve_marginal(net, o);
   std::vector<QueuedPart> q;
   for (int p = 0; p < lead.pi.plan.parts; ++p) {
     const solver::MarginalOptions po = solver::part_marginal_options(o, p, o.timeout_s);

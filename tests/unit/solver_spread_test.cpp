@@ -157,6 +157,32 @@ TEST(SolverSpread, PartIndexListsEachPartsAtomsAndClausesInOrder) {
   }
 }
 
+TEST(SolverSpread, AutoSpreadsOnlyWhereThePartsShareTheWork) {
+  SolveOptions o;
+  double opt;
+  // Many components of equal size: two balanced parts.
+  mln::Network many = union_of_random(40, 9, 16, 4, 0, &opt);
+  SpreadPlan plan = plan_spread(many, 2, o, kSpreadMetisMaxAtoms, false);
+  EXPECT_TRUE(spread_pays(plan, index_parts(many, plan)));
+  // One component, not cut: one part.
+  mln::Network one = ladder(2000, 1);
+  plan = plan_spread(one, 2, o, kSpreadMetisMaxAtoms, false);
+  EXPECT_FALSE(spread_pays(plan, index_parts(one, plan)));
+  // One large component beside small ones: its part holds most of the work.
+  mln::Network mixed = ladder(2000, 1);
+  for (int i = 0; i < 20; ++i) {
+    mixed.num_atoms += 2;
+    add_clause(mixed, {mixed.num_atoms - 1, mixed.num_atoms}, 1.0);
+  }
+  mixed.is_query.assign(static_cast<size_t>(mixed.num_atoms) + 1, 1);
+  plan = plan_spread(mixed, 2, o, kSpreadMetisMaxAtoms, false);
+  EXPECT_EQ(plan.parts, 2);
+  EXPECT_FALSE(spread_pays(plan, index_parts(mixed, plan)));
+  // Cut, it pays.
+  plan = plan_spread(mixed, 2, o);
+  EXPECT_TRUE(spread_pays(plan, index_parts(mixed, plan)));
+}
+
 TEST(SolverSpread, UncutPartsReachTheExactOptimum) {
   double opt;
   mln::Network net = union_of_random(40, 10, 18, 11, 7, &opt);
