@@ -83,6 +83,16 @@ std::string float8_text(double x);
 std::string finish_job(Conn& c, const Job& job, const std::string& me, const std::string& net_oid,
                        const Network& net, const JobOutcome& out);
 
+// A job or a part whose lease ran out this many times in a row (each of
+// its workers died or lost it) is not claimed again: the job fails with
+// an error saying so, where before it went round the workers for ever
+// (a network that crashes the worker would crash every one of them).
+constexpr int kMaxAttempts = 5;
+
+// Fails the running jobs that were abandoned kMaxAttempts times, or one of
+// whose parts was; returns how many.
+int fail_abandoned(Conn& c);
+
 // Keeps a lease while the caller is busy on its own connection (reading a
 // network of 10^8 clauses takes ~15 s, longer than a lease: another worker
 // would take the job as abandoned and run it too).  A thread renews it

@@ -147,7 +147,8 @@ bool claim_part(Conn& c, const WorkerOptions& wo, const std::string& me, int64_t
       "  flips = NULL, flips_per_s = NULL, device = NULL "
       "WHERE (p.job, p.round, p.part) = (SELECT q.job, q.round, q.part FROM mln.job_parts q "
       "  JOIN mln.jobs j ON j.id = q.job WHERE j.status = 'running' "
-      "   AND (q.status = 'queued' OR (q.status = 'running' AND q.lease_until < clock_timestamp())) "
+      "   AND (q.status = 'queued' OR (q.status = 'running' AND q.lease_until < clock_timestamp() "
+      "        AND q.attempts < " + std::to_string(kMaxAttempts) + ")) "
       "   AND ($3::bigint = 0 OR q.job = $3::bigint) "
       "  ORDER BY q.job, q.round, q.part FOR UPDATE OF q SKIP LOCKED LIMIT 1) "
       "RETURNING p.job, p.round, p.part, p.seed, p.max_flips, p.time_limit",
@@ -379,6 +380,7 @@ bool run_round(Conn& c, const WorkerOptions& wo, const std::string& me, const Jo
                       {id, std::to_string(r)});
     if (done_parts) done_parts(w.num(0, 1) - w.num(0, 0), w.num(0, 1));
     if (w.num(0, 0) == 0) return !cancel;
+    fail_abandoned(c);  // a part abandoned kMaxAttempts times fails the job (seen as not running next)
     if (w.get(0, 2) != "running") {
       cancel = true;
       return false;

@@ -65,15 +65,18 @@ void job_from_row(const Result& r, const WorkerOptions& wo, Job& job) {
   }
 }
 
-// Claims the next queued job (or one whose lease ran out).
+// Claims the next queued job (or one whose lease ran out, fewer than
+// kMaxAttempts times).
 bool claim(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job) {
+  fail_abandoned(c);
   std::string where = wo.only_job ? "id = " + std::to_string(wo.only_job) + " AND " : "";
   Result r = c.exec(
       "UPDATE mln.jobs j SET status = 'running', worker = $1, attempts = attempts + 1, "
       "  started_at = clock_timestamp(), lease_until = clock_timestamp() + make_interval(secs => $2::int), "
       "  error = NULL, samples = NULL, samples_per_s = NULL "
       "WHERE j.id = (SELECT id FROM mln.jobs WHERE " + where +
-          "(status = 'queued' OR (status = 'running' AND lease_until < clock_timestamp())) "
+          "(status = 'queued' OR (status = 'running' AND lease_until < clock_timestamp() AND attempts < " +
+          std::to_string(kMaxAttempts) + ")) "
       "  ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) "
       "RETURNING " + job_columns(),
       {me, std::to_string(wo.lease_seconds)});
@@ -441,6 +444,24 @@ LeaseKeeper::~LeaseKeeper() {
   }
   cv_.notify_all();
   thread_.join();
+}
+
+int fail_abandoned(Conn& c) {
+  const std::string n = std::to_string(kMaxAttempts);
+  Result r = c.exec(
+      "UPDATE mln.jobs j SET status = 'failed', finished_at = clock_timestamp(), error = CASE "
+      "  WHEN j.attempts >= " + n + " AND j.lease_until < clock_timestamp() THEN "
+      "    format('abandoned %s times: each worker that ran it died or lost its lease (see the worker logs)', "
+      "           j.attempts) "
+      "  ELSE (SELECT format('part %s of round %s was abandoned %s times: each worker that ran it died or "
+      "lost its lease (see the worker logs)', p.part, p.round, p.attempts) "
+      "          FROM mln.job_parts p WHERE p.job = j.id AND p.status = 'running' AND p.attempts >= " + n +
+      "           AND p.lease_until < clock_timestamp() ORDER BY p.round, p.part LIMIT 1) END "
+      "WHERE j.status = 'running' AND ((j.attempts >= " + n + " AND j.lease_until < clock_timestamp()) "
+      "  OR EXISTS (SELECT 1 FROM mln.job_parts p WHERE p.job = j.id AND p.status = 'running' "
+      "             AND p.attempts >= " + n + " AND p.lease_until < clock_timestamp())) "
+      "RETURNING j.id");
+  return r.rows();
 }
 
 bool load_job(Conn& c, const WorkerOptions& wo, int64_t id, Job& job) {

@@ -124,6 +124,17 @@ check "the parts done before the kill were kept" \
   test "$(q "SELECT count(*) FROM mln.job_parts WHERE job = $j4 AND worker = 'leader4' AND status = 'done'")" -ge "$done_before"
 check "and the answer is the same" test "$st4 $cost4 $map4" = "done $cost1 $map1"
 
+# A part abandoned 5 times (each of its workers died) fails its job.
+j5=$(q "SELECT mln.infer('rc', options => '$OPTS')")
+q "UPDATE mln.jobs SET status = 'running', worker = 'ghost', attempts = 1, parts = 3,
+     lease_until = clock_timestamp() + interval '60 s' WHERE id = $j5" >/dev/null
+q "INSERT INTO mln.job_parts (job, round, part, status, worker, attempts, lease_until, seed, max_flips, time_limit)
+   VALUES ($j5, 1, 0, 'running', 'dead', 5, clock_timestamp() - interval '1 s', 1, 0, 0)" >/dev/null
+"$WORKER" --quiet --once >/dev/null 2>&1
+check "a part abandoned 5 times fails its job, saying which" \
+  test "$(q "SELECT status || ': ' || error FROM mln.jobs WHERE id = $j5")" = \
+       "failed: part 0 of round 1 was abandoned 5 times: each worker that ran it died or lost its lease (see the worker logs)"
+
 # 5. Marginal and dual jobs: parts of whole components (class: 546
 #    components), each sampled once by whichever worker claims it.
 psql -qX -v ON_ERROR_STOP=1 >/dev/null <<SQL

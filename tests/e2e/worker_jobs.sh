@@ -53,6 +53,15 @@ res=$(q "SELECT mln.wait($job, interval '60 s')->>'status'")
 check "reclaimed job done after the lease ran out" test "$res" = done
 check "it was attempted twice" test "$(q "SELECT attempts FROM mln.jobs WHERE id = $job")" = 2
 
+# A job abandoned 5 times (each of its workers died) is not run again: it
+# fails, saying so.
+job=$(q "SELECT mln.infer('smoke')")
+q "UPDATE mln.jobs SET status = 'running', worker = 'dead:5', attempts = 5, lease_until = clock_timestamp() - interval '1 s' WHERE id = $job" >/dev/null
+"$WORKER" --quiet --once >/dev/null 2>&1
+check "a job abandoned 5 times fails instead of running again" \
+  test "$(q "SELECT status || ': ' || error FROM mln.jobs WHERE id = $job")" = \
+       "failed: abandoned 5 times: each worker that ran it died or lost its lease (see the worker logs)"
+
 # 4. Cancelling mln.wait cancels the job.
 job=$(q "SELECT mln.infer('conflict', 'map', '{\"max_flips\": 4000000000, \"max_tries\": 1000, \"timeout\": 600, \"exact_max_atoms\": 0}')")
 psql -qX -c "SET statement_timeout = '2s'; SELECT mln.wait($job)" >/dev/null 2>&1
