@@ -492,6 +492,8 @@ namespace {
 // clauses takes longer than a part's lease.  Idle workers so read the
 // network while the leader plans.  False when no such job has a plan yet.
 bool prepare(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache& cache) {
+  // Parts exist from 0.4.0 on; a database at an older version has none.
+  if (c.exec("SELECT to_regclass('mln.job_parts') IS NULL").get(0, 0) == "t") return false;
   Result r = c.exec("SELECT j.id, p.schema_name FROM mln.jobs j JOIN mln.programs p ON p.name = j.program "
                     "WHERE j.status = 'running' AND j.parts > 1 AND j.worker <> $1 ORDER BY j.id LIMIT 1",
                     {me});

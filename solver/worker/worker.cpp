@@ -448,20 +448,22 @@ LeaseKeeper::~LeaseKeeper() {
 
 int fail_abandoned(Conn& c) {
   const std::string n = std::to_string(kMaxAttempts);
-  Result r = c.exec(
-      "UPDATE mln.jobs j SET status = 'failed', finished_at = clock_timestamp(), error = CASE "
-      "  WHEN j.attempts >= " + n + " AND j.lease_until < clock_timestamp() THEN "
-      "    format('abandoned %s times: each worker that ran it died or lost its lease (see the worker logs)', "
-      "           j.attempts) "
-      "  ELSE (SELECT format('part %s of round %s was abandoned %s times: each worker that ran it died or "
-      "lost its lease (see the worker logs)', p.part, p.round, p.attempts) "
-      "          FROM mln.job_parts p WHERE p.job = j.id AND p.status = 'running' AND p.attempts >= " + n +
-      "           AND p.lease_until < clock_timestamp() ORDER BY p.round, p.part LIMIT 1) END "
-      "WHERE j.status = 'running' AND ((j.attempts >= " + n + " AND j.lease_until < clock_timestamp()) "
-      "  OR EXISTS (SELECT 1 FROM mln.job_parts p WHERE p.job = j.id AND p.status = 'running' "
-      "             AND p.attempts >= " + n + " AND p.lease_until < clock_timestamp())) "
-      "RETURNING j.id");
-  return r.rows();
+  const std::string why = "died or lost its lease (see the worker logs)";
+  Result jobs = c.exec(
+      "UPDATE mln.jobs SET status = 'failed', finished_at = clock_timestamp(), "
+      "  error = format('abandoned %s times: each worker that ran it " + why + "', attempts) "
+      "WHERE status = 'running' AND attempts >= " + n + " AND lease_until < clock_timestamp() RETURNING id");
+  // Parts exist from 0.4.0 on; a database at an older version has none.
+  if (c.exec("SELECT to_regclass('mln.job_parts') IS NULL").get(0, 0) == "t") return jobs.rows();
+  Result parts = c.exec(
+      "UPDATE mln.jobs j SET status = 'failed', finished_at = clock_timestamp(), "
+      "  error = format('part %s of round %s was abandoned %s times: each worker that ran it " + why + "', "
+      "                 p.part, p.round, p.attempts) "
+      "FROM (SELECT DISTINCT ON (job) job, round, part, attempts FROM mln.job_parts "
+      "      WHERE status = 'running' AND attempts >= " + n + " AND lease_until < clock_timestamp() "
+      "      ORDER BY job, round, part) p "
+      "WHERE j.id = p.job AND j.status = 'running' RETURNING j.id");
+  return jobs.rows() + parts.rows();
 }
 
 bool load_job(Conn& c, const WorkerOptions& wo, int64_t id, Job& job) {
