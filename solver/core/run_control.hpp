@@ -7,9 +7,19 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace mln::solver {
+
+// A run's device_used as the solvers report it: "cpu", "gpu" or "cpu+gpu"
+// ("cpu" when neither ran).
+inline const char* device_used_of(bool cpu, bool gpu) { return cpu && gpu ? "cpu+gpu" : gpu ? "gpu" : "cpu"; }
+// The same for a text naming the devices that ran (device_used values,
+// joined, or with more words: "gpu (GPU 1)").
+inline const char* device_used_of(const std::string& named) {
+  return device_used_of(named.find("cpu") != std::string::npos, named.find("gpu") != std::string::npos);
+}
 
 // Cancel flag + deadline, polled by the walkers every few thousand steps.
 class StopToken {

@@ -206,7 +206,7 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   run.mark("totals");
   res.flips = run.sink.flips();
   res.partitions = run.partitions.load();
-  res.device_used = run.gpu_used && run.cpu_used ? "cpu+gpu" : run.gpu_used ? "gpu" : "cpu";
+  res.device_used = device_used_of(run.cpu_used, run.gpu_used);
   if (run.gpu_used) res.gpu_memory_peak_bytes = gpu_walksat_peak_bytes();
   res.warnings = std::move(run.warnings);
   res.cancelled = run.stop.tripped();

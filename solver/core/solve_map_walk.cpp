@@ -161,9 +161,7 @@ void Run::solve_gpu_batch(const std::vector<int32_t>& ks, std::vector<uint8_t>& 
                    comps.clauses.begin() + comps.clause_off[k + 1]);
     flips += std::max<int64_t>(4, static_cast<int64_t>(flips_per_atom * static_cast<double>(init.size() - 1)));
   }
-  std::vector<int32_t> local_of(static_cast<size_t>(net.num_atoms) + 1, 0);
-  for (size_t i = 0; i < atoms.size(); ++i) local_of[atoms[i]] = static_cast<int32_t>(i + 1);
-  SubNetwork sub = extract_subnetwork(net, atoms, clauses.data(), clauses.size(), local_of, nullptr);
+  SubNetwork sub = extract_subnetwork(net, atoms, clauses.data(), clauses.size(), nullptr);
   WalkInstance inst = build_walk_instance(sub.net);
   WalkParams p;
   p.flips_per_try = flips;

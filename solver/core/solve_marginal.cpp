@@ -352,7 +352,7 @@ MarginalResult solve_marginal(const mln::Network& net, const MarginalOptions& op
              " MC-SAT steps: SampleSAT from a fresh start did not satisfy the alive clauses within max_flips, and the "
              "step went on from the previous state (local moves: on such networks the chains mix slowly and the "
              "marginals lean toward the start state, a low-cost one)");
-  res.device_used = run.gpu_used && run.cpu_used ? "cpu+gpu" : run.gpu_used ? "gpu" : "cpu";
+  res.device_used = device_used_of(run.cpu_used, run.gpu_used);
   if (run.gpu_used) res.gpu_memory_peak_bytes = gpu_mcsat_peak_bytes();
   res.warnings = std::move(run.warnings);
   res.cancelled = run.stop.tripped();

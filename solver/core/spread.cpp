@@ -15,6 +15,7 @@
 #include "network_cost.hpp"
 #include "partition.hpp"
 #include "rng.hpp"
+#include "run_control.hpp"
 #include "subnetwork.hpp"
 
 namespace mln::solver {
@@ -22,7 +23,6 @@ namespace mln::solver {
 namespace {
 // A component's work, for balancing: its clauses and atoms.
 int64_t work_of(const Components& cc, int32_t k) { return cc.num_clauses(k) + cc.num_atoms(k); }
-}  // namespace
 
 // MLN_MAP_DEBUG=1: the plan's phase times on stderr (as solve_map's).
 void mark(const char* what, std::chrono::steady_clock::time_point& t) {
@@ -31,6 +31,7 @@ void mark(const char* what, std::chrono::steady_clock::time_point& t) {
   if (debug) std::fprintf(stderr, "[spread %8.4f s] %s\n", std::chrono::duration<double>(now - t).count(), what);
   t = now;
 }
+}  // namespace
 
 SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions& o, int64_t metis_max_atoms,
                        bool split) {
@@ -67,12 +68,9 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
     // whole network (RC: one component of every atom and clause).
     const bool whole = n == net.num_atoms && cc.num_clauses(k) == static_cast<int64_t>(net.clauses.size());
     SubNetwork sub;
-    if (!whole) {
-      std::vector<int32_t> list(atoms, atoms + n);
-      std::vector<int32_t> local_of(static_cast<size_t>(net.num_atoms) + 1, 0);
-      for (int64_t i = 0; i < n; ++i) local_of[atoms[i]] = static_cast<int32_t>(i + 1);
-      sub = extract_subnetwork(net, list, cc.clauses.data() + cc.clause_off[k], static_cast<size_t>(cc.num_clauses(k)),
-                               local_of, nullptr);
+    if (!whole) {  // local ids: the component's own (index_in_comp), as solve_map extracts it
+      sub = extract_subnetwork(net, std::vector<int32_t>(atoms, atoms + n), cc.clauses.data() + cc.clause_off[k],
+                               static_cast<size_t>(cc.num_clauses(k)), cc.index_in_comp, nullptr);
       mark("component extracted", t);
     }
     const mln::Network& g = whole ? net : sub.net;
@@ -183,13 +181,14 @@ bool spread_pays(const SpreadPlan& plan, const PartIndex& idx) {
   return plan.parts > 1 && 3 * most <= 2 * total;
 }
 
-std::vector<uint8_t> spread_initial_truth(const mln::Network& net, uint64_t seed) {
+std::vector<uint8_t> spread_initial_truth(const mln::Network& net, const SpreadPlan& plan, uint64_t seed) {
   std::vector<uint8_t> t(static_cast<size_t>(net.num_atoms) + 1, 0);
   const uint64_t s = derive_seed(seed, 0x494e4954ull);
 #pragma omp parallel for schedule(static) if (net.num_atoms >= 65536)
   for (int32_t a = 1; a <= net.num_atoms; ++a)
-    t[a] = net.init_truth.empty() ? static_cast<uint8_t>(derive_seed(s, static_cast<uint64_t>(a)) >> 63)
-                                  : static_cast<uint8_t>(net.init_truth[a] != 0);
+    t[a] = plan.part_of[a] < 0        ? 0
+           : net.init_truth.empty() ? static_cast<uint8_t>(derive_seed(s, static_cast<uint64_t>(a)) >> 63)
+                                    : static_cast<uint8_t>(net.init_truth[a] != 0);
   return t;
 }
 
@@ -201,9 +200,7 @@ namespace {
 SubNetwork part_network(const mln::Network& net, const PartIndex& idx, int p, const std::vector<int64_t>& clauses,
                         const std::vector<uint8_t>* fixed, const std::vector<uint8_t>* start) {
   const auto& mem = idx.members[p];
-  std::vector<int32_t> local_of(static_cast<size_t>(net.num_atoms) + 1, 0);
-  for (size_t i = 0; i < mem.size(); ++i) local_of[mem[i]] = static_cast<int32_t>(i + 1);
-  SubNetwork sub = extract_subnetwork(net, mem, clauses.data(), clauses.size(), local_of, fixed);
+  SubNetwork sub = extract_subnetwork(net, mem, clauses.data(), clauses.size(), fixed);
   if (start && !start->empty()) {
     sub.net.init_truth.assign(mem.size() + 1, 0);
     for (size_t i = 0; i < mem.size(); ++i) sub.net.init_truth[i + 1] = (*start)[mem[i]];
@@ -282,9 +279,7 @@ SpreadResult solve_spread_local(const mln::Network& net, const SolveOptions& o, 
   const auto t0 = std::chrono::steady_clock::now();
   const SpreadPlan plan = plan_spread(net, workers, o);
   const PartIndex idx = index_parts(net, plan);
-  std::vector<uint8_t> truth = spread_initial_truth(net, o.seed);
-  for (int32_t a = 1; a <= net.num_atoms; ++a)
-    if (plan.part_of[a] < 0) truth[a] = 0;  // not searched: false, as solve_map leaves it
+  std::vector<uint8_t> truth = spread_initial_truth(net, plan, o.seed);
   SpreadResult res;
   std::vector<uint8_t> best;
   double best_cost = 0;
@@ -355,7 +350,8 @@ MarginalResult merge_marginals(const mln::Network& net, const SpreadPlan& plan, 
   MarginalResult res;
   res.prob.assign(static_cast<size_t>(net.num_atoms) + 1, std::nan(""));
   res.components = plan.components;
-  bool first = true, gpu = false, cpu = false;
+  bool first = true;
+  std::string devices;
   for (int p = 0; p < plan.parts && p < static_cast<int>(parts.size()); ++p) {
     const PartMarginal& pm = parts[p];
     const auto& mem = idx.members[p];
@@ -368,14 +364,13 @@ MarginalResult merge_marginals(const mln::Network& net, const SpreadPlan& plan, 
     res.solved_components += pm.solved_components;
     res.exact_components += pm.exact_components;
     res.cancelled = res.cancelled || pm.cancelled;
-    gpu = gpu || pm.device.find("gpu") != std::string::npos;
-    cpu = cpu || pm.device.find("cpu") != std::string::npos;
+    devices += pm.device + ",";
     res.warnings.insert(res.warnings.end(), pm.warnings.begin(), pm.warnings.end());
   }
   for (size_t c = 0; c < net.clauses.size(); ++c)  // constant: a positive empty clause always costs its weight
     if (net.clauses.offsets[c] == net.clauses.offsets[c + 1] && net.clauses.weights[c] > 0)
       res.average_cost += net.clauses.weights[c];
-  res.device_used = gpu && cpu ? "cpu+gpu" : gpu ? "gpu" : "cpu";
+  res.device_used = device_used_of(devices);
   return res;
 }
 

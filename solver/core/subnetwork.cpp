@@ -109,4 +109,11 @@ SubNetwork extract_subnetwork(const mln::Network& parent, const std::vector<int3
   return sub;
 }
 
+SubNetwork extract_subnetwork(const mln::Network& parent, const std::vector<int32_t>& atoms,
+                              const int64_t* clauses, size_t num_clauses, const std::vector<uint8_t>* fixed) {
+  std::vector<int32_t> local_of(static_cast<size_t>(parent.num_atoms) + 1, 0);
+  for (size_t i = 0; i < atoms.size(); ++i) local_of[atoms[i]] = static_cast<int32_t>(i + 1);
+  return extract_subnetwork(parent, atoms, clauses, num_clauses, local_of, fixed);
+}
+
 }  // namespace mln::solver

@@ -24,4 +24,9 @@ SubNetwork extract_subnetwork(const mln::Network& parent, const std::vector<int3
                               const int64_t* clauses, size_t num_clauses,
                               const std::vector<int32_t>& local_of, const std::vector<uint8_t>* fixed);
 
+// The same, with local ids in the order of `atoms` (atoms[i] is local
+// id i + 1); the map is built here.
+SubNetwork extract_subnetwork(const mln::Network& parent, const std::vector<int32_t>& atoms,
+                              const int64_t* clauses, size_t num_clauses, const std::vector<uint8_t>* fixed);
+
 }  // namespace mln::solver

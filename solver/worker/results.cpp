@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "core/run_control.hpp"
 #include "worker/job.hpp"
 #include "worker/pq.hpp"
 
@@ -26,9 +27,7 @@ namespace {
 std::string merge_devices(const std::string& a, const std::string& b) {
   if (a.empty() || a == b) return b.empty() ? a : b;
   if (b.empty()) return a;
-  const bool cpu = a.find("cpu") != std::string::npos || b.find("cpu") != std::string::npos;
-  const bool gpu = a.find("gpu") != std::string::npos || b.find("gpu") != std::string::npos;
-  return cpu && gpu ? "cpu+gpu" : (gpu ? "gpu" : "cpu");
+  return solver::device_used_of(a + "," + b);
 }
 
 // Replaces a result table's rows (column atom its primary key) by COPY from

@@ -18,7 +18,9 @@
 #include <cstdio>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 
+#include "core/run_control.hpp"
 #include "core/spread.hpp"
 #include "worker/job.hpp"
 #include "worker/pq.hpp"
@@ -59,48 +61,52 @@ void each_int_bytea(Conn& c, const std::string& query, F&& f) {
   });
 }
 
-void save_plan(Conn& c, int64_t job, const solver::SpreadPlan& plan) {
-  std::vector<char> part_of(plan.part_of.size() * 4);
-  for (size_t i = 0; i < plan.part_of.size(); ++i) {
-    const uint32_t v = static_cast<uint32_t>(plan.part_of[i]);
-    for (int b = 0; b < 4; ++b) part_of[4 * i + b] = static_cast<char>((v >> (8 * b)) & 0xff);
+// Values as a bytea literal of their little-endian bytes (what
+// binary::le_int4s and binary::le_float8s read back).
+template <class T>
+std::string bytea_le(const std::vector<T>& v) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  static_assert(sizeof(T) == sizeof(U));
+  std::vector<unsigned char> b(v.size() * sizeof(T));
+  for (size_t i = 0; i < v.size(); ++i) {
+    U bits;
+    std::memcpy(&bits, &v[i], sizeof(T));
+    for (size_t k = 0; k < sizeof(T); ++k) b[sizeof(T) * i + k] = static_cast<unsigned char>(bits >> (8 * k));
   }
+  return bytea_hex(b.data(), b.size());
+}
+
+void save_plan(Conn& c, int64_t job, const solver::SpreadPlan& plan) {
   c.exec("INSERT INTO mln.job_plans (job, parts, part_of, cut, components, solved_components) "
          "VALUES ($1, $2, $3::bytea, $4::bytea, $5, $6)",
-         {std::to_string(job), std::to_string(plan.parts), bytea_hex(part_of.data(), part_of.size()),
+         {std::to_string(job), std::to_string(plan.parts), bytea_le(plan.part_of),
           bytea_hex(plan.cut.data(), plan.cut.size()), std::to_string(plan.components),
           std::to_string(plan.solved_components)});
 }
 
 // The job's plan, when a leader made one (false: none yet).
 bool load_plan(Conn& c, int64_t job, const Network& net, solver::SpreadPlan& plan) {
-  bool found = false;
+  const std::string id = std::to_string(job);
+  Result k = c.exec("SELECT parts, components, solved_components FROM mln.job_plans WHERE job = $1", {id});
+  if (k.rows() == 0) return false;
+  plan.parts = static_cast<int>(k.num(0, 0));
+  plan.components = static_cast<int>(k.num(0, 1));
+  plan.solved_components = static_cast<int>(k.num(0, 2));
   std::vector<int32_t> part_of;
   std::string cut;
-  const std::string id = std::to_string(job);
-  each_int_bytea(c, "SELECT parts, part_of FROM mln.job_plans WHERE job = " + id,
-                 [&](int32_t parts, const char* p, size_t n) {
-                   found = true;
-                   plan.parts = parts;
-                   binary::le_int4s(p, static_cast<int32_t>(n), part_of);
+  // Both arrays by one binary COPY, keyed 0 (part_of) and 1 (cut).
+  each_int_bytea(c,
+                 "SELECT v.k, v.b FROM mln.job_plans, LATERAL (VALUES (0, part_of), (1, cut)) v(k, b) "
+                 "WHERE job = " + id,
+                 [&](int32_t key, const char* p, size_t n) {
+                   if (key == 0) binary::le_int4s(p, static_cast<int32_t>(n), part_of);
+                   else cut.assign(p, n);
                  });
-  if (!found) return false;
-  each_int_bytea(c, "SELECT parts, cut FROM mln.job_plans WHERE job = " + id,
-                 [&](int32_t, const char* p, size_t n) { cut.assign(p, n); });
   if (part_of.size() != static_cast<size_t>(net.num_atoms) + 1 || cut.size() != static_cast<size_t>(plan.parts))
     throw DbError("the spread plan of job " + id + " does not fit its network");
   plan.part_of = std::move(part_of);
   plan.cut.assign(cut.begin(), cut.end());
-  Result k = c.exec("SELECT components, solved_components FROM mln.job_plans WHERE job = $1", {id});
-  if (k.rows() == 1) plan.components = static_cast<int>(k.num(0, 0)), plan.solved_components = static_cast<int>(k.num(0, 1));
   return true;
-}
-
-std::vector<uint8_t> start_truth(const Network& net, const solver::SpreadPlan& plan, uint64_t seed) {
-  std::vector<uint8_t> t = solver::spread_initial_truth(net, seed);
-  for (int32_t a = 1; a <= net.num_atoms; ++a)
-    if (plan.part_of[a] < 0) t[a] = 0;  // not searched: false, as solve_map leaves it
-  return t;
 }
 
 // Writes the parts' states of `rows` into `truth`; true if an atom changed.
@@ -123,7 +129,7 @@ bool apply_states(Conn& c, const std::string& rows, const PlanIndex& pi, std::ve
 // rounds before (the starting state where it has none).
 std::vector<uint8_t> state_before(Conn& c, int64_t job, int r, const Network& net, const PlanIndex& pi,
                                   uint64_t seed) {
-  std::vector<uint8_t> truth = start_truth(net, pi.plan, seed);
+  std::vector<uint8_t> truth = solver::spread_initial_truth(net, pi.plan, seed);
   apply_states(c,
                "SELECT DISTINCT ON (part) part, state FROM mln.job_parts WHERE job = " + std::to_string(job) +
                    " AND round < " + std::to_string(r) + " AND status = 'done' ORDER BY part, round DESC",
@@ -238,19 +244,13 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
   const std::string device =
       dev + (wo.gpu >= 0 && dev.find("gpu") != std::string::npos ? " (GPU " + std::to_string(wo.gpu) + ")" : "");
   if (marginal) {
-    std::vector<unsigned char> probs(pm.prob.size() * 8);
-    for (size_t i = 0; i < pm.prob.size(); ++i) {
-      uint64_t bits;
-      std::memcpy(&bits, &pm.prob[i], 8);
-      for (int b = 0; b < 8; ++b) probs[8 * i + b] = static_cast<unsigned char>(bits >> (8 * b));
-    }
     Result r = c.exec(
         "UPDATE mln.job_parts SET status = 'done', lease_until = NULL, finished_at = clock_timestamp(), "
         "  probabilities = $5::bytea, samples = $6, average_cost = $7, components = $8, exact_components = $9, "
         "  flips = $10, flips_per_s = $11, device = $12, seconds = $13, cancelled = $14 "
         "WHERE job = $1 AND round = $2 AND part = $3 AND worker = $4 AND status = 'running' "
         "RETURNING pg_notify('mln_parts', job::text)",
-        {key[0], key[1], key[2], key[3], bytea_hex(probs.data(), probs.size()), std::to_string(pm.samples),
+        {key[0], key[1], key[2], key[3], bytea_le(pm.prob), std::to_string(pm.samples),
          float8_text(pm.average_cost), std::to_string(pm.solved_components), std::to_string(pm.exact_components),
          std::to_string(pm.flips), std::to_string(secs > 0 ? static_cast<double>(pm.flips) / secs : 0.0), device,
          float8_text(secs), pm.cancelled ? "true" : "false"});
@@ -421,7 +421,7 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
   int cut = 0;
   for (uint8_t x : pi.plan.cut) cut += x;
 
-  std::vector<uint8_t> truth = start_truth(net, pi.plan, o.seed), best;
+  std::vector<uint8_t> truth = solver::spread_initial_truth(net, pi.plan, o.seed), best;
   double best_cost = 0;
   solver::SolveResult res;
   const int rounds = std::max(1, job.rounds);
@@ -468,9 +468,7 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
                     "  string_agg(DISTINCT device, ',') FROM mln.job_parts WHERE job = $1 AND round >= 1 "
                     "  AND status = 'done'",
                     {id});
-  const std::string devices = s.get(0, 2);
-  const bool gpu = devices.find("gpu") != std::string::npos, cpu = devices.find("cpu") != std::string::npos;
-  res.device_used = gpu && cpu ? "cpu+gpu" : gpu ? "gpu" : "cpu";
+  res.device_used = solver::device_used_of(s.get(0, 2));
   res.truth = std::move(best);
   res.cost = best_cost;
   res.bound = std::min(s.dbl(0, 0), best_cost);

@@ -246,7 +246,7 @@ TEST(SolverSpread, CutPartsImproveOnTheStartAndRepeatExactly) {
   mln::Network net = ladder(4000, 7);
   SolveOptions o = seeded(4);
   const SpreadPlan plan = plan_spread(net, 4, o);
-  const double start = spread_totals(net, plan, spread_initial_truth(net, o.seed)).cost;
+  const double start = spread_totals(net, plan, spread_initial_truth(net, plan, o.seed)).cost;
   const SpreadResult a = solve_spread_local(net, o, 4, 4);
   const SpreadResult b = solve_spread_local(net, o, 4, 4);
   EXPECT_EQ(a.map.truth, b.map.truth) << "a seeded spread job is a function of its seed";
