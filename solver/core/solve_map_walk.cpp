@@ -22,7 +22,12 @@ namespace mln::solver::map_detail {
 std::vector<uint8_t> Run::solve_piece(int32_t k, bool on_gpu, const mln::Network& sub, const std::vector<uint8_t>& init,
                                       int64_t flips, uint64_t seed) {
   const bool big = debug && sub.clauses.size() >= 100000;
-  WalkInstance inst = build_walk_instance(sub);
+  const int64_t min_atoms = opts.device == "gpu" ? 0 : opts.gpu_min_atoms;
+  // The weighted GPU walk alone (no CPU racer) lays the piece out in
+  // device memory itself; the host builds the layout only if the GPU fails.
+  const bool gpu_layout = on_gpu && opts.gpu_design == "weighted" && !enumerable(sub.num_atoms) &&
+                          sub.num_atoms >= min_atoms;
+  WalkInstance inst = gpu_layout ? walk_instance_header(sub) : build_walk_instance(sub);
   if (big) mark("component " + std::to_string(k) + ": walk instance built (" + std::to_string(inst.n) + " atoms, " +
                 std::to_string(inst.m) + " clauses)");
   WalkParams p;
@@ -38,7 +43,6 @@ std::vector<uint8_t> Run::solve_piece(int32_t k, bool on_gpu, const mln::Network
   std::vector<uint8_t> init0(init.begin() + 1, init.end());
   WalkOutcome out;
   bool done = false;
-  const int64_t min_atoms = opts.device == "gpu" ? 0 : opts.gpu_min_atoms;
   if (enumerable(inst.n)) {
     out = solve_exact_cpu(inst, init0);
     done = true;
@@ -120,6 +124,7 @@ std::vector<uint8_t> Run::solve_piece(int32_t k, bool on_gpu, const mln::Network
     }
   }
   if (!done) {
+    if (inst.header_only()) inst = build_walk_instance(sub);
     if (opts.cpu_walk == "weighted") {
       // OpenMP threads pay off on large pieces only (a round's parallel
       // loops cost more than they save on a few hundred clauses).

@@ -138,7 +138,7 @@ class WalkState {
 
 }  // namespace
 
-WalkInstance build_walk_instance(const mln::Network& net) {
+WalkInstance walk_instance_header(const mln::Network& net) {
   WalkInstance in;
   const auto& cs = net.clauses;
   in.n = net.num_atoms;
@@ -152,6 +152,18 @@ WalkInstance build_walk_instance(const mln::Network& net) {
   // flip).  No fixed-point weight reaches 2^61 (fixed_point_scale_of_sum), so 2^62
   // means "no clause is hard", which is then true.
   in.hard_fixed = static_cast<int64_t>(std::llround(std::min(kHardThreshold * in.scale, 0x1.0p62)));
+  int64_t max_len = 0;
+#pragma omp parallel for schedule(static) reduction(max : max_len) if (in.m >= 100000)
+  for (int64_t c = 0; c < in.m; ++c) max_len = std::max(max_len, cs.offsets[c + 1] - cs.offsets[c]);
+  in.max_clause_len = max_len;
+  in.source = &cs;
+  return in;
+}
+
+WalkInstance build_walk_instance(const mln::Network& net) {
+  WalkInstance in = walk_instance_header(net);
+  in.source = nullptr;
+  const auto& cs = net.clauses;
   in.cl_off.resize(cs.offsets.size());
   in.cl_lit.resize(cs.lits.size());
   in.w.resize(in.m);
@@ -160,17 +172,15 @@ WalkInstance build_walk_instance(const mln::Network& net) {
   // the occurrence lists filled by atomic cursors and then sorted per atom,
   // so that each list is in clause order whatever the threads did.
   std::vector<int64_t> deg(in.n + 1, 0);
-  int64_t max_len = 0;
   bool bad = false;
   const int32_t n = in.n;
   // Threads only for large pieces: small ones are built by many worker
   // threads at once, where a team each would only oversubscribe the cores.
   const bool par = in.m >= 100000;
-#pragma omp parallel for schedule(static) reduction(max : max_len) reduction(|| : bad) if (par)
+#pragma omp parallel for schedule(static) reduction(|| : bad) if (par)
   for (int64_t c = 0; c < in.m; ++c) {
     in.cl_off[c] = cs.offsets[c];
     in.w[c] = static_cast<int64_t>(std::llround(cs.weights[c] * in.scale));
-    max_len = std::max(max_len, cs.offsets[c + 1] - cs.offsets[c]);
     for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
       const int32_t l = cs.lits[i];
       const uint32_t a = static_cast<uint32_t>((l > 0 ? l : -l) - 1);
@@ -184,7 +194,6 @@ WalkInstance build_walk_instance(const mln::Network& net) {
   }
   in.cl_off[in.m] = cs.offsets[in.m];
   if (bad) throw std::invalid_argument("walksat: literal out of range");
-  in.max_clause_len = max_len;
   for (int32_t a = 0; a < in.n; ++a) deg[a + 1] += deg[a];
   in.occ_off.assign(deg.begin(), deg.end());
   in.occ.resize(in.cl_lit.size());

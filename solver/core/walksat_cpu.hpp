@@ -57,10 +57,21 @@ struct WalkInstance {
   double scale = 1;                // fixed = round(weight * scale)
   int64_t hard_fixed = 0;          // kHardThreshold in fixed point
   int64_t max_clause_len = 0;
+  // Set by walk_instance_header only: the arrays above are empty and the
+  // GPU walk lays them out in device memory from these clauses (which must
+  // outlive the instance).
+  const mln::ClauseSet* source = nullptr;
+  bool header_only() const { return source != nullptr && cl_off.empty(); }
 };
 
 // Builds the search layout of `net` (atoms 1..num_atoms become 0..n-1).
 WalkInstance build_walk_instance(const mln::Network& net);
+
+// The layout's sizes, scale and longest clause only, for the GPU walk to
+// lay out on the device (walksat_gpu.hpp): on smokers at 10^6 people the
+// host layout (occurrence lists sorted per atom) was a third of the GPU
+// path's set-up, and the device builds it in a few milliseconds.
+WalkInstance walk_instance_header(const mln::Network& net);
 
 struct WalkParams {
   int64_t flips_per_try = 0;

@@ -44,7 +44,13 @@ size_t gpu_walksat_peak_bytes(bool reset = false);
 
 // WalkSAT on the GPU with Tuffy's step rules; same contract as walksat_cpu
 // (flips = steps of all walks together).  Throws GpuError on CUDA failure.
+// The weighted design also takes a header-only instance
+// (walk_instance_header) and lays it out on the device.
 WalkOutcome walksat_gpu(const WalkInstance& inst, const std::vector<uint8_t>& init, const WalkParams& params,
                         const GpuWalkOptions& gopts);
+
+// The device layout of a header-only instance, copied back (tests: it
+// must equal build_walk_instance's).  Throws GpuError on CUDA failure.
+WalkInstance gpu_layout(const WalkInstance& header);
 
 }  // namespace mln::solver

@@ -78,12 +78,22 @@ struct DevInstance {
   int64_t hard_fixed;
 };
 
+struct DevInstanceStore;
+// Lays a header-only instance (walk_instance_header) out in device memory
+// from its source clauses: the host layout's arrays, equal element for
+// element (walksat_gpu.cu).
+void lay_out_on_device(const WalkInstance& in, DevInstanceStore& s);
+
 // Owner of the device copy of a WalkInstance.
 struct DevInstanceStore {
   DeviceArray<int64_t> cl_off, occ_off, w;
   DeviceArray<uint32_t> cl_lit, occ;
-  // Uploads `in`.
+  // Uploads `in` (or lays it out on the device when it is header-only).
   explicit DevInstanceStore(const WalkInstance& in) {
+    if (in.header_only()) {
+      lay_out_on_device(in, *this);
+      return;
+    }
     cl_off.upload(in.cl_off);
     occ_off.upload(in.occ_off);
     w.upload(in.w);

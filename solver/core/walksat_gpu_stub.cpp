@@ -15,5 +15,7 @@ WalkOutcome walksat_gpu(const WalkInstance&, const std::vector<uint8_t>&, const 
   throw GpuError("pg_mln was built without CUDA");
 }
 
+WalkInstance gpu_layout(const WalkInstance&) { throw GpuError("pg_mln was built without CUDA"); }
+
 }  // namespace mln::solver
 #endif

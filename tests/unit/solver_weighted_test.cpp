@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/maxwalksat.hpp"
+#include "core/walksat_gpu.hpp"
 #include "mln/relation.hpp"
 #include "solver_test_util.hpp"
 
@@ -221,6 +222,45 @@ TEST(WeightedWalk, GpuBatchOfSmallComponents) {
   std::string misses;
   EXPECT_GE(copies_at_optimum(all, r.truth, &misses), 39) << misses;
   EXPECT_NEAR(r.cost, total_cost(all.net.clauses, r.truth), 1e-6 * (1 + r.cost));
+}
+
+// The header of an instance is the full layout's sizes, scale and longest
+// clause, and names its clauses.
+TEST(WeightedWalk, HeaderMatchesTheLayout) {
+  const mln::Network net = structured_network(200, 5, 4);
+  const WalkInstance full = build_walk_instance(net), head = walk_instance_header(net);
+  EXPECT_TRUE(head.header_only());
+  EXPECT_FALSE(full.header_only());
+  EXPECT_EQ(head.n, full.n);
+  EXPECT_EQ(head.m, full.m);
+  EXPECT_EQ(head.scale, full.scale);
+  EXPECT_EQ(head.hard_fixed, full.hard_fixed);
+  EXPECT_EQ(head.max_clause_len, full.max_clause_len);
+  EXPECT_EQ(head.source, &net.clauses);
+}
+
+// The GPU lays a header-only instance out in device memory element for
+// element as the host does (each atom's occurrences in clause order), and
+// the walk on it finds the optimum as the host layout's does (device
+// "gpu": solve_map walks every piece from the device layout).
+TEST(WeightedWalk, GpuLayoutEqualsTheHostLayout) {
+  if (!have_gpu_or_fail()) return;
+  for (int k = 0; k < 3; ++k) {
+    const mln::Network net = k == 0   ? structured_network(300, 6, 5)
+                             : k == 1 ? testing::random_mixed_network(5000, 20000, 7)
+                                      : testing::random_mixed_network(70000, 300000, 8);
+    const WalkInstance host = build_walk_instance(net);
+    const WalkInstance dev = gpu_layout(walk_instance_header(net));
+    EXPECT_EQ(dev.cl_off, host.cl_off) << k;
+    EXPECT_EQ(dev.cl_lit, host.cl_lit) << k;
+    EXPECT_EQ(dev.w, host.w) << k;
+    EXPECT_EQ(dev.occ_off, host.occ_off) << k;
+    EXPECT_EQ(dev.occ, host.occ) << k;
+  }
+  mln::Network bad;
+  bad.num_atoms = 2;
+  testing::add_clause(bad, {1, 3}, 1.0);
+  EXPECT_THROW(gpu_layout(walk_instance_header(bad)), std::invalid_argument);
 }
 
 // A clause with no literal is always violated: it is carried along, never
