@@ -4,7 +4,9 @@
 # grounded once by the command line (-keepData), then MAP jobs on that
 # network are queued with mln.infer and served by mln_worker processes:
 #   1 GPU     one worker (--gpu 0), partitions 1, timeout T
-#   N GPUs    mln_worker --gpus all, partitions N, timeout T and T/2
+#   N GPUs    N = 2, 4, 8 as the host has them: one worker per GPU
+#             (--gpu g), partitions N, timeout T; MLN_SPREAD_HALF=1 adds
+#             mln_worker --gpus all with timeout T/2
 #   2 on GPU0 two workers sharing GPU 0, partitions 2, timeout T (the
 #             protocol without a second GPU; MLN_SPREAD_SHARED=1)
 # Writes spread_run.md to OUT_DIR: per job the end-to-end seconds (claim to
@@ -98,8 +100,15 @@ run() {
   write_md
 }
 run "1 GPU" 1 "$T" --gpu 0
-if [ "$gpus" -ge 2 ]; then
-  run "$gpus GPUs" "$gpus" "$T" --gpus all
+# 2, 4, 8 GPUs as the host has them: one worker per GPU (--gpu g each).
+for n in 2 4 8; do
+  [ "$gpus" -ge "$n" ] || break
+  wargs=()
+  for ((g = 0; g < n; g++)); do wargs+=(--gpu "$g" ";"); done
+  unset 'wargs[${#wargs[@]}-1]'
+  run "$n GPUs" "$n" "$T" "${wargs[@]}"
+done
+if [ "${MLN_SPREAD_HALF:-0}" = 1 ] && [ "$gpus" -ge 2 ]; then
   run "$gpus GPUs, T/2" "$gpus" "$(awk -v t="$T" 'BEGIN { print t / 2 }')" --gpus all
 fi
 if [ "${MLN_SPREAD_SHARED:-0}" = 1 ] || [ "$gpus" -lt 2 ]; then
