@@ -60,7 +60,7 @@ err=$(max_err)
 check "5000 MC-SAT samples within 0.03 of the exact marginals ($err)" within "$err" 0.03 4
 
 # 3. A dual job: MAP and marginals from one grounding, in one job.
-q "DROP TABLE mln_smoke._marginal; DROP TABLE mln_smoke.marginal_result; TRUNCATE mln_smoke._map" >/dev/null
+q "DROP TABLE mln_smoke._marginal CASCADE; TRUNCATE mln_smoke._map" >/dev/null  # (CASCADE: the marginal_result view)
 job=$(q "SELECT mln.infer('smoke', 'dual')")
 res=$(q "SELECT mln.wait($job, interval '60 s')->>'status'")
 check "dual job done" test "$res" = done

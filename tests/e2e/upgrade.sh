@@ -78,6 +78,25 @@ check "after the update a MAP job spreads over parts" \
   test "$(q3 "SELECT (mln.wait($job3, interval '30 s'))->>'best_cost', parts FROM mln.jobs WHERE id = $job3")" = "0|2"
 dropdb mln_e2e_upgrade3
 
+# 0.4.0 -> 0.5.0 on its own: the result table a job wrote under 0.4.0
+# becomes a view (the same rows) when the next job finishes.
+q4() { psql -d mln_e2e_upgrade4 -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
+at 0.4.0 mln_e2e_upgrade4
+PGDATABASE=mln_e2e_upgrade4 "$WORKER" --quiet --once >/dev/null 2>&1
+check "0.4.0: the job wrote map_result as a table" \
+  test "$(q4 "SELECT relkind FROM pg_class WHERE oid = 'mln_smoke.map_result'::regclass")" = r
+before=$(q4 "SELECT string_agg(arguments[1] || ':' || truth, ',' ORDER BY arguments[1]) FROM mln_smoke.map_result")
+q4 "ALTER EXTENSION pg_mln UPDATE TO '0.5.0'" >/dev/null
+check "ALTER EXTENSION pg_mln UPDATE TO '0.5.0' from 0.4.0" test "$(q4 "SELECT extversion FROM pg_extension WHERE extname = 'pg_mln'")" = 0.5.0
+job4=$(q4 "SELECT mln.infer('smoke')")
+PGDATABASE=mln_e2e_upgrade4 "$WORKER" --quiet --once >/dev/null 2>&1
+q4 "SELECT mln.wait($job4, interval '30 s')" >/dev/null
+check "after the update the next job makes map_result a view" \
+  test "$(q4 "SELECT relkind FROM pg_class WHERE oid = 'mln_smoke.map_result'::regclass")" = v
+check "with the same rows ($before)" \
+  test "$(q4 "SELECT string_agg(arguments[1] || ':' || truth, ',' ORDER BY arguments[1]) FROM mln_smoke.map_result")" = "$before"
+dropdb mln_e2e_upgrade4
+
 # The same objects as a fresh install (which PostgreSQL builds by the same path).
 objects() {
   psql -qXAt -d "$1" -c "SELECT pg_describe_object(classid, objid, objsubid) FROM pg_depend

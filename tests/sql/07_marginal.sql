@@ -4,7 +4,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(66);
+SELECT plan(67);
 
 -- The HINT (or DETAIL) of the error a statement raises; NULL if none.
 CREATE FUNCTION pg_temp.error_part(stmt text, part text DEFAULT 'hint') RETURNS text LANGUAGE plpgsql AS $$
@@ -149,10 +149,11 @@ SELECT results_eq($$SELECT predicate, arguments, probability FROM mln.marginals(
                   'mln.marginals: query atoms only, most probable first');
 SELECT set_eq($$SELECT predicate, arguments, probability FROM mln_smoke.marginal_result$$,
               $$SELECT * FROM mln.marginals('smoke')$$, 'marginal_result holds the same rows');
-SELECT has_table('mln_smoke', 'marginal_result', 'marginal_result is a table of the program''s schema');
+SELECT has_view('mln_smoke', 'marginal_result', 'marginal_result is a view of the program''s schema (0.5.0)');
 -- Re-grounding drops the result with the rest of the network.
 SELECT mln.ground('smoke', 'cpu');
 SELECT hasnt_table('mln_smoke', '_marginal', 're-grounding drops _marginal');
+SELECT hasnt_view('mln_smoke', 'marginal_result', 're-grounding drops the marginal_result view with it');
 SELECT throws_ok($$SELECT mln.marginals('smoke')$$, '55000', NULL, 'no stale marginals after a re-grounding');
 
 SELECT * FROM finish();
