@@ -1,17 +1,56 @@
 // Reading the ground network: binary COPY of the atoms and of the chunked
 // clause rows, their arrays as raw little-endian bytes (mln._array_le).
+// A network of several chunks is read over several connections at once,
+// each a range of the chunks, all in one exported snapshot (as pg_dump -j
+// does): the server side of one COPY (reading the chunks, their arrays as
+// bytea) runs on one core, 11.4 s of RC at 10^8 clauses on an H100 host.
 #include <algorithm>
+#include <cstdlib>
+#include <exception>
 #include <string>
+#include <thread>
 
 #include "worker/pq.hpp"
 #include "worker/worker.hpp"
 
 namespace mln::worker {
 
-Network read_network(Conn& c, const std::string& schema) {
-  Network net;
-  const std::string s = c.quote_ident(schema);
-  // _atoms has no index (it is read whole): the atom count is the largest id seen.
+namespace {
+
+// Appends the clause chunks that `sql` selects (offsets, lits, weights as
+// _array_le bytes, in chunk order) to `cs`.
+void read_chunks(Conn& c, const std::string& sql, ClauseSet& cs) {
+  std::vector<std::pair<const char*, int32_t>> f;
+  std::vector<int32_t> offs;
+  bool first = true;
+  // One memcpy per chunk at each end instead of a send function per element.
+  c.copy_out(sql, [&](const char* data, size_t len) {
+    if (binary::parse_row(data, len, first, f)) {
+      if (f.size() != 3 || f[0].second < 0 || f[1].second < 0 || f[2].second < 0)
+        throw DbError("corrupt ground network: a clause chunk row with NULLs");
+      offs.clear();
+      binary::le_int4s(f[0].first, f[0].second, offs);
+      const size_t lits_before = cs.lits.size(), weights_before = cs.weights.size();
+      binary::le_int4s(f[1].first, f[1].second, cs.lits);
+      binary::le_float8s(f[2].first, f[2].second, cs.weights);
+      const int64_t base = static_cast<int64_t>(lits_before);
+      if (offs.empty() || offs.size() != cs.weights.size() - weights_before + 1 || offs.front() != 0 ||
+          static_cast<size_t>(offs.back()) != cs.lits.size() - lits_before)
+        throw DbError("corrupt ground network: a clause chunk's offsets do not match its literals");
+      for (size_t i = 1; i < offs.size(); ++i) cs.offsets.push_back(base + offs[i]);
+    }
+    first = false;
+  });
+}
+
+std::string chunk_sql(const std::string& s, const std::string& where) {
+  return "COPY (SELECT mln._array_le(offsets), mln._array_le(lits), mln._array_le(weights) FROM " + s + "._clauses" +
+         where + " ORDER BY chunk) TO STDOUT (FORMAT binary)";
+}
+
+// The atoms: is_query by id, and the atom count (the largest id seen;
+// _atoms has no index, it is read whole).
+void read_atoms(Conn& c, const std::string& s, Network& net) {
   std::vector<std::pair<const char*, int32_t>> f;
   bool first = true;
   net.num_atoms = 0;
@@ -29,31 +68,101 @@ Network read_network(Conn& c, const std::string& schema) {
                first = false;
              });
   net.is_query.resize(static_cast<size_t>(net.num_atoms) + 1);
-  first = true;
-  std::vector<int32_t> offs;
+}
+
+// Joins the ranges' clauses, in order, into `cs` (a thread per range
+// copies its arrays to their place).
+void join_ranges(std::vector<ClauseSet>& parts, ClauseSet& cs) {
+  const size_t k = parts.size();
+  std::vector<size_t> lit_at(k + 1, 0), cl_at(k + 1, 0);
+  for (size_t i = 0; i < k; ++i) {
+    lit_at[i + 1] = lit_at[i] + parts[i].lits.size();
+    cl_at[i + 1] = cl_at[i] + parts[i].weights.size();
+  }
+  cs.lits.resize(lit_at[k]);
+  cs.weights.resize(cl_at[k]);
+  cs.offsets.resize(cl_at[k] + 1);
+  cs.offsets[0] = 0;
+  std::vector<std::thread> ts;
+  for (size_t i = 0; i < k; ++i)
+    ts.emplace_back([&, i] {
+      ClauseSet& p = parts[i];
+      std::copy(p.lits.begin(), p.lits.end(), cs.lits.begin() + static_cast<int64_t>(lit_at[i]));
+      std::copy(p.weights.begin(), p.weights.end(), cs.weights.begin() + static_cast<int64_t>(cl_at[i]));
+      const int64_t base = static_cast<int64_t>(lit_at[i]);
+      for (size_t j = 1; j < p.offsets.size(); ++j) cs.offsets[cl_at[i] + j] = base + p.offsets[j];
+      p = ClauseSet();  // the range's memory back as soon as it is copied
+    });
+  for (auto& t : ts) t.join();
+}
+
+}  // namespace
+
+int read_streams_default() {
+  if (const char* e = std::getenv("MLN_READ_STREAMS")) return std::clamp(std::atoi(e), 1, 32);
+  return static_cast<int>(std::clamp<unsigned>(std::thread::hardware_concurrency() / 4, 1, 8));
+}
+
+Network read_network(Conn& c, const std::string& schema, const std::string* dsn, int streams, int* used) {
+  Network net;
+  const std::string s = c.quote_ident(schema);
   ClauseSet& cs = net.clauses;
-  // The chunk arrays travel as raw little-endian bytes (mln._array_le): one
-  // memcpy per chunk at each end instead of a send function per element.
-  c.copy_out("COPY (SELECT mln._array_le(offsets), mln._array_le(lits), mln._array_le(weights) FROM " + s +
-                 "._clauses ORDER BY chunk) TO STDOUT (FORMAT binary)",
-             [&](const char* data, size_t len) {
-               if (binary::parse_row(data, len, first, f)) {
-                 if (f.size() != 3 || f[0].second < 0 || f[1].second < 0 || f[2].second < 0)
-                   throw DbError("corrupt ground network: a clause chunk row with NULLs");
-                 offs.clear();
-                 binary::le_int4s(f[0].first, f[0].second, offs);
-                 const size_t lits_before = cs.lits.size(), weights_before = cs.weights.size();
-                 binary::le_int4s(f[1].first, f[1].second, cs.lits);
-                 binary::le_float8s(f[2].first, f[2].second, cs.weights);
-                 const int64_t base = static_cast<int64_t>(lits_before);
-                 if (offs.empty() || offs.size() != cs.weights.size() - weights_before + 1 || offs.front() != 0 ||
-                     static_cast<size_t>(offs.back()) != cs.lits.size() - lits_before)
-                   throw DbError("corrupt ground network: a clause chunk's offsets do not match its literals");
-                 for (size_t i = 1; i < offs.size(); ++i) cs.offsets.push_back(base + offs[i]);
-               }
-               first = false;
-             });
-  if (cs.offsets.size() != cs.weights.size() + 1) throw DbError("corrupt ground network: offsets do not match weights");
+  int64_t chunks = 0, lo = 0, hi = -1;
+  if (dsn && streams > 1 && PQtransactionStatus(c.raw()) == PQTRANS_IDLE) {
+    Result r = c.exec("SELECT count(*), min(chunk), max(chunk) FROM " + s + "._clauses");
+    chunks = r.num(0, 0);
+    if (chunks > 0) lo = r.num(0, 1), hi = r.num(0, 2);
+  }
+  // At least a chunk per connection.
+  streams = static_cast<int>(std::min<int64_t>(streams, chunks));
+  if (used) *used = std::max(streams, 1);
+  if (streams <= 1) {
+    read_atoms(c, s, net);
+    read_chunks(c, chunk_sql(s, ""), cs);
+    if (cs.offsets.size() != cs.weights.size() + 1)
+      throw DbError("corrupt ground network: offsets do not match weights");
+    return net;
+  }
+  // One snapshot for every connection: a network that a re-grounding
+  // replaces mid-read is never mixed with the new one.
+  c.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  try {
+    const std::string snap = c.exec("SELECT pg_export_snapshot()").get(0, 0);
+    std::vector<ClauseSet> parts(static_cast<size_t>(streams));
+    std::vector<std::exception_ptr> errors(static_cast<size_t>(streams));
+    std::vector<std::thread> ts;
+    const int64_t span = hi - lo + 1;
+    for (int k = 0; k < streams; ++k) {
+      const int64_t a = lo + span * k / streams, b = lo + span * (k + 1) / streams - 1;  // [a, b]
+      ts.emplace_back([&, k, a, b] {
+        try {
+          Conn h(*dsn);
+          h.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+          h.exec("SET TRANSACTION SNAPSHOT " + h.quote_literal(snap));
+          read_chunks(h, chunk_sql(s, " WHERE chunk BETWEEN " + std::to_string(a) + " AND " + std::to_string(b)),
+                      parts[k]);
+          h.exec("COMMIT");
+        } catch (...) {
+          errors[k] = std::current_exception();
+        }
+      });
+    }
+    std::exception_ptr atoms_error;
+    try {
+      read_atoms(c, s, net);
+    } catch (...) {
+      atoms_error = std::current_exception();
+    }
+    for (auto& t : ts) t.join();
+    if (atoms_error) std::rethrow_exception(atoms_error);
+    for (auto& e : errors)
+      if (e) std::rethrow_exception(e);
+    c.exec("COMMIT");
+    join_ranges(parts, cs);
+  } catch (...) {
+    try { c.exec("ROLLBACK"); } catch (...) {}
+    throw;
+  }
   return net;
 }
 

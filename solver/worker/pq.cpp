@@ -93,6 +93,14 @@ std::string Conn::quote_ident(const std::string& s) {
   return out;
 }
 
+std::string Conn::quote_literal(const std::string& s) {
+  char* q = PQescapeLiteral(c_, s.c_str(), s.size());
+  if (!q) throw DbError(PQerrorMessage(c_));
+  std::string out(q);
+  PQfreemem(q);
+  return out;
+}
+
 namespace binary {
 
 namespace {

@@ -58,6 +58,7 @@ class Conn {
   bool wait_notify(int timeout_ms);
   PGconn* raw() { return c_; }
   std::string quote_ident(const std::string& s);
+  std::string quote_literal(const std::string& s);
   // Receives the server's NOTICE/WARNING messages (without the trailing
   // newline); they are dropped while no handler is set.
   void on_notice(std::function<void(const std::string&)> f) { notice_ = std::move(f); }

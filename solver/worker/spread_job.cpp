@@ -504,7 +504,7 @@ bool prepare(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache&
   if (cache.job != job || cache.net_oid != oid) {
     const auto t = Clock::now();
     cache = PartCache();
-    cache.net = read_network(c, r.get(0, 1));
+    cache.net = read_network(c, r.get(0, 1), &wo.dsn, read_streams_default());
     cache.job = job;
     cache.net_oid = oid;
     if (wo.log)

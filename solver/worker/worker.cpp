@@ -316,7 +316,8 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
           "WHERE id = $1 AND worker = $2 AND status = 'running'",
       std::vector<std::string>{std::to_string(job.id), me});
   const std::string net_oid = network_oid(c, job.schema);
-  Network net = read_network(c, job.schema);
+  int streams = 1;
+  Network net = read_network(c, job.schema, &wo.dsn, read_streams_default(), &streams);
   std::unique_ptr<solver::LearnNetwork> ln;
   if (job.wants_learn()) {
     if (c.exec("SELECT to_regclass($1) IS NULL", {c.quote_ident(job.schema) + "._learn_clauses"}).get(0, 0) == "t")
@@ -330,7 +331,8 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
     net = Network();
   }
   log(job.task + ": read " + std::to_string(ln ? ln->net.num_atoms : net.num_atoms) + " atoms, " +
-      std::to_string(ln ? ln->net.clauses.size() : net.clauses.size()) + " clauses in " + seconds_since(t_read) + " s");
+      std::to_string(ln ? ln->net.clauses.size() : net.clauses.size()) + " clauses in " + seconds_since(t_read) + " s" +
+      (streams > 1 ? " over " + std::to_string(streams) + " connections" : ""));
   if (job.wants_map() || job.wants_marginal()) {
     job.spread = spread_parts(c, job, net);
     if (job.spread > 1) {

@@ -29,7 +29,16 @@ struct WorkerOptions {
 // done).  Returns the number of jobs finished.
 int serve(const WorkerOptions& opts, std::atomic<bool>& stop);
 
-// Reads the ground network of the program whose schema is `schema`.
-Network read_network(Conn& c, const std::string& schema);
+// Reads the ground network of the program whose schema is `schema`.  With
+// a dsn and streams > 1 (and `c` outside a transaction) a large network's
+// clause chunks are read over `streams` more connections at once, in one
+// snapshot exported by `c`; the result is the same network.
+// `used`: the connections that read the clauses.
+Network read_network(Conn& c, const std::string& schema, const std::string* dsn = nullptr, int streams = 1,
+                     int* used = nullptr);
+
+// Connections for reading a large network: a quarter of the cores, 1 to 8
+// (MLN_READ_STREAMS overrides).
+int read_streams_default();
 
 }  // namespace mln::worker

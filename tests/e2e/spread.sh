@@ -170,7 +170,23 @@ check "dual: MAP rounds and marginal parts over the same plan, done" \
 check "dual: both answers written" \
   test "$(q "SELECT (SELECT count(*) > 0 FROM mln.map('class')) AND (SELECT count(*) > 0 FROM mln.marginals('class'))")" = t
 
-# 6. Bad options are refused before a job is queued.
+# 6. A network of several clause chunks read over several connections (one
+# exported snapshot) is the network one COPY reads: the same seeded answer.
+ROPTS='{"partitions": 1, "seed": 7, "random_step": 0.5, "max_flips": 200000, "threads": 1, "solver": "walksat", "device": "cpu"}'
+chunks=$(q "SELECT count(*) FROM mln_class._clauses")
+r1=$(q "SELECT mln.infer('class', options => '$ROPTS')")
+MLN_READ_STREAMS=1 "$WORKER" --once --name read1 >"$tmp/read1.log" 2>&1
+a1=$(q "SELECT (mln.wait($r1, interval '300 s'))->>'best_cost'")
+d1=$(q "SELECT md5(string_agg(arguments::text || truth::text, ';' ORDER BY predicate, arguments::text)) FROM mln.map('class')")
+r2=$(q "SELECT mln.infer('class', options => '$ROPTS')")
+MLN_READ_STREAMS=4 "$WORKER" --once --name read2 >"$tmp/read2.log" 2>&1
+a2=$(q "SELECT (mln.wait($r2, interval '300 s'))->>'best_cost'")
+d2=$(q "SELECT md5(string_agg(arguments::text || truth::text, ';' ORDER BY predicate, arguments::text)) FROM mln.map('class')")
+check "class's $chunks clause chunks read over $chunks connections" grep -q "over $chunks connections" "$tmp/read2.log"
+check "and over one with MLN_READ_STREAMS=1" bash -c "! grep -q 'connections' '$tmp/read1.log'"
+check "the same seeded answer either way ($a1, $a2)" test "$a1 $d1" = "$a2 $d2"
+
+# 7. Bad options are refused before a job is queued.
 check "partitions must be an integer >= 0" \
   sh -c "psql -qXAt -c \"SELECT mln.infer('rc', options => '{\\\"partitions\\\": -1}')\" 2>&1 | grep -q 'partitions'"
 check "rounds is for MAP jobs" \
