@@ -10,6 +10,8 @@
 #   bash bench/big_run.sh OUT_DIR [PAPERS] [BUILD_DIR]
 #   MLN_BIG_DEVICE=gpu      engine path (gpu | cpu)
 #   MLN_BIG_TIMEOUT=20      search time limit in seconds (-timeout)
+# Also writes the job's cost over time (trace-big-PAPERS.dat: seconds cost
+# flips, polled every 0.2 s) and summarises it in big_run.md.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/bench/cli_log.sh"
@@ -29,7 +31,9 @@ t0=$(date +%s.%N)
 gen_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 tuples=$(grep -c . "$work/rc/evidence.db")
 log=$out/big_run.log
-/usr/bin/time -f "RSS %M" "$build/solver/pg_mln" -i "$work/rc/prog.mln" -e "$work/rc/evidence.db" \
+trace=$out/trace-big-$papers.dat
+rm -f "$trace"
+MLN_TRACE_FILE=$trace /usr/bin/time -f "RSS %M" "$build/solver/pg_mln" -i "$work/rc/prog.mln" -e "$work/rc/evidence.db" \
   -queryFile "$work/rc/query.db" -r "$work/out.txt" --device "$dev" -timeout "$tmo" -verbose 2 >"$log" 2>&1
 rc=$?
 ph() { cli_phase "$log" "$1"; }
@@ -62,6 +66,13 @@ md=$out/big_run.md
   echo '```'
   grep -E '^worker: ' "$log" | grep -v -E 'waiting|idle' | head -30
   grep -E 'search GPU memory peak' "$log"
+  echo '```'
+  echo
+  echo "Cost over time (the job's best cost as the command line polled it, seconds from the start of"
+  echo "search, which includes the worker's read; each change of cost; trace: \`$(basename "$trace")\`):"
+  echo
+  echo '```'
+  awk '$2 != last { printf "%8.2f s  %s\n", $1, $2; last = $2 }' "$trace" 2>/dev/null | head -40
   echo '```'
   [ $rc -eq 0 ] || { echo; echo "The run failed; the end of its log:"; echo; echo '```'; tail -15 "$log"; echo '```'; }
 } >"$md"
