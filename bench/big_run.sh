@@ -69,10 +69,13 @@ md=$out/big_run.md
   echo '```'
   echo
   echo "Cost over time (the job's best cost as the command line polled it, seconds from the start of"
-  echo "search, which includes the worker's read; each change of cost; trace: \`$(basename "$trace")\`):"
+  echo "search, which includes the worker's read; the changes of cost; trace: \`$(basename "$trace")\`):"
   echo
   echo '```'
-  awk '$2 != last { printf "%8.2f s  %s\n", $1, $2; last = $2 }' "$trace" 2>/dev/null | head -40
+  # every change of cost, thinned to about 30 rows (the first and the last kept)
+  awk 'NF >= 2 && $2 != last { t[n] = $1; c[n] = $2; n++; last = $2 }
+       END { k = n > 30 ? int((n + 29) / 30) : 1
+             for (i = 0; i < n; i++) if (i % k == 0 || i == n - 1) printf "%8.2f s  %s\n", t[i], c[i] }' "$trace" 2>/dev/null
   echo '```'
   [ $rc -eq 0 ] || { echo; echo "The run failed; the end of its log:"; echo; echo '```'; tail -15 "$log"; echo '```'; }
 } >"$md"

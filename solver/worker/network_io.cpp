@@ -103,8 +103,9 @@ int read_streams_default() {
   return static_cast<int>(std::clamp<unsigned>(std::thread::hardware_concurrency() / 4, 1, 8));
 }
 
-Network read_network(Conn& c, const std::string& schema, const std::string* dsn, int streams, int* used) {
+Network read_network(Conn& c, const std::string& schema, const std::string* dsn, int streams, ReadStats* stats) {
   Network net;
+  const int64_t bytes0 = c.copied_out();
   const std::string s = c.quote_ident(schema);
   ClauseSet& cs = net.clauses;
   int64_t chunks = 0, lo = 0, hi = -1;
@@ -115,12 +116,13 @@ Network read_network(Conn& c, const std::string& schema, const std::string* dsn,
   }
   // At least a chunk per connection.
   streams = static_cast<int>(std::min<int64_t>(streams, chunks));
-  if (used) *used = std::max(streams, 1);
+  if (stats) stats->connections = std::max(streams, 1);
   if (streams <= 1) {
     read_atoms(c, s, net);
     read_chunks(c, chunk_sql(s, ""), cs);
     if (cs.offsets.size() != cs.weights.size() + 1)
       throw DbError("corrupt ground network: offsets do not match weights");
+    if (stats) stats->bytes = c.copied_out() - bytes0;
     return net;
   }
   // One snapshot for every connection: a network that a re-grounding
@@ -130,6 +132,7 @@ Network read_network(Conn& c, const std::string& schema, const std::string* dsn,
     const std::string snap = c.exec("SELECT pg_export_snapshot()").get(0, 0);
     std::vector<ClauseSet> parts(static_cast<size_t>(streams));
     std::vector<std::exception_ptr> errors(static_cast<size_t>(streams));
+    std::vector<int64_t> bytes(static_cast<size_t>(streams), 0);
     std::vector<std::thread> ts;
     const int64_t span = hi - lo + 1;
     for (int k = 0; k < streams; ++k) {
@@ -141,6 +144,7 @@ Network read_network(Conn& c, const std::string& schema, const std::string* dsn,
           h.exec("SET TRANSACTION SNAPSHOT " + h.quote_literal(snap));
           read_chunks(h, chunk_sql(s, " WHERE chunk BETWEEN " + std::to_string(a) + " AND " + std::to_string(b)),
                       parts[k]);
+          bytes[k] = h.copied_out();
           h.exec("COMMIT");
         } catch (...) {
           errors[k] = std::current_exception();
@@ -159,6 +163,10 @@ Network read_network(Conn& c, const std::string& schema, const std::string* dsn,
       if (e) std::rethrow_exception(e);
     c.exec("COMMIT");
     join_ranges(parts, cs);
+    if (stats) {
+      stats->bytes = c.copied_out() - bytes0;
+      for (int64_t b : bytes) stats->bytes += b;
+    }
   } catch (...) {
     try { c.exec("ROLLBACK"); } catch (...) {}
     throw;

@@ -57,6 +57,10 @@ class Conn {
   // Waits up to `timeout_ms` for a NOTIFY; returns true if one arrived.
   bool wait_notify(int timeout_ms);
   PGconn* raw() { return c_; }
+  // Bytes of COPY data this connection has received and sent (the
+  // benchmarks' "bytes moved").
+  int64_t copied_out() const { return copied_out_; }
+  int64_t copied_in() const { return copied_in_; }
   std::string quote_ident(const std::string& s);
   std::string quote_literal(const std::string& s);
   // Receives the server's NOTICE/WARNING messages (without the trailing
@@ -67,6 +71,7 @@ class Conn {
   void check_copy_end();
   PGconn* c_ = nullptr;
   std::function<void(const std::string&)> notice_;
+  int64_t copied_out_ = 0, copied_in_ = 0;
 };
 
 template <typename Sink>
@@ -81,6 +86,7 @@ void Conn::copy_out(const std::string& sql, Sink&& sink) {
   char* buf = nullptr;
   int n;
   while ((n = PQgetCopyData(c_, &buf, 0)) > 0) {
+    copied_out_ += n;
     sink(buf, static_cast<size_t>(n));
     PQfreemem(buf);
   }
@@ -101,10 +107,12 @@ void Conn::copy_in(const std::string& sql, Source&& source) {
   while (source(chunk)) {
     if (!chunk.empty() && PQputCopyData(c_, chunk.data(), static_cast<int>(chunk.size())) != 1)
       throw DbError(std::string("COPY failed: ") + PQerrorMessage(c_));
+    copied_in_ += static_cast<int64_t>(chunk.size());
     chunk.clear();
   }
   if (!chunk.empty() && PQputCopyData(c_, chunk.data(), static_cast<int>(chunk.size())) != 1)
     throw DbError(std::string("COPY failed: ") + PQerrorMessage(c_));
+  copied_in_ += static_cast<int64_t>(chunk.size());
   if (PQputCopyEnd(c_, nullptr) != 1) throw DbError(std::string("COPY failed: ") + PQerrorMessage(c_));
   check_copy_end();
 }

@@ -235,6 +235,13 @@ std::string seconds_since(Clock::time_point t) {
   return buf;
 }
 
+// Bytes as megabytes, for the log ("1234.5 MB").
+std::string megabytes(int64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f MB", static_cast<double>(bytes) / 1e6);
+  return buf;
+}
+
 // Runs the job's solver(s) on `net`: MAP, MC-SAT, or MAP then MC-SAT (dual,
 // within one timeout).  In the solver thread.
 JobOutcome solve(const WorkerOptions& wo, const std::string& me, const Network& net, Job& job, Progress& pr,
@@ -316,8 +323,8 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
           "WHERE id = $1 AND worker = $2 AND status = 'running'",
       std::vector<std::string>{std::to_string(job.id), me});
   const std::string net_oid = network_oid(c, job.schema);
-  int streams = 1;
-  Network net = read_network(c, job.schema, &wo.dsn, read_streams_default(), &streams);
+  ReadStats rs;
+  Network net = read_network(c, job.schema, &wo.dsn, read_streams_default(), &rs);
   std::unique_ptr<solver::LearnNetwork> ln;
   if (job.wants_learn()) {
     if (c.exec("SELECT to_regclass($1) IS NULL", {c.quote_ident(job.schema) + "._learn_clauses"}).get(0, 0) == "t")
@@ -331,8 +338,8 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
     net = Network();
   }
   log(job.task + ": read " + std::to_string(ln ? ln->net.num_atoms : net.num_atoms) + " atoms, " +
-      std::to_string(ln ? ln->net.clauses.size() : net.clauses.size()) + " clauses in " + seconds_since(t_read) + " s" +
-      (streams > 1 ? " over " + std::to_string(streams) + " connections" : ""));
+      std::to_string(ln ? ln->net.clauses.size() : net.clauses.size()) + " clauses (" + megabytes(rs.bytes) +
+      ") in " + seconds_since(t_read) + " s" + (rs.connections > 1 ? " over " + std::to_string(rs.connections) + " connections" : ""));
   if (job.wants_map() || job.wants_marginal()) {
     job.spread = spread_parts(c, job, net);
     if (job.spread > 1) {
@@ -391,6 +398,7 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   }
   if (stop) return;  // shutting down: the lease runs out and another worker re-runs it
   const auto t_write = Clock::now();
+  const int64_t sent0 = c.copied_in();
   if (out.have_learn && out.learn.cancelled && !out.learn.converged && out.learn.iterations == 0)
     return fail(c, job, me, "learning stopped by the timeout before its first iteration; the weights are unchanged");
   const std::string why = out.have_learn ? finish_learn_job(c, job, me, net_oid, out.learn)
@@ -415,7 +423,7 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
             std::to_string(m.components) + " components solved (" + std::to_string(m.exact_components) +
             " exactly), sampling " + std::to_string(m.seconds) + " s";
   }
-  log("done: " + what + "; write " + seconds_since(t_write) + " s");
+  log("done: " + what + "; write " + seconds_since(t_write) + " s (" + megabytes(c.copied_in() - sent0) + ")");
 }
 
 }  // namespace

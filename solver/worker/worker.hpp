@@ -33,9 +33,12 @@ int serve(const WorkerOptions& opts, std::atomic<bool>& stop);
 // a dsn and streams > 1 (and `c` outside a transaction) a large network's
 // clause chunks are read over `streams` more connections at once, in one
 // snapshot exported by `c`; the result is the same network.
-// `used`: the connections that read the clauses.
+struct ReadStats {
+  int connections = 1;  // that read the clauses
+  int64_t bytes = 0;    // COPY data received
+};
 Network read_network(Conn& c, const std::string& schema, const std::string* dsn = nullptr, int streams = 1,
-                     int* used = nullptr);
+                     ReadStats* stats = nullptr);
 
 // Connections for reading a large network: a quarter of the cores, 1 to 8
 // (MLN_READ_STREAMS overrides).
