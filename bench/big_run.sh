@@ -66,6 +66,7 @@ md=$out/big_run.md
   echo '```'
   grep -E '^worker: ' "$log" | grep -v -E 'waiting|idle' | head -30
   grep -E 'search GPU memory peak' "$log"
+  grep -E '^### (Lower bound|Proven)' "$log"
   echo '```'
   echo
   echo "Cost over time (the job's best cost as the command line polled it, seconds from the start of"
