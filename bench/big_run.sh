@@ -74,7 +74,7 @@ md=$out/big_run.md
   echo
   echo '```'
   # every change of cost, thinned to about 30 rows (the first and the last kept)
-  awk 'NF >= 2 && $2 != last { t[n] = $1; c[n] = $2; n++; last = $2 }
+  awk 'BEGIN { n = 0 } NF >= 2 && $2 != "" && $2 != last { t[n] = $1; c[n] = $2; n++; last = $2 }
        END { k = n > 30 ? int((n + 29) / 30) : 1
              for (i = 0; i < n; i++) if (i % k == 0 || i == n - 1) printf "%8.2f s  %s\n", t[i], c[i] }' "$trace" 2>/dev/null
   echo '```'
