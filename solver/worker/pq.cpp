@@ -85,21 +85,20 @@ bool Conn::wait_notify(int timeout_ms) {
   return got;
 }
 
-std::string Conn::quote_ident(const std::string& s) {
-  char* q = PQescapeIdentifier(c_, s.c_str(), s.size());
-  if (!q) throw DbError(PQerrorMessage(c_));
+namespace {
+// libpq's quoting (PQescapeIdentifier or PQescapeLiteral) as a string.
+std::string escaped(PGconn* c, const std::string& s, char* (*quote)(PGconn*, const char*, size_t)) {
+  char* q = quote(c, s.c_str(), s.size());
+  if (!q) throw DbError(PQerrorMessage(c));
   std::string out(q);
   PQfreemem(q);
   return out;
 }
+}  // namespace
 
-std::string Conn::quote_literal(const std::string& s) {
-  char* q = PQescapeLiteral(c_, s.c_str(), s.size());
-  if (!q) throw DbError(PQerrorMessage(c_));
-  std::string out(q);
-  PQfreemem(q);
-  return out;
-}
+std::string Conn::quote_ident(const std::string& s) { return escaped(c_, s, PQescapeIdentifier); }
+
+std::string Conn::quote_literal(const std::string& s) { return escaped(c_, s, PQescapeLiteral); }
 
 namespace binary {
 
