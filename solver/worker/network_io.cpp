@@ -96,38 +96,14 @@ void join_ranges(std::vector<ClauseSet>& parts, ClauseSet& cs) {
   for (auto& t : ts) t.join();
 }
 
-}  // namespace
-
-int read_streams_default() {
-  if (const char* e = std::getenv("MLN_READ_STREAMS")) return std::clamp(std::atoi(e), 1, 32);
-  return static_cast<int>(std::clamp<unsigned>(std::thread::hardware_concurrency() / 4, 1, 8));
-}
-
-Network read_network(Conn& c, const std::string& schema, const std::string* dsn, int streams, ReadStats* stats) {
-  Network net;
-  const int64_t bytes0 = c.copied_out();
-  const std::string s = c.quote_ident(schema);
-  ClauseSet& cs = net.clauses;
-  int64_t chunks = 0, lo = 0, hi = -1;
-  if (dsn && streams > 1 && PQtransactionStatus(c.raw()) == PQTRANS_IDLE) {
-    Result r = c.exec("SELECT count(*), min(chunk), max(chunk) FROM " + s + "._clauses");
-    chunks = r.num(0, 0);
-    if (chunks > 0) lo = r.num(0, 1), hi = r.num(0, 2);
-  }
-  // At least a chunk per connection.
-  streams = static_cast<int>(std::min<int64_t>(streams, chunks));
-  if (stats) stats->connections = std::max(streams, 1);
-  if (streams <= 1) {
-    read_atoms(c, s, net);
-    read_chunks(c, chunk_sql(s, ""), cs);
-    if (cs.offsets.size() != cs.weights.size() + 1)
-      throw DbError("corrupt ground network: offsets do not match weights");
-    if (stats) stats->bytes = c.copied_out() - bytes0;
-    return net;
-  }
-  // One snapshot for every connection: a network that a re-grounding
-  // replaces mid-read is never mixed with the new one.
+// The network over `streams` connections: the atoms on `c`, the clause
+// chunks [lo, hi] in a range per helper connection, all in one snapshot
+// that `c` exports (a network that a re-grounding replaces mid-read is
+// never mixed with the new one).  Returns the bytes the helpers received.
+int64_t read_ranges(Conn& c, const std::string& s, const std::string& dsn, int streams, int64_t lo, int64_t hi,
+                    Network& net) {
   c.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  int64_t helpers = 0;
   try {
     const std::string snap = c.exec("SELECT pg_export_snapshot()").get(0, 0);
     std::vector<ClauseSet> parts(static_cast<size_t>(streams));
@@ -139,7 +115,7 @@ Network read_network(Conn& c, const std::string& schema, const std::string* dsn,
       const int64_t a = lo + span * k / streams, b = lo + span * (k + 1) / streams - 1;  // [a, b]
       ts.emplace_back([&, k, a, b] {
         try {
-          Conn h(*dsn);
+          Conn h(dsn);
           h.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
           h.exec("SET TRANSACTION SNAPSHOT " + h.quote_literal(snap));
           read_chunks(h, chunk_sql(s, " WHERE chunk BETWEEN " + std::to_string(a) + " AND " + std::to_string(b)),
@@ -162,15 +138,57 @@ Network read_network(Conn& c, const std::string& schema, const std::string* dsn,
     for (auto& e : errors)
       if (e) std::rethrow_exception(e);
     c.exec("COMMIT");
-    join_ranges(parts, cs);
-    if (stats) {
-      stats->bytes = c.copied_out() - bytes0;
-      for (int64_t b : bytes) stats->bytes += b;
-    }
+    join_ranges(parts, net.clauses);
+    for (int64_t x : bytes) helpers += x;
   } catch (...) {
     try { c.exec("ROLLBACK"); } catch (...) {}
     throw;
   }
+  return helpers;
+}
+
+}  // namespace
+
+int read_streams_default() {
+  if (const char* e = std::getenv("MLN_READ_STREAMS")) return std::clamp(std::atoi(e), 1, 32);
+  return static_cast<int>(std::clamp<unsigned>(std::thread::hardware_concurrency() / 4, 1, 8));
+}
+
+Network read_network(Conn& c, const std::string& schema, const std::string* dsn, int streams, ReadStats* stats) {
+  Network net;
+  const std::string s = c.quote_ident(schema);
+  ClauseSet& cs = net.clauses;
+  int64_t chunks = 0, lo = 0, hi = -1;
+  if (dsn && streams > 1 && PQtransactionStatus(c.raw()) == PQTRANS_IDLE) {
+    Result r = c.exec("SELECT count(*), min(chunk), max(chunk) FROM " + s + "._clauses");
+    chunks = r.num(0, 0);
+    if (chunks > 0) lo = r.num(0, 1), hi = r.num(0, 2);
+  }
+  // At least a chunk per connection.
+  streams = static_cast<int>(std::min<int64_t>(streams, chunks));
+  if (streams > 1) {
+    const int64_t bytes0 = c.copied_out();
+    try {
+      const int64_t helpers = read_ranges(c, s, *dsn, streams, lo, hi, net);
+      if (stats) {
+        stats->connections = streams;
+        stats->bytes = c.copied_out() - bytes0 + helpers;
+      }
+      return net;
+    } catch (const DbError& e) {
+      // A helper that could not connect (max_connections, a role's
+      // connection limit) or whose read failed: the network is read again
+      // over one connection, which reports its own error if it has one.
+      if (stats) stats->fallback = e.what();
+      net = Network();
+    }
+  }
+  if (stats) stats->connections = 1;
+  const int64_t before = c.copied_out();
+  read_atoms(c, s, net);
+  read_chunks(c, chunk_sql(s, ""), cs);
+  if (cs.offsets.size() != cs.weights.size() + 1) throw DbError("corrupt ground network: offsets do not match weights");
+  if (stats) stats->bytes = c.copied_out() - before;
   return net;
 }
 

@@ -325,6 +325,7 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   const std::string net_oid = network_oid(c, job.schema);
   ReadStats rs;
   Network net = read_network(c, job.schema, &wo.dsn, read_streams_default(), &rs);
+  if (!rs.fallback.empty()) log("reading over several connections failed, read over one instead: " + rs.fallback);
   std::unique_ptr<solver::LearnNetwork> ln;
   if (job.wants_learn()) {
     if (c.exec("SELECT to_regclass($1) IS NULL", {c.quote_ident(job.schema) + "._learn_clauses"}).get(0, 0) == "t")

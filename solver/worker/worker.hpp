@@ -34,8 +34,9 @@ int serve(const WorkerOptions& opts, std::atomic<bool>& stop);
 // clause chunks are read over `streams` more connections at once, in one
 // snapshot exported by `c`; the result is the same network.
 struct ReadStats {
-  int connections = 1;  // that read the clauses
-  int64_t bytes = 0;    // COPY data received
+  int connections = 1;   // that read the clauses
+  int64_t bytes = 0;     // COPY data received
+  std::string fallback;  // why several connections were tried and one read it instead
 };
 Network read_network(Conn& c, const std::string& schema, const std::string* dsn = nullptr, int streams = 1,
                      ReadStats* stats = nullptr);

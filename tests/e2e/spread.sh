@@ -185,6 +185,17 @@ d2=$(q "SELECT md5(string_agg(arguments::text || truth::text, ';' ORDER BY predi
 check "class's $chunks clause chunks read over $chunks connections" grep -q "over $chunks connections" "$tmp/read2.log"
 check "and over one with MLN_READ_STREAMS=1" bash -c "! grep -q 'connections' '$tmp/read1.log'"
 check "the same seeded answer either way ($a1, $a2)" test "$a1 $d1" = "$a2 $d2"
+# A worker whose role may hold one connection only: the helper connections
+# are refused, and the network is read over the job's own connection.
+psql -qX -c "DROP ROLE IF EXISTS mln_e2e_one" -c "CREATE ROLE mln_e2e_one LOGIN IN ROLE mln_worker CONNECTION LIMIT 1" >/dev/null 2>&1
+r3=$(q "SELECT mln.infer('class', options => '$ROPTS')")
+PGUSER=mln_e2e_one MLN_READ_STREAMS=4 "$WORKER" --once --name read3 >"$tmp/read3.log" 2>&1
+a3=$(q "SELECT (mln.wait($r3, interval '300 s'))->>'best_cost'")
+d3=$(q "SELECT md5(string_agg(arguments::text || truth::text, ';' ORDER BY predicate, arguments::text)) FROM mln.map('class')")
+check "helpers refused: read over one connection instead, and said so" \
+  grep -q "read over one instead: .*too many connections" "$tmp/read3.log"
+check "the same seeded answer ($a3)" test "$a3 $d3" = "$a1 $d1"
+psql -qX -c "REASSIGN OWNED BY mln_e2e_one TO CURRENT_USER" -c "DROP OWNED BY mln_e2e_one" -c "DROP ROLE mln_e2e_one" >/dev/null 2>&1
 
 # 7. Bad options are refused before a job is queued.
 check "partitions must be an integer >= 0" \
