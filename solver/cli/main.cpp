@@ -421,6 +421,12 @@ int run(const mln::cli::Options& o) {
       }
     }
   }
+  // The job's warnings (a GPU that fell back to the CPU, a time limit that
+  // ended the search or the sampling early).
+  {
+    mln::worker::Result w = c.exec("SELECT unnest(warnings) FROM mln.jobs WHERE id = $1", {std::to_string(job)});
+    for (int i = 0; i < w.rows(); ++i) say("### Warning: " + w.get(i, 0));
+  }
   if (task == "marginal" || task == "dual") {
     std::snprintf(buf, sizeof buf, "%.2f", avg_cost.empty() ? 0.0 : std::stod(avg_cost));
     say("### Average Cost " + std::string(buf));
@@ -464,7 +470,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (o.help) { std::cout << mln::cli::usage(); return 0; }
-  if (o.version) { std::cout << "pg_mln 0.3.0\n"; return 0; }
+  if (o.version) { std::cout << "pg_mln " MLN_VERSION_STRING "\n"; return 0; }
   if (o.stop_server) {
     try {
       std::cout << mln::cli::stop_private_server() << std::endl;
@@ -476,7 +482,7 @@ int main(int argc, char** argv) {
   }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
-  say("*** Welcome to pg_mln 0.3.0 (Tuffy-compatible)");
+  say("*** Welcome to pg_mln " MLN_VERSION_STRING " (Tuffy-compatible)");
   try {
     return run(o);
   } catch (const std::exception& e) {

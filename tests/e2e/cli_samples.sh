@@ -35,6 +35,16 @@ check "class: cost $cost <= 361.56" awk -v c="${cost:-1e9}" 'BEGIN { exit !(c <=
 check "class: output lines look like category(\"P\", \"C\")" \
   bash -c "[ -s '$tmp/class.out' ] && ! grep -vE '^category\(\"[^\"]+\", \"[^\"]+\"\)$' '$tmp/class.out'"
 
+check "class: no warning with the default time" bash -c "! grep -q '### Warning' '$tmp/class.log'"
+
+# A time limit that ends the search before it has really begun is said.
+"$PGMLN" -i "$DATA/class/prog.mln" -e "$DATA/class/evidence.db" -queryFile "$DATA/class/query.db" \
+  -r "$tmp/class_t.out" -timeout 0.001 >"$tmp/class_t.log" 2>&1
+check "class -timeout 0.001: a warning says the time limit ended the search early" \
+  grep -q '### Warning: the time limit (0.001 s) ended the search after' "$tmp/class_t.log"
+check "--version names the extension's version" \
+  test "$("$PGMLN" --version)" = "pg_mln $(grep -o "default_version = '[^']*'" "$root/pg_mln.control" | cut -d"'" -f2)"
+
 # -q instead of a query file, multiple program files, and -keepData off.
 "$PGMLN" -i "$DATA/smoke/prog.mln" -e "$DATA/smoke/evidence.db" -q 'Cancer(x)' -r "$tmp/smoke2.out" >/dev/null 2>&1
 check "-q works like a query file" diff -u "$tmp/smoke.expected" <(sort "$tmp/smoke2.out")
