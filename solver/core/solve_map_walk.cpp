@@ -25,9 +25,9 @@ std::vector<uint8_t> Run::solve_piece(int32_t k, bool on_gpu, const mln::Network
   const int64_t min_atoms = opts.device == "gpu" ? 0 : opts.gpu_min_atoms;
   // The weighted GPU walk alone (no CPU racer) lays the piece out in
   // device memory itself; the host builds the layout only if the GPU fails.
-  const bool gpu_layout = on_gpu && opts.gpu_design == "weighted" && !enumerable(sub.num_atoms) &&
-                          sub.num_atoms >= min_atoms;
-  WalkInstance inst = gpu_layout ? walk_instance_header(sub) : build_walk_instance(sub);
+  const bool device_layout = on_gpu && opts.gpu_design == "weighted" && !enumerable(sub.num_atoms) &&
+                             sub.num_atoms >= min_atoms;
+  WalkInstance inst = device_layout ? walk_instance_header(sub) : build_walk_instance(sub);
   if (big) mark("component " + std::to_string(k) + ": walk instance built (" + std::to_string(inst.n) + " atoms, " +
                 std::to_string(inst.m) + " clauses)");
   WalkParams p;

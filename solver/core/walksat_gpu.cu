@@ -54,8 +54,6 @@ __global__ void occ_offsets_kernel(int32_t n, const uint32_t* key, int64_t len, 
     occ_off[a] = lo;
   }
 }
-
-int grid_for(int64_t items) { return static_cast<int>(std::clamp<int64_t>((items + 255) / 256, 1, 65535)); }
 }  // namespace
 
 void lay_out_on_device(const WalkInstance& in, DevInstanceStore& s) {
@@ -74,7 +72,7 @@ void lay_out_on_device(const WalkInstance& in, DevInstanceStore& s) {
   DeviceArray<uint32_t> key(len), key_sorted(len), val(len);
   DeviceArray<int> bad(1);
   MLN_CUDA_TRY(cudaMemset(bad.get(), 0, sizeof(int)));
-  layout_clauses_kernel<<<grid_for(in.m), 256>>>(in.m, in.n, s.cl_off.get(), lits.get(), weights.get(), in.scale,
+  layout_clauses_kernel<<<grid_for(in.m, 256), 256>>>(in.m, in.n, s.cl_off.get(), lits.get(), weights.get(), in.scale,
                                                  s.cl_lit.get(), s.w.get(), key.get(), val.get(), bad.get());
   MLN_CUDA_LAUNCHED("layout_clauses_kernel");
   // A stable radix sort by atom keeps each atom's occurrences in clause
@@ -87,7 +85,7 @@ void lay_out_on_device(const WalkInstance& in, DevInstanceStore& s) {
   DeviceArray<uint8_t> scratch(temp);
   MLN_CUDA_TRY(cub::DeviceRadixSort::SortPairs(scratch.get(), temp, key.get(), key_sorted.get(), val.get(),
                                                s.occ.get(), len, 0, bits));
-  occ_offsets_kernel<<<grid_for(static_cast<int64_t>(in.n) + 1), 256>>>(in.n, key_sorted.get(), len, s.occ_off.get());
+  occ_offsets_kernel<<<grid_for(static_cast<int64_t>(in.n) + 1, 256), 256>>>(in.n, key_sorted.get(), len, s.occ_off.get());
   MLN_CUDA_LAUNCHED("occ_offsets_kernel");
   int flag = 0;
   MLN_CUDA_TRY(cudaMemcpy(&flag, bad.get(), sizeof(int), cudaMemcpyDeviceToHost));

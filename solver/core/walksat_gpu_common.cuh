@@ -66,6 +66,12 @@ class DeviceArray {
   size_t n_ = 0;
 };
 
+// Blocks of `block` threads for a grid-stride loop over n items (at least
+// one, at most 2^20).
+inline int grid_for(int64_t n, int block) {
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>((n + block - 1) / block, 1 << 20)));
+}
+
 // Read-only clause structure, shared by every walk.
 struct DevInstance {
   int32_t n;

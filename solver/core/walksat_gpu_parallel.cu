@@ -169,8 +169,6 @@ __global__ void restore_best_kernel(State S, int32_t n) {
   for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) S.truth[i] = S.best[i];
 }
 
-int grid_for(int64_t n, int block) { return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>((n + block - 1) / block, 1 << 20))); }
-
 }  // namespace
 
 // Design (b); see walksat_gpu.hpp.

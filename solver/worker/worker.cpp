@@ -235,7 +235,7 @@ std::string seconds_since(Clock::time_point t) {
   return buf;
 }
 
-// Bytes as megabytes, for the log ("1234.5 MB").
+// Bytes as megabytes, for the log ("1234.56 MB").
 std::string megabytes(int64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f MB", static_cast<double>(bytes) / 1e6);
