@@ -8,11 +8,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cmath>
+#include <map>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 
 #include "components.hpp"
 #include "network_cost.hpp"
+#include "part_walk.hpp"
 #include "partition.hpp"
 #include "rng.hpp"
 #include "run_control.hpp"
@@ -251,6 +254,10 @@ PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const Pa
   return out;
 }
 
+bool walk_kept(const SpreadPlan& plan, int p, int r, int rounds, const SolveOptions& o) {
+  return plan.cut[p] && holds_boundary(r, rounds) && rounds > 1 && part_walk_applies(o);
+}
+
 std::vector<int> round_parts(const SpreadPlan& plan, int r) {
   std::vector<int> ps;
   for (int p = 0; p < plan.parts; ++p)
@@ -283,14 +290,22 @@ SpreadResult solve_spread_local(const mln::Network& net, const SolveOptions& o, 
   SpreadResult res;
   std::vector<uint8_t> best;
   double best_cost = 0;
+  std::map<int, std::unique_ptr<PartWalker>> walkers;  // the kept walks, by part
   for (int r = 1; r <= rounds; ++r) {
     const std::vector<int> ps = round_parts(plan, r);
     if (ps.empty()) break;
     std::vector<uint8_t> next = truth;
     bool changed = false;
     for (int p : ps) {  // every part of the round sees the round's start
-      const PartOutcome po =
-          solve_part(net, plan, idx, p, truth, part_options(o, plan, idx, p, r, rounds, 0), holds_boundary(r, rounds));
+      const SolveOptions po_opts = part_options(o, plan, idx, p, r, rounds, 0);
+      PartOutcome po;
+      if (walk_kept(plan, p, r, rounds, o)) {
+        auto& w = walkers[p];
+        if (!w) w = std::make_unique<PartWalker>(net, plan, idx, p, truth, po_opts);
+        po = w->step(truth, po_opts);
+      } else {
+        po = solve_part(net, plan, idx, p, truth, po_opts, holds_boundary(r, rounds));
+      }
       for (size_t i = 0; i < idx.members[p].size(); ++i) {
         changed = changed || next[idx.members[p][i]] != po.state[i];
         next[idx.members[p][i]] = po.state[i];

@@ -97,6 +97,12 @@ PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const Pa
 // but the first of several).
 inline bool holds_boundary(int r, int rounds) { return r > 1 || rounds <= 1; }
 
+// Whether round r's part p goes on with a kept walk (part_walk.hpp's
+// PartWalker, made at the part's first such round) rather than solve_part:
+// a cut part from round 2 on, when part_walk_applies(o) (the weighted walk).
+// Round 1 solves each part's own clauses alone, as solve_part does.
+bool walk_kept(const SpreadPlan& plan, int p, int r, int rounds, const SolveOptions& o);
+
 // The parts solved in round r (1-based): every part in round 1, the cut
 // parts after it (a part that shares no clause keeps its round-1 answer).
 std::vector<int> round_parts(const SpreadPlan& plan, int r);

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "walk_weighted_rules.hpp"
@@ -107,15 +109,29 @@ struct Counts {
 //   Counts read(int list);                counters (nviol of `list`); resets the flip count
 //   void restore_best();                  truth := best
 //   std::vector<uint8_t> best();          the best state
+// and, for a Session, void hold(const uint8_t* v, int64_t k): truth and
+// best of the held atoms n_free..n-1 := v[0..k).
+// Where a walk walked in segments (WeightedSession) stands between them:
+// its rounds go on numbering from `round` (the GPU's flip stamps and the
+// random streams stay distinct), and the dynamic weights are kept.
+struct Resume {
+  int64_t round = 0;
+  bool started = false;
+};
+
+// With `resume`, the walk goes on from where the segment before left it
+// (the weights kept, b's state re-counted: its held atoms may have moved)
+// and ends at its best state, from which the next segment starts.
 template <class B>
 WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const WeightedOptions& wo,
-                int64_t target_cost_fixed) {
+                int64_t target_cost_fixed, Resume* resume = nullptr) {
   using Clock = std::chrono::steady_clock;
   WalkOutcome out;
   const int64_t tries = std::max(1, p.max_tries);
   const int64_t budget = p.flips_per_try > INT64_MAX / tries ? INT64_MAX : std::max<int64_t>(1, p.flips_per_try * tries);
   RoundParams P = round_params(p.seed, wo, in.scale);
-  int64_t round = 0, reported = 0, best_round = 0, best_seen = 0;
+  int64_t round = resume ? resume->round + (resume->round & 1) : 0, reported = 0, best_seen = 0;
+  int64_t best_round = round;
   const auto start = Clock::now();
   auto best_at = start;
   auto stalled = [&] {
@@ -126,7 +142,7 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
   };
   int batch = 1;
   auto last_report = Clock::now();
-  b.init(true);
+  b.init(!(resume && resume->started));
   b.mark_best();
   Counts c = b.read(0);
   best_seen = c.best_cost;
@@ -187,6 +203,11 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
     out.satisfied = c.nviol == 0;
   }
   report(true);
+  if (resume) {
+    b.restore_best();
+    resume->round = round + 1;
+    resume->started = true;
+  }
   out.best = b.best();
   out.best_cost_fixed = c.best_cost;
   out.best_cost = static_cast<double>(c.best_cost) / in.scale;
@@ -194,4 +215,43 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
 }
 
 }  // namespace weighted
+
+// A weighted walk kept between segments (issue #23: a spread job's part
+// keeps its walk from round to round).  Atoms n_free..n-1 of its instance
+// are held: no clause proposes them, and hold() moves them between
+// segments.  Each walk() goes on from the state the segment before ended
+// at (its best), with the dynamic weights it left.
+class WeightedSession {
+ public:
+  virtual ~WeightedSession() = default;
+  // The held atoms' values (n - n_free of them, in id order).
+  virtual void hold(const std::vector<uint8_t>& held) = 0;
+  // One segment under p's budget, stop token and seed.
+  virtual WalkOutcome walk(const WalkParams& p) = 0;
+};
+
+namespace weighted {
+// A session over backend B (the CPU driver's or the GPU's); `in` must
+// outlive it.
+template <class B>
+class Session final : public WeightedSession {
+ public:
+  template <class... A>
+  Session(const WalkInstance& in, const WeightedOptions& wo, A&&... a) : in_(in), wo_(wo), b_(std::forward<A>(a)...) {}
+  void hold(const std::vector<uint8_t>& held) override { b_.hold(held.data(), static_cast<int64_t>(held.size())); }
+  WalkOutcome walk(const WalkParams& p) override { return run(b_, in_, p, wo_, -1, &resume_); }
+
+ private:
+  const WalkInstance& in_;
+  WeightedOptions wo_;
+  B b_;
+  Resume resume_;
+};
+}  // namespace weighted
+
+// The CPU driver's session (wo.threads threads) over `in` from `init`,
+// atoms n_free..n-1 held.
+std::unique_ptr<WeightedSession> weighted_session_cpu(const WalkInstance& in, const std::vector<uint8_t>& init,
+                                                      int64_t n_free, const WeightedOptions& wo);
+
 }  // namespace mln::solver

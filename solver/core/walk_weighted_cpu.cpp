@@ -16,13 +16,13 @@ using namespace weighted;
 class CpuBackend {
  public:
   CpuBackend(const WalkInstance& in, const std::vector<uint8_t>& init, int threads, const std::vector<int32_t>* part,
-             int32_t parts)
+             int32_t parts, int64_t n_free = INT64_MAX)
       : in_(in), truth_(init), best_(init), tc_(std::max<int64_t>(1, in.m)), crit_(tc_.size()), dw_(tc_.size()),
         claim_(tc_.size()), stamp_(std::max(1, in.n), 0), va_(tc_.size()), vb_(tc_.size()), cand_(tc_.size()),
         prio_(tc_.size()), bump_(tc_.size()), pcost_(parts), pbest_(parts), pimproved_(parts), pflips_(parts, 0),
         pstill_(parts, 0), pfrozen_(parts, 0),
         threads_(threads > 0 ? threads : omp_get_max_threads()) {
-    I_ = Inst{in.n, in.m, in.cl_off.data(), in.cl_lit.data(), in.occ_off.data(), in.occ.data(), in.w.data()};
+    I_ = Inst{in.n, in.m, in.cl_off.data(), in.cl_lit.data(), in.occ_off.data(), in.occ.data(), in.w.data(), n_free};
     S_ = State{truth_.data(), tc_.data(), crit_.data(), dw_.data(), claim_.data(), stamp_.data(),
                {va_.data(), vb_.data()}, cand_.data(), prio_.data(), bump_.data(), ctr_,
                part ? part->data() : nullptr, parts, pcost_.data(), pbest_.data(), pimproved_.data(),
@@ -90,6 +90,12 @@ class CpuBackend {
     return c;
   }
   void restore_best() { std::copy(best_.begin(), best_.end(), truth_.begin()); }
+  void hold(const uint8_t* v, int64_t k) {
+    const int64_t first = std::min<int64_t>(I_.n_free, in_.n);
+    if (k != in_.n - first) throw std::invalid_argument("weighted session: wrong number of held atoms");
+    std::copy(v, v + k, truth_.begin() + first);
+    std::copy(v, v + k, best_.begin() + first);
+  }
   std::vector<uint8_t> best() { return best_; }
 
  private:
@@ -115,6 +121,13 @@ class CpuBackend {
 };
 
 }  // namespace
+
+std::unique_ptr<WeightedSession> weighted_session_cpu(const WalkInstance& in, const std::vector<uint8_t>& init,
+                                                      int64_t n_free, const WeightedOptions& wo) {
+  if (static_cast<int64_t>(init.size()) != in.n) throw std::invalid_argument("weighted session: init has the wrong size");
+  if (n_free < 0 || n_free > in.n) throw std::invalid_argument("weighted session: n_free out of range");
+  return std::make_unique<weighted::Session<CpuBackend>>(in, wo, in, init, wo.threads, nullptr, 1, n_free);
+}
 
 WalkOutcome walk_weighted_cpu(const WalkInstance& in, const std::vector<uint8_t>& init, const WalkParams& p,
                               const WeightedOptions& wo, const std::vector<int32_t>* part_of_atom) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 
 #include "walk_weighted.hpp"
 #include "walk_weighted_warp.cuh"
@@ -93,11 +94,13 @@ __global__ void smooth_kernel(Inst I, State S, double keep) {
 class GpuBackend {
  public:
   // Owns a device copy of `in` and walks it from `init`.
-  GpuBackend(const WalkInstance& in, const std::vector<uint8_t>& init, const std::vector<int32_t>* part, int32_t parts)
+  // Atoms n_free..n-1 are held (Inst::n_free).
+  GpuBackend(const WalkInstance& in, const std::vector<uint8_t>& init, const std::vector<int32_t>* part, int32_t parts,
+             int64_t n_free = INT64_MAX)
       : store_(std::make_unique<DevInstanceStore>(in)) {
     truth_.upload(init);
     setup(Inst{in.n, in.m, store_->cl_off.get(), store_->cl_lit.get(), store_->occ_off.get(), store_->occ.get(),
-               store_->w.get()},
+               store_->w.get(), n_free},
           truth_.get(), part, parts);
   }
   // Walks the device instance I (one part) from the state in `truth` (I.n
@@ -167,6 +170,14 @@ class GpuBackend {
   }
   void restore_best() {
     MLN_CUDA_TRY(cudaMemcpy(truth_ptr_, best_.get(), n_, cudaMemcpyDeviceToDevice));
+  }
+  // Truth and best of the held atoms := v[0..k) (a Session's hold).
+  void hold(const uint8_t* v, int64_t k) {
+    const int64_t first = std::min<int64_t>(I_.n_free, n_);
+    if (k != n_ - first) throw std::invalid_argument("weighted session: wrong number of held atoms");
+    if (k == 0) return;
+    MLN_CUDA_TRY(cudaMemcpy(truth_ptr_ + first, v, k, cudaMemcpyHostToDevice));
+    MLN_CUDA_TRY(cudaMemcpy(best_.get() + first, v, k, cudaMemcpyHostToDevice));
   }
   std::vector<uint8_t> best() {
     std::vector<uint8_t> b(n_);

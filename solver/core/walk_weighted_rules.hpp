@@ -96,6 +96,10 @@ struct Inst {
   const int64_t* occ_off;
   const uint32_t* occ;     // clause << 1 | positive
   const int64_t* w;        // fixed-point weights (signed)
+  // Atoms n_free..n-1 are held: their literals count, but no clause
+  // proposes them (a spread job's part walks its own atoms with its
+  // neighbours' held at their values; spread.hpp, PartWalker).
+  int64_t n_free = INT64_MAX;
 };
 
 // Counters of a round, in one small array (device memory on the GPU).
@@ -234,6 +238,7 @@ MLN_HD inline void propose_by(const Inst& I, const State& S, int in, int64_t i, 
   for (int64_t k = lo; k < hi; ++k) {
     const uint32_t l = I.cl_lit[k], a = l >> 1;
     if (negative && S.truth[a] != (l & 1)) continue;  // only a true literal's flip can help
+    if (a >= I.n_free) continue;                       // held
     const double s = score(a);
     if (ties == 0 || s > best) {
       best = s;

@@ -49,6 +49,12 @@ size_t gpu_walksat_peak_bytes(bool reset = false);
 WalkOutcome walksat_gpu(const WalkInstance& inst, const std::vector<uint8_t>& init, const WalkParams& params,
                         const GpuWalkOptions& gopts);
 
+// The weighted walk on the GPU kept between segments (walk_weighted.hpp's
+// WeightedSession; a header-only instance is laid out on the device).
+// Throws GpuError on CUDA failure, then and in its calls.
+std::unique_ptr<WeightedSession> weighted_session_gpu(const WalkInstance& in, const std::vector<uint8_t>& init,
+                                                      int64_t n_free, const WeightedOptions& wo);
+
 // The device layout of a header-only instance, copied back (tests: it
 // must equal build_walk_instance's).  Throws GpuError on CUDA failure.
 WalkInstance gpu_layout(const WalkInstance& header);

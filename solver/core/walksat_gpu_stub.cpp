@@ -17,5 +17,10 @@ WalkOutcome walksat_gpu(const WalkInstance&, const std::vector<uint8_t>&, const 
 
 WalkInstance gpu_layout(const WalkInstance&) { throw GpuError("pg_mln was built without CUDA"); }
 
+std::unique_ptr<WeightedSession> weighted_session_gpu(const WalkInstance&, const std::vector<uint8_t>&, int64_t,
+                                                      const WeightedOptions&) {
+  throw GpuError("pg_mln was built without CUDA");
+}
+
 }  // namespace mln::solver
 #endif

@@ -8,8 +8,11 @@
 #include "core/marginal.hpp"
 
 #include "core/components.hpp"
+#include "core/part_walk.hpp"
 #include "core/partition.hpp"
 #include "core/spread.hpp"
+#include "core/subnetwork.hpp"
+#include "core/walk_weighted.hpp"
 #include "solver_test_util.hpp"
 
 namespace mln::solver {
@@ -240,6 +243,114 @@ TEST(SolverSpread, MarginalPartsAreWholeComponentsWithExactMarginals) {
   const SpreadPlan cutless = plan_spread(ladder(3000, 2), 3, so, kSpreadMetisMaxAtoms, false);
   EXPECT_EQ(cutless.parts, 1);
   EXPECT_EQ(cutless.cut[0], 0);
+}
+
+// The optimum of `net` over atoms 1..free with atoms free+1.. held at
+// held[0..], by enumeration.
+double held_optimum(const mln::Network& net, int32_t free, const std::vector<uint8_t>& held) {
+  std::vector<int32_t> atoms;
+  for (int32_t a = 1; a <= free; ++a) atoms.push_back(a);
+  std::vector<uint8_t> fixed(static_cast<size_t>(net.num_atoms) + 1, 0);
+  for (size_t i = 0; i < held.size(); ++i) fixed[free + 1 + i] = held[i];
+  std::vector<int64_t> all(net.clauses.size());
+  for (size_t c = 0; c < all.size(); ++c) all[c] = static_cast<int64_t>(c);
+  const SubNetwork sub = extract_subnetwork(net, atoms, all.data(), all.size(), &fixed);
+  return brute_force_min_cost(sub.net) + sub.constant_cost;
+}
+
+TEST(SolverSpread, AWeightedSessionNeverMovesItsHeldAtomsAndReachesTheOptimumAroundThem) {
+  // 14 atoms, the last 4 held: after each segment the held atoms are as
+  // set, and the best cost is the optimum over the 10 free atoms with the
+  // held ones where they are (enumerated), also after the held atoms move
+  // and the walk goes on with the weights of the segment before.
+  constexpr int32_t kFree = 10, kN = 14;
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    const mln::Network net = random_mixed_network(kN, 34, seed);
+    const WalkInstance inst = build_walk_instance(net);
+    Rng rng(derive_seed(seed, 3));
+    std::vector<uint8_t> init(kN);
+    for (auto& v : init) v = rng.next() >> 63;
+    WeightedOptions wo;
+    wo.threads = 1;
+    auto session = weighted_session_cpu(inst, init, kFree, wo);
+    std::vector<uint8_t> held(init.begin() + kFree, init.end());
+    for (int segment = 0; segment < 3; ++segment) {
+      if (segment > 0) {
+        for (auto& v : held) v = rng.next() >> 63;
+        session->hold(held);
+      }
+      WalkParams p;
+      p.flips_per_try = 20000;
+      p.max_tries = 1;
+      p.seed = seed * 10 + segment;
+      const WalkOutcome out = session->walk(p);
+      ASSERT_EQ(out.best.size(), static_cast<size_t>(kN));
+      EXPECT_EQ(std::vector<uint8_t>(out.best.begin() + kFree, out.best.end()), held)
+          << "seed " << seed << ", segment " << segment << ": a held atom moved";
+      EXPECT_NEAR(out.best_cost, held_optimum(net, kFree, held), 1e-6)
+          << "seed " << seed << ", segment " << segment;
+    }
+  }
+  const mln::Network net = random_mixed_network(kN, 34, 1);
+  const WalkInstance inst = build_walk_instance(net);
+  EXPECT_THROW(weighted_session_cpu(inst, std::vector<uint8_t>(kN, 0), kN + 1, WeightedOptions()),
+               std::invalid_argument);
+  auto session = weighted_session_cpu(inst, std::vector<uint8_t>(kN, 0), kFree, WeightedOptions());
+  EXPECT_THROW(session->hold(std::vector<uint8_t>(3, 0)), std::invalid_argument) << "4 atoms are held";
+}
+
+SolveOptions weighted_seeded(uint64_t seed) {
+  SolveOptions o = seeded(seed);
+  o.cpu_walk = "weighted";
+  return o;
+}
+
+TEST(SolverSpread, KeptWalksReportTheirPartsCostAndRepeatExactly) {
+  mln::Network net = ladder(4000, 7);
+  SolveOptions o = weighted_seeded(4);
+  ASSERT_TRUE(part_walk_applies(o));
+  const SpreadPlan plan = plan_spread(net, 4, o);
+  const PartIndex idx = index_parts(net, plan);
+  ASSERT_TRUE(walk_kept(plan, 0, 2, 4, o));
+  EXPECT_FALSE(walk_kept(plan, 0, 1, 4, o)) << "round 1 solves each part's own clauses";
+  EXPECT_FALSE(walk_kept(plan, 0, 2, 4, seeded(4))) << "Tuffy's CPU walk keeps nothing";
+  // A part's step: its cost is its clauses' under its state and the held
+  // neighbours, and a second step starts from the first's answer.
+  std::vector<uint8_t> truth = spread_initial_truth(net, plan, o.seed);
+  PartWalker w(net, plan, idx, 1, truth, part_options(o, plan, idx, 1, 2, 4, 0));
+  EXPECT_FALSE(w.on_gpu());
+  EXPECT_EQ(w.atoms(), static_cast<int64_t>(idx.members[1].size()));
+  EXPECT_GT(w.held(), 0) << "a cut part holds its neighbours' atoms";
+  EXPECT_EQ(w.clauses(), static_cast<int64_t>(idx.clauses[1].size()));
+  auto part_cost = [&](const std::vector<uint8_t>& t) {
+    mln::Network only;
+    only.num_atoms = net.num_atoms;
+    for (int64_t c : idx.clauses[1]) {
+      std::vector<int32_t> lits(net.clauses.lits.begin() + net.clauses.offsets[c],
+                                net.clauses.lits.begin() + net.clauses.offsets[c + 1]);
+      add_clause(only, lits, net.clauses.weights[c]);
+    }
+    return total_cost(only.clauses, t);
+  };
+  double before = 0;
+  for (int step = 0; step < 2; ++step) {
+    const PartOutcome po = w.step(truth, part_options(o, plan, idx, 1, 2 + step, 4, 0));
+    ASSERT_EQ(po.state.size(), idx.members[1].size());
+    for (size_t i = 0; i < po.state.size(); ++i) truth[idx.members[1][i]] = po.state[i];
+    EXPECT_NEAR(po.cost, part_cost(truth), 1e-6) << "step " << step;
+    if (step == 1) EXPECT_LE(po.cost, before + 1e-9) << "the second step starts at the first's best";
+    before = po.cost;
+  }
+  // The whole job with kept walks.
+  const double start = spread_totals(net, plan, spread_initial_truth(net, plan, o.seed)).cost;
+  const SpreadResult a = solve_spread_local(net, o, 4, 4);
+  const SpreadResult b = solve_spread_local(net, o, 4, 4);
+  EXPECT_EQ(a.map.truth, b.map.truth) << "a seeded spread job is a function of its seed";
+  EXPECT_GE(a.rounds_run, 2);
+  EXPECT_LT(a.map.cost, 0.5 * start);
+  EXPECT_DOUBLE_EQ(a.map.cost, total_cost(net.clauses, a.map.truth)) << "the reported cost is the state's";
+  const SolveResult whole = solve_map(net, o);
+  EXPECT_LT(a.map.cost, whole.cost * 1.25 + 5);
 }
 
 TEST(SolverSpread, CutPartsImproveOnTheStartAndRepeatExactly) {

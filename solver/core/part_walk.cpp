@@ -1,0 +1,122 @@
+// A cut part walked in rounds with its walk kept (part_walk.hpp).
+#include "part_walk.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "run_control.hpp"
+#include "walksat_gpu.hpp"
+
+namespace mln::solver {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+bool gpu_allowed(const SolveOptions& o) { return o.device != "cpu" && o.gpu_design == "weighted"; }
+}  // namespace
+
+bool part_walk_applies(const SolveOptions& o) {
+  if (o.solver == "ilp") return false;  // the exact path answers each part
+  if (o.cpu_walk == "weighted") return true;
+  return gpu_allowed(o) && gpu_walksat_available(nullptr);
+}
+
+PartWalker::PartWalker(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx, int p,
+                       const std::vector<uint8_t>& truth, const SolveOptions& o)
+    : part_(p) {
+  if (p < 0 || p >= plan.parts) throw std::invalid_argument("PartWalker: no part " + std::to_string(p));
+  const auto t0 = Clock::now();
+  members_ = idx.members[p];
+  free_ = static_cast<int32_t>(members_.size());
+  // The held atoms: the other parts' atoms of the part's clauses, ascending.
+  const auto& cs = net.clauses;
+  std::vector<uint8_t> seen(static_cast<size_t>(net.num_atoms) + 1, 0);
+  for (int64_t c : idx.clauses[p])
+    for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
+      const int32_t a = std::abs(cs.lits[i]);
+      if (plan.part_of[a] != p) seen[a] = 1;
+    }
+  for (int32_t a = 1; a <= net.num_atoms; ++a)
+    if (seen[a]) held_.push_back(a);
+  std::vector<int32_t> atoms = members_;
+  atoms.insert(atoms.end(), held_.begin(), held_.end());
+  sub_ = extract_subnetwork(net, atoms, idx.clauses[p].data(), idx.clauses[p].size(), nullptr);
+  std::vector<uint8_t> init(atoms.size());
+  for (size_t i = 0; i < atoms.size(); ++i) init[i] = truth[atoms[i]];
+  const bool want_gpu = gpu_allowed(o) && (o.device == "gpu" || free_ >= o.gpu_min_atoms);
+  if (want_gpu) {
+    try {
+      inst_ = walk_instance_header(sub_.net);
+      session_ = weighted_session_gpu(inst_, init, free_, o.weighted);
+      gpu_ = true;
+    } catch (const GpuError& e) {
+      warnings_.push_back(std::string("GPU walk of part ") + std::to_string(p) + " failed, walked on the CPU: " +
+                          e.what());
+      session_.reset();
+    }
+  }
+  if (!session_) start_cpu(init, o);
+  build_s_ = std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+PartWalker::~PartWalker() = default;
+
+void PartWalker::start_cpu(const std::vector<uint8_t>& init, const SolveOptions& o) {
+  gpu_ = false;
+  if (inst_.header_only() || inst_.cl_off.empty()) inst_ = build_walk_instance(sub_.net);
+  WeightedOptions wo = o.weighted;
+  wo.threads = inst_.n < 10000 ? 1 : o.threads;  // as solve_map's CPU driver
+  session_ = weighted_session_cpu(inst_, init, free_, wo);
+}
+
+std::vector<uint8_t> PartWalker::held_values(const std::vector<uint8_t>& truth) const {
+  std::vector<uint8_t> v(held_.size());
+  for (size_t i = 0; i < held_.size(); ++i) v[i] = truth[held_[i]];
+  return v;
+}
+
+PartOutcome PartWalker::step(const std::vector<uint8_t>& truth, const SolveOptions& o) {
+  const auto t0 = Clock::now();
+  PartOutcome out;
+  out.warnings.swap(warnings_);
+  StopToken stop(o.cancel, o.timeout_s);
+  WalkParams wp;
+  wp.flips_per_try = o.max_flips > 0 ? o.max_flips : 100 * static_cast<int64_t>(std::max<int32_t>(1, free_));
+  wp.max_tries = o.max_tries;
+  wp.seed = o.seed;
+  wp.stop = &stop;
+  int64_t flips = 0;
+  const double scale = inst_.scale;
+  wp.on_progress = [&](double best, int64_t f) {
+    flips += f;
+    if (o.progress) o.progress(best, flips);
+  };
+  WalkOutcome w;
+  try {
+    session_->hold(held_values(truth));
+    w = session_->walk(wp);
+  } catch (const GpuError& e) {
+    if (!gpu_) throw;
+    out.warnings.push_back(std::string("GPU walk of part ") + std::to_string(part_) +
+                           " failed, walked on the CPU from its last state: " + e.what());
+    std::vector<uint8_t> init(static_cast<size_t>(free_) + held_.size());
+    for (int32_t i = 0; i < free_; ++i) init[i] = truth[members_[i]];
+    const std::vector<uint8_t> hv = held_values(truth);
+    std::copy(hv.begin(), hv.end(), init.begin() + free_);
+    session_.reset();
+    start_cpu(init, o);
+    flips = 0;
+    w = session_->walk(wp);
+  }
+  out.state.assign(w.best.begin(), w.best.begin() + free_);
+  out.cost = static_cast<double>(w.best_cost_fixed) / scale;
+  out.flips = w.flips;
+  out.device = gpu_ ? "gpu" : "cpu";
+  out.cancelled = o.cancel && o.cancel->load();
+  out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace mln::solver
