@@ -12,14 +12,19 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
+#include <map>
+#include <memory>
 #include <cmath>
 #include <cstring>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 #include <type_traits>
 
+#include "core/part_walk.hpp"
 #include "core/run_control.hpp"
 #include "core/spread.hpp"
 #include "worker/job.hpp"
@@ -35,6 +40,22 @@ struct PlanIndex {
   solver::SpreadPlan plan;
   solver::PartIndex idx;
 };
+
+// The parts whose walks this worker keeps between rounds (core/part_walk.hpp),
+// of one job at a time: a worker serves one job's parts at once, and a
+// part's GPU state is freed when its job ends or another job's part comes.
+struct KeptWalks {
+  int64_t job = 0;
+  std::map<int, std::unique_ptr<solver::PartWalker>> parts;
+};
+KeptWalks& kept_walks() {
+  static KeptWalks k;
+  return k;
+}
+void drop_kept_walks(int64_t job) {
+  KeptWalks& k = kept_walks();
+  if (job == 0 || k.job == job) k.parts.clear(), k.job = 0;
+}
 
 // Raw bytes as a bytea literal in hex ('\x...').
 std::string bytea_hex(const void* data, size_t n) {
@@ -169,11 +190,42 @@ bool claim_part(Conn& c, const WorkerOptions& wo, const std::string& me, int64_t
   return true;
 }
 
+// Claims a part that the leader gave this worker (its kept walk's next
+// round, queued as running under its lease with no start yet): if this
+// worker died, the lease runs out and claim_part gives it to another.
+bool claim_assigned(Conn& c, const WorkerOptions& wo, const std::string& me, int64_t only, ClaimedPart& cp) {
+  Result r = c.exec(
+      "UPDATE mln.job_parts p SET attempts = attempts + 1, started_at = clock_timestamp(), "
+      "  lease_until = clock_timestamp() + make_interval(secs => $2::int) "
+      "WHERE (p.job, p.round, p.part) = (SELECT q.job, q.round, q.part FROM mln.job_parts q "
+      "  JOIN mln.jobs j ON j.id = q.job WHERE j.status = 'running' AND q.status = 'running' "
+      "   AND q.worker = $1 AND q.started_at IS NULL AND ($3::bigint = 0 OR q.job = $3::bigint) "
+      "  ORDER BY q.job, q.round, q.part FOR UPDATE OF q SKIP LOCKED LIMIT 1) "
+      "RETURNING p.job, p.round, p.part, p.seed, p.max_flips, p.time_limit",
+      {me, std::to_string(wo.lease_seconds), std::to_string(only)});
+  if (r.rows() == 0) return false;
+  cp.job = r.num(0, 0);
+  cp.round = static_cast<int>(r.num(0, 1));
+  cp.part = static_cast<int>(r.num(0, 2));
+  cp.seed = static_cast<uint64_t>(r.num(0, 3));
+  cp.max_flips = r.num(0, 4);
+  cp.time_limit = r.dbl(0, 5);
+  return true;
+}
+
 // Solves a claimed part in a thread while this one renews its lease and
 // publishes its flips/s; writes its state when it ends.  Returns false when
 // the part was given up (the job ended, the lease was lost, or `stop`).
 bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job& job, const Network& net,
               const PlanIndex& pi, const ClaimedPart& cp, std::atomic<bool>& stop, std::atomic<bool>* outer) {
+  // Fault injection for tests/e2e/spread.sh: MLN_TEST_DIE_AT_ROUND=N makes
+  // this worker die (as if killed) when it has claimed a part of round N or
+  // later, so that a kept part's hand-over is tested without a race.
+  static const int die_at = [] {
+    const char* e = std::getenv("MLN_TEST_DIE_AT_ROUND");
+    return e ? std::atoi(e) : 0;
+  }();
+  if (die_at > 0 && cp.round >= die_at) _exit(9);
   // Round 0: the marginal half of the job (MC-SAT over the part's whole
   // components); rounds 1 and up: MAP.
   const bool marginal = cp.round == 0;
@@ -196,12 +248,37 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
   bool done = false;
   std::mutex mu;
   std::condition_variable cv;
+  // A cut part from round 2 on goes on with the walk this worker keeps
+  // (made here at its first such round, or after another worker left it).
+  const bool keep = !marginal && solver::walk_kept(pi.plan, cp.part, cp.round, job.rounds, job.map);
+  KeptWalks& kw = kept_walks();
+  if (keep && kw.job != cp.job) kw.parts.clear(), kw.job = cp.job;
+  std::unique_ptr<solver::PartWalker>* walker = keep ? &kw.parts[cp.part] : nullptr;
+  if (walker && *walker) {
+    // Kept from the round before only if this worker's answer is the one
+    // written there (another worker may have taken the part over since).
+    Result prev = c.exec("SELECT worker FROM mln.job_parts WHERE job = $1 AND round = $2 AND part = $3 "
+                         "AND status = 'done'",
+                         {std::to_string(cp.job), std::to_string(cp.round - 1), std::to_string(cp.part)});
+    if (prev.rows() == 0 || prev.get(0, 0) != me) walker->reset();
+  }
   std::thread t([&] {
     try {
-      if (marginal)
+      if (marginal) {
         pm = solver::sample_part(net, pi.plan, pi.idx, cp.part, mo);
-      else
+      } else if (walker) {
+        if (!*walker) {
+          *walker = std::make_unique<solver::PartWalker>(net, pi.plan, pi.idx, cp.part, truth, o);
+          if (wo.log)
+            wo.log("job " + std::to_string(cp.job) + " part " + std::to_string(cp.part) + ": kept walk of " +
+                   std::to_string((*walker)->atoms()) + " atoms (" + std::to_string((*walker)->held()) + " held), " +
+                   std::to_string((*walker)->clauses()) + " clauses on the " + ((*walker)->on_gpu() ? "GPU" : "CPU") +
+                   ", made in " + std::to_string((*walker)->build_seconds()) + " s");
+        }
+        out = (*walker)->step(truth, o);
+      } else {
         out = solver::solve_part(net, pi.plan, pi.idx, cp.part, truth, o, solver::holds_boundary(cp.round, job.rounds));
+      }
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -232,6 +309,9 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
     }
   }
   t.join();
+  // A kept walk whose round did not end as written (failed, given up) is
+  // dropped: it moved past the state the other parts will see.
+  if (walker && (!error.empty() || !ours || cancel)) walker->reset();
   if (!error.empty()) {  // the job cannot be answered: fail it
     c.exec("UPDATE mln.jobs SET status = 'failed', error = $2, finished_at = clock_timestamp() "
            "WHERE id = $1 AND status = 'running'",
@@ -340,6 +420,7 @@ struct QueuedPart {
   uint64_t seed;
   int64_t max_flips;
   double time_limit;
+  bool kept = false;  // goes to the worker that ran it the round before (its kept walk)
 };
 
 // Queues round r's parts (those a leader before this one queued stay as
@@ -351,7 +432,7 @@ bool run_round(Conn& c, const WorkerOptions& wo, const std::string& me, const Jo
                const PlanIndex& pi, int r, const std::vector<QueuedPart>& q, std::atomic<bool>& cancel,
                const std::function<void(int64_t, int64_t)>& done_parts) {
   const std::string id = std::to_string(job.id);
-  std::string parts, seeds, flips, limits, atoms, clauses;
+  std::string parts, seeds, flips, limits, atoms, clauses, kept;
   auto add = [](std::string& s, const std::string& v) { s += (s.empty() ? "{" : ",") + v; };
   for (const QueuedPart& x : q) {
     add(parts, std::to_string(x.part));
@@ -360,18 +441,29 @@ bool run_round(Conn& c, const WorkerOptions& wo, const std::string& me, const Jo
     add(limits, float8_text(x.time_limit));
     add(atoms, std::to_string(pi.idx.members[x.part].size()));
     add(clauses, std::to_string(pi.idx.clauses[x.part].size()));
+    add(kept, x.kept ? "true" : "false");
   }
-  for (std::string* s : {&parts, &seeds, &flips, &limits, &atoms, &clauses}) *s += "}";
-  c.exec("INSERT INTO mln.job_parts (job, round, part, seed, max_flips, time_limit, atoms, clauses) "
-         "SELECT $1, $2, unnest($3::int[]), unnest($4::bigint[]), unnest($5::bigint[]), unnest($6::float8[]), "
-         "  unnest($7::bigint[]), unnest($8::bigint[]) ON CONFLICT DO NOTHING",
-         {id, std::to_string(r), parts, seeds, flips, limits, atoms, clauses});
+  for (std::string* s : {&parts, &seeds, &flips, &limits, &atoms, &clauses, &kept}) *s += "}";
+  // A kept part is queued as running for the worker that ran it the round
+  // before, under a lease: claim_assigned gives it to that worker, and if
+  // it is gone, claim_part to another once the lease runs out.
+  c.exec("INSERT INTO mln.job_parts (job, round, part, seed, max_flips, time_limit, atoms, clauses, status, worker, "
+         "  lease_until) "
+         "SELECT $1, $2, x.part, x.seed, x.flips, x.lim, x.atoms, x.clauses, "
+         "  CASE WHEN prev.worker IS NULL THEN 'queued' ELSE 'running' END, prev.worker, "
+         "  CASE WHEN prev.worker IS NULL THEN NULL ELSE clock_timestamp() + make_interval(secs => $10::int) END "
+         "FROM unnest($3::int[], $4::bigint[], $5::bigint[], $6::float8[], $7::bigint[], $8::bigint[], $9::bool[]) "
+         "  AS x(part, seed, flips, lim, atoms, clauses, kept) "
+         "LEFT JOIN mln.job_parts prev ON x.kept AND prev.job = $1 AND prev.round = $2 - 1 AND prev.part = x.part "
+         "  AND prev.status = 'done' "
+         "ON CONFLICT DO NOTHING",
+         {id, std::to_string(r), parts, seeds, flips, limits, atoms, clauses, kept, std::to_string(wo.lease_seconds)});
   c.exec("SELECT pg_notify('mln_jobs', $1)", {id});
   std::atomic<bool> stop{false};
   for (;;) {
     if (cancel) return false;
     ClaimedPart cp;
-    if (claim_part(c, wo, me, job.id, cp)) {
+    if (claim_assigned(c, wo, me, job.id, cp) || claim_part(c, wo, me, job.id, cp)) {
       run_part(c, wo, me, job, net, pi, cp, stop, &cancel);
       continue;
     }
@@ -393,6 +485,7 @@ bool run_round(Conn& c, const WorkerOptions& wo, const std::string& me, const Jo
 // stops for a shutdown keeps them (the next leader resumes from them).
 void clean_up(Conn& c, const Job& job, bool stopped) {
   const std::string id = std::to_string(job.id);
+  drop_kept_walks(job.id);
   if (stopped && c.exec("SELECT status FROM mln.jobs WHERE id = $1", {id}).get(0, 0) == "running") return;
   c.exec("DELETE FROM mln.job_plans WHERE job = $1", {id});
   c.exec("UPDATE mln.job_parts SET state = NULL, probabilities = NULL WHERE job = $1", {id});
@@ -425,6 +518,24 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
   double best_cost = 0;
   solver::SolveResult res;
   const int rounds = std::max(1, job.rounds);
+  // A round's whole state is scored (a pass over every clause) while the
+  // next round runs; settle() takes the score and keeps the best state.
+  std::vector<uint8_t> scored;               // (before scoring: a pending score is joined first)
+  std::future<solver::SpreadTotals> scoring;
+  int scored_round = 0;
+  auto settle = [&] {
+    if (!scoring.valid()) return;
+    const solver::SpreadTotals t = scoring.get();
+    if (best.empty() || t.cost < best_cost) best.swap(scored), best_cost = t.cost, res.hard_violated = t.hard_violated;
+    if (o.progress) o.progress(best_cost, res.flips);
+    log("round " + std::to_string(scored_round) + ": cost " + std::to_string(t.cost));
+  };
+  auto score = [&](int r) {
+    settle();
+    scored = truth;
+    scored_round = r;
+    scoring = std::async(std::launch::async, [&net, &pi, &scored] { return solver::spread_totals(net, pi.plan, scored); });
+  };
   for (int r = 1; r <= rounds && !cancel; ++r) {
     const std::vector<int> ps = solver::round_parts(pi.plan, r);
     if (ps.empty()) break;
@@ -437,22 +548,23 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
     std::vector<QueuedPart> q;
     for (int p : ps) {
       const solver::SolveOptions po = solver::part_options(o, pi.plan, pi.idx, p, r, rounds, left);
-      q.push_back({p, po.seed, po.max_flips, po.timeout_s});
+      q.push_back({p, po.seed, po.max_flips, po.timeout_s,
+                   r > 2 && solver::walk_kept(pi.plan, p, r, rounds, o)});
     }
     if (!run_round(c, wo, me, job, net, pi, r, q, cancel, nullptr)) break;
     const bool changed = apply_states(
         c, "SELECT part, state FROM mln.job_parts WHERE job = " + id + " AND round = " + std::to_string(r), pi, truth);
-    const solver::SpreadTotals t = solver::spread_totals(net, pi.plan, truth);
-    if (best.empty() || t.cost < best_cost) best = truth, best_cost = t.cost, res.hard_violated = t.hard_violated;
     Result f = c.exec("UPDATE mln.jobs SET rounds = $2 WHERE id = $1 "
                       "RETURNING (SELECT coalesce(sum(flips), 0) FROM mln.job_parts WHERE job = $1)",
                       {id, std::to_string(r)});
     res.flips = f.rows() ? f.num(0, 0) : res.flips;
-    if (o.progress) o.progress(best_cost, res.flips);
-    log("round " + std::to_string(r) + ": " + std::to_string(ps.size()) + " parts, cost " + std::to_string(t.cost) +
-        (changed || r == 1 ? "" : ", no atom changed"));
-    if (!changed && r > 1) break;
+    score(r);
+    if (!changed && r > 1) {
+      log("round " + std::to_string(r) + ": no atom changed");
+      break;
+    }
   }
+  settle();
   res.cancelled = cancel.load();
   if (best.empty()) {  // stopped before a round ended: the starting state
     best = truth;
@@ -497,6 +609,7 @@ bool prepare(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache&
                     {me});
   if (r.rows() == 0) {
     if (cache.job) cache = PartCache();
+    drop_kept_walks(0);  // no spread job runs: the kept walks' memory goes
     return false;
   }
   const int64_t job = r.num(0, 0);
@@ -504,6 +617,7 @@ bool prepare(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache&
   if (cache.job != job || cache.net_oid != oid) {
     const auto t = Clock::now();
     cache = PartCache();
+    drop_kept_walks(0);
     cache.net = read_network(c, r.get(0, 1), &wo.dsn, read_streams_default());
     cache.job = job;
     cache.net_oid = oid;
@@ -573,7 +687,7 @@ solver::MarginalResult solve_spread_marginal(const WorkerOptions& wo, const std:
 bool serve_part(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache& cache, std::atomic<bool>& stop) {
   if (!prepare(c, wo, me, cache)) return false;
   ClaimedPart cp;
-  if (!claim_part(c, wo, me, cache.job, cp)) return false;
+  if (!claim_assigned(c, wo, me, cache.job, cp) && !claim_part(c, wo, me, cache.job, cp)) return false;
   Job job;
   if (!load_job(c, wo, cp.job, job) || job.schema.empty()) return true;  // gone: its lease runs out
   const auto& pi = *static_cast<const PlanIndex*>(cache.plan.get());

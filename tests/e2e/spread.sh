@@ -135,6 +135,58 @@ check "a part abandoned 5 times fails its job, saying which" \
   test "$(q "SELECT status || ': ' || error FROM mln.jobs WHERE id = $j5")" = \
        "failed: part 0 of round 1 was abandoned 5 times: each worker that ran it died or lost its lease (see the worker logs)"
 
+# 4b. Kept walks (cpu_walk weighted): from round 2 on a cut part's walk
+#     stays with the worker that runs it (core/part_walk.hpp), and the next
+#     round's part is queued for that worker; the same answer with one
+#     worker or two, and a worker that dies while a part waits for it loses
+#     nothing: the part's lease runs out and another worker runs it.  On
+#     rc-hard (hard rules in conflict) the rounds go on past round 2.
+"$build/bench/gen/mln_gen" rc-hard 200 "$tmp/rch" 3 >/dev/null
+psql -qX -v ON_ERROR_STOP=1 -v prog="$(cat "$tmp/rch/prog.mln")" -v ev="$(cat "$tmp/rch/evidence.db")" \
+     -v qu="$(cat "$tmp/rch/query.db")" >/dev/null <<'SQL'
+SELECT mln.create_program('rch', :'prog');
+SELECT mln.load_evidence('rch', :'ev');
+SELECT mln.set_query('rch', :'qu');
+SELECT mln.ground('rch');
+SQL
+check "rc-hard grounded" test $? -eq 0
+KOPTS='{"partitions": 2, "rounds": 5, "seed": 3, "max_flips": 200, "threads": 1, "solver": "walksat", "device": "cpu", "cpu_walk": "weighted"}'
+kanswer() {  # job -> "status cost" and the MAP state's digest
+  q "SELECT concat_ws(' ', s->>'status', s->>'best_cost') FROM mln.wait($1, interval '300 s') s"
+  q "SELECT md5(string_agg(arguments::text || truth::text, ';' ORDER BY predicate, arguments::text)) FROM mln.map('rch')"
+}
+k1=$(q "SELECT mln.infer('rch', options => '$KOPTS')")
+"$WORKER" --once --name ksolo >"$tmp/ksolo.log" 2>&1
+read -r sk1 ck1 <<<"$(kanswer "$k1" | head -1)"; mk1=$(kanswer "$k1" | tail -1)
+echo "# kept walks, one worker: $sk1, cost $ck1, $(q "SELECT rounds FROM mln.jobs WHERE id = $k1") rounds"
+check "kept walks, one worker: done" test "$sk1" = done
+check "each cut part's walk is made once and kept (the worker says so)" \
+  test "$(grep -c 'kept walk of' "$tmp/ksolo.log")" = 2
+check "rounds after the second ran" test "$(q "SELECT rounds >= 3 FROM mln.jobs WHERE id = $k1")" = t
+k2=$(q "SELECT mln.infer('rch', options => '$KOPTS')")
+"$WORKER" --quiet --once --name kleader >/dev/null 2>&1 & wl=$!
+claimed "$k2" kleader
+"$WORKER" --quiet --name khelper >/dev/null 2>&1 & wh=$!
+wait $wl; kill $wh; wait $wh 2>/dev/null
+read -r sk2 ck2 <<<"$(kanswer "$k2" | head -1)"; mk2=$(kanswer "$k2" | tail -1)
+echo "# kept walks, two workers: $sk2, cost $ck2; parts by worker: $(q "SELECT string_agg(worker || '=' || n, ' ') FROM (SELECT worker, count(*) n FROM mln.job_parts WHERE job = $k2 GROUP BY 1 ORDER BY 1) t")"
+check "kept walks, two workers: the same answer as one" test "$sk2 $ck2 $mk2" = "done $ck1 $mk1"
+check "after round 2 each part stays with its worker" \
+  test "$(q "SELECT count(*) FROM mln.job_parts a JOIN mln.job_parts b ON b.job = a.job AND b.part = a.part AND b.round = a.round + 1
+             WHERE a.job = $k2 AND a.round >= 2 AND a.worker <> b.worker")" = 0
+# A helper that dies when it takes a part of round 3 (MLN_TEST_DIE_AT_ROUND).
+k3=$(q "SELECT mln.infer('rch', options => '$KOPTS')")
+"$WORKER" --quiet --once --name kleader3 --lease 2 >/dev/null 2>&1 & wl=$!
+claimed "$k3" kleader3
+MLN_TEST_DIE_AT_ROUND=3 "$WORKER" --quiet --name kdoomed --lease 2 >/dev/null 2>&1 & wd=$!
+wait $wl; kill -9 $wd 2>/dev/null; wait $wd 2>/dev/null
+read -r sk3 ck3 <<<"$(kanswer "$k3" | head -1)"
+echo "# kept walks, a helper died in round 3: $sk3, cost $ck3; rounds 2-3: $(q "SELECT string_agg(round || '/' || part || '=' || worker || ':' || attempts, ' ' ORDER BY round, part) FROM mln.job_parts WHERE job = $k3 AND round BETWEEN 2 AND 3")"
+check "kept walks, a helper died: the job is done" test "$sk3" = done
+check "the part queued for it in round 3 was run by the leader after its lease" \
+  test "$(q "SELECT worker || ' ' || attempts FROM mln.job_parts a WHERE job = $k3 AND round = 3
+             AND EXISTS (SELECT 1 FROM mln.job_parts b WHERE b.job = a.job AND b.round = 2 AND b.part = a.part AND b.worker = 'kdoomed')")" = "kleader3 2"
+
 # 5. Marginal and dual jobs: parts of whole components (class: 546
 #    components), each sampled once by whichever worker claims it.
 psql -qX -v ON_ERROR_STOP=1 >/dev/null <<SQL
