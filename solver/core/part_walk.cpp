@@ -15,6 +15,16 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 bool gpu_allowed(const SolveOptions& o) { return o.device != "cpu" && o.gpu_design == "weighted"; }
+
+// The kept walk's settings: a round that stops finding better states ends
+// after a quarter of the walk's time floor (0.25 s of the default second),
+// since the next round goes on from there with its neighbours moved.
+constexpr double kKeptStallShare = 0.25;
+WeightedOptions kept_options(const SolveOptions& o) {
+  WeightedOptions wo = o.weighted;
+  wo.stall_min_s *= kKeptStallShare;
+  return wo;
+}
 }  // namespace
 
 bool part_walk_applies(const SolveOptions& o) {
@@ -49,7 +59,7 @@ PartWalker::PartWalker(const mln::Network& net, const SpreadPlan& plan, const Pa
   if (want_gpu) {
     try {
       inst_ = walk_instance_header(sub_.net);
-      session_ = weighted_session_gpu(inst_, init, free_, o.weighted);
+      session_ = weighted_session_gpu(inst_, init, free_, kept_options(o));
       gpu_ = true;
     } catch (const GpuError& e) {
       warnings_.push_back(std::string("GPU walk of part ") + std::to_string(p) + " failed, walked on the CPU: " +
@@ -66,7 +76,7 @@ PartWalker::~PartWalker() = default;
 void PartWalker::start_cpu(const std::vector<uint8_t>& init, const SolveOptions& o) {
   gpu_ = false;
   if (inst_.header_only() || inst_.cl_off.empty()) inst_ = build_walk_instance(sub_.net);
-  WeightedOptions wo = o.weighted;
+  WeightedOptions wo = kept_options(o);
   wo.threads = inst_.n < 10000 ? 1 : o.threads;  // as solve_map's CPU driver
   session_ = weighted_session_cpu(inst_, init, free_, wo);
 }

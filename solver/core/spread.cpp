@@ -77,10 +77,15 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
       mark("component extracted", t);
     }
     const mln::Network& g = whole ? net : sub.net;
-    const std::vector<int32_t> piece = n > metis_max_atoms
-                                           ? partition_atoms_streaming(g, pieces)
-                                           : partition_atoms(g, pieces, derive_seed(o.seed, 0x53505244ull + k));
-    mark(n > metis_max_atoms ? "streaming partition" : "METIS", t);
+    std::vector<int32_t> piece;
+    if (n > kSpreadStreamMaxAtoms) {  // id ranges of about n / pieces atoms
+      piece.assign(static_cast<size_t>(n) + 1, 0);
+      for (int64_t i = 0; i < n; ++i) piece[i + 1] = static_cast<int32_t>(i * pieces / n);
+    } else {
+      piece = n > metis_max_atoms ? partition_atoms_streaming(g, pieces)
+                                  : partition_atoms(g, pieces, derive_seed(o.seed, 0x53505244ull + k));
+    }
+    mark(n > kSpreadStreamMaxAtoms ? "ranges" : n > metis_max_atoms ? "streaming partition" : "METIS", t);
     // (atoms are listed in ascending id, so local id i + 1 is atoms[i])
     for (int64_t i = 0; i < n; ++i) plan.part_of[atoms[i]] = plan.parts + piece[i + 1];
     plan.cut.insert(plan.cut.end(), static_cast<size_t>(pieces), 1);
@@ -255,8 +260,11 @@ PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const Pa
 }
 
 bool walk_kept(const SpreadPlan& plan, int p, int r, int rounds, const SolveOptions& o) {
-  return plan.cut[p] && holds_boundary(r, rounds) && rounds > 1 && part_walk_applies(o);
+  (void)r;
+  return plan.cut[p] && rounds > 1 && part_walk_applies(o);
 }
+
+int default_rounds(const SolveOptions& o) { return part_walk_applies(o) ? kKeptRounds : kSolvedRounds; }
 
 std::vector<int> round_parts(const SpreadPlan& plan, int r) {
   std::vector<int> ps;

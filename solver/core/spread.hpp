@@ -26,6 +26,13 @@ namespace mln::solver {
 // partitioner (partition.hpp), not METIS: on 2 cores METIS took 13 s
 // over RC at 10^5 papers (990k atoms, 17.8M clauses), most of a 20 s job.
 constexpr int64_t kSpreadMetisMaxAtoms = 250000;
+// ... and components of more atoms than this into contiguous ranges of atom
+// ids (the grounding's order), which a pass over the clauses counts: on RC
+// at 10^5 papers (990k atoms) the streaming partitioner's cut was the
+// ranges' (5.69M against 5.71M of 17.8M clauses: the citations are drawn
+// uniformly, so no partition cuts much less), and at 10^6 papers it took
+// 4.2 s of an 8.5 s plan on the 4x H200 host.
+constexpr int64_t kSpreadStreamMaxAtoms = 500000;
 
 struct SpreadPlan {
   int parts = 0;
@@ -40,7 +47,8 @@ struct SpreadPlan {
 // (skip_components_without_query as solve_map) goes to exactly one part,
 // except one whose clauses and atoms exceed a worker's share: METIS splits
 // it into about (its size / the share) parts of its own, which are cut
-// (the streaming partitioner above kSpreadMetisMaxAtoms atoms).  The
+// (the streaming partitioner above kSpreadMetisMaxAtoms atoms, ranges of
+// atom ids above kSpreadStreamMaxAtoms).  The
 // other components are packed largest first into at most `workers` parts
 // of about one share each.  Deterministic in (net, workers, o.seed).
 // With split false no component is cut (a marginal or dual job: MC-SAT
@@ -98,10 +106,25 @@ PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const Pa
 inline bool holds_boundary(int r, int rounds) { return r > 1 || rounds <= 1; }
 
 // Whether round r's part p goes on with a kept walk (part_walk.hpp's
-// PartWalker, made at the part's first such round) rather than solve_part:
-// a cut part from round 2 on, when part_walk_applies(o) (the weighted walk).
-// Round 1 solves each part's own clauses alone, as solve_part does.
+// PartWalker, made at the part's first round) rather than solve_part: a cut
+// part of a job of several rounds, when part_walk_applies(o) (the weighted
+// walk).  From round 1 on: its neighbours are held at their starting state
+// there, and short rounds move them soon.  (Round 1 over each part's own
+// clauses alone, as solve_part does it, left RC at 10^4 papers with two
+// parts at 31.7k-45.5k after 4-8 rounds on 2 cores, where a walk over the
+// whole network ends at 22,797: each part fixed its own categories, and
+// then both sides of a shared citation flipped to the other's, round
+// after round.  Kept from round 1, with 16 or 30 rounds: 22,797 on seeds
+// 1-3, in 6.7-12.3 s against 50 s for one walk.)
 bool walk_kept(const SpreadPlan& plan, int p, int r, int rounds, const SolveOptions& o);
+
+// Rounds of a spread MAP job that did not set them (job option "rounds"):
+// kept walks take many short rounds (RC at 10^4 papers, 2 parts: 30 rounds
+// of at most a 30th of the time left reached 22,797 in 6.7-10.3 s, 16 in
+// 9.4-12.3 s), solve_part three (each round extracts its parts again).
+constexpr int kKeptRounds = 30;
+constexpr int kSolvedRounds = 3;
+int default_rounds(const SolveOptions& o);
 
 // The parts solved in round r (1-based): every part in round 1, the cut
 // parts after it (a part that shares no clause keeps its round-1 answer).

@@ -47,6 +47,7 @@ struct WeightedOptions {
   // 49 s of rounds without a new best).
   int64_t stall_rounds = 2000;
   double stall_time = 1;
+  double stall_min_s = 1;  // the time rule's floor, seconds
   // Rounds of greedy descent on the true weights from the best state at the
   // end (stops earlier when a round flips nothing).
   int64_t polish_rounds = 10000;
@@ -138,7 +139,7 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
     if (round - best_round > wo.stall_rounds) return true;
     const double to_best = std::chrono::duration<double>(best_at - start).count();
     const double since = std::chrono::duration<double>(Clock::now() - best_at).count();
-    return since > std::max(1.0, wo.stall_time * to_best);
+    return since > std::max(wo.stall_min_s, wo.stall_time * to_best);
   };
   int batch = 1;
   auto last_report = Clock::now();

@@ -120,13 +120,23 @@ class CpuBackend {
   State S_{};
 };
 
+// The driver checks for the end after every round: batches amortise the
+// GPU's host round trips, and here their clock-driven size would make where
+// a walk stops (the flip budget, stall_rounds) depend on the machine's
+// speed.  With one thread a seeded walk then repeats exactly.
+WeightedOptions one_round_batches(WeightedOptions wo) {
+  wo.max_batch = 1;
+  return wo;
+}
+
 }  // namespace
 
 std::unique_ptr<WeightedSession> weighted_session_cpu(const WalkInstance& in, const std::vector<uint8_t>& init,
                                                       int64_t n_free, const WeightedOptions& wo) {
   if (static_cast<int64_t>(init.size()) != in.n) throw std::invalid_argument("weighted session: init has the wrong size");
   if (n_free < 0 || n_free > in.n) throw std::invalid_argument("weighted session: n_free out of range");
-  return std::make_unique<weighted::Session<CpuBackend>>(in, wo, in, init, wo.threads, nullptr, 1, n_free);
+  return std::make_unique<weighted::Session<CpuBackend>>(in, one_round_batches(wo), in, init, wo.threads, nullptr, 1,
+                                                         n_free);
 }
 
 WalkOutcome walk_weighted_cpu(const WalkInstance& in, const std::vector<uint8_t>& init, const WalkParams& p,
@@ -140,7 +150,7 @@ WalkOutcome walk_weighted_cpu(const WalkInstance& in, const std::vector<uint8_t>
   }
   const int32_t parts = weighted::count_parts(in, part_of_atom);
   CpuBackend b(in, init, wo.threads, part_of_atom, parts);
-  return weighted::run(b, in, p, wo, -1);
+  return weighted::run(b, in, p, one_round_batches(wo), -1);
 }
 
 }  // namespace mln::solver

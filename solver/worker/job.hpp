@@ -16,6 +16,7 @@
 #include "core/learn.hpp"
 #include "core/marginal.hpp"
 #include "core/maxwalksat.hpp"
+#include "core/spread.hpp"
 #include "mln/network.hpp"
 
 namespace mln::worker {
@@ -34,8 +35,11 @@ struct Job {
   int64_t learn_atoms = 0, learn_ground_clauses = 0;
   std::string bad_options;   // why the options could not be read (the job fails)
   int partitions = 0;        // MAP: parts for several workers (0: auto, 1: one worker)
-  int rounds = 3;            // MAP spread over workers: rounds over the cut parts
+  int rounds = 0;            // MAP spread over workers: rounds over the cut parts (0: spread_rounds's default)
   int spread = 1;            // MAP: the parts this run spreads over (spread_parts)
+  // The rounds of a spread MAP job: its option, or 30 where the cut parts'
+  // walks are kept between rounds, else 3 (core/spread.hpp default_rounds).
+  int spread_rounds() const { return rounds > 0 ? rounds : solver::default_rounds(map); }
   bool wants_map() const { return task == "map" || task == "dual"; }
   bool wants_marginal() const { return task == "marginal" || task == "dual"; }
   bool wants_learn() const { return task == "learn"; }

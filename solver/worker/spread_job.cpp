@@ -250,7 +250,7 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
   std::condition_variable cv;
   // A cut part from round 2 on goes on with the walk this worker keeps
   // (made here at its first such round, or after another worker left it).
-  const bool keep = !marginal && solver::walk_kept(pi.plan, cp.part, cp.round, job.rounds, job.map);
+  const bool keep = !marginal && solver::walk_kept(pi.plan, cp.part, cp.round, job.spread_rounds(), job.map);
   KeptWalks& kw = kept_walks();
   if (keep && kw.job != cp.job) kw.parts.clear(), kw.job = cp.job;
   std::unique_ptr<solver::PartWalker>* walker = keep ? &kw.parts[cp.part] : nullptr;
@@ -277,7 +277,7 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
         }
         out = (*walker)->step(truth, o);
       } else {
-        out = solver::solve_part(net, pi.plan, pi.idx, cp.part, truth, o, solver::holds_boundary(cp.round, job.rounds));
+        out = solver::solve_part(net, pi.plan, pi.idx, cp.part, truth, o, solver::holds_boundary(cp.round, job.spread_rounds()));
       }
     } catch (const std::exception& e) {
       error = e.what();
@@ -517,7 +517,7 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
   std::vector<uint8_t> truth = solver::spread_initial_truth(net, pi.plan, o.seed), best;
   double best_cost = 0;
   solver::SolveResult res;
-  const int rounds = std::max(1, job.rounds);
+  const int rounds = std::max(1, job.spread_rounds());
   // A round's whole state is scored (a pass over every clause) while the
   // next round runs; settle() takes the score and keeps the best state.
   std::vector<uint8_t> scored;               // (before scoring: a pending score is joined first)
@@ -549,7 +549,7 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
     for (int p : ps) {
       const solver::SolveOptions po = solver::part_options(o, pi.plan, pi.idx, p, r, rounds, left);
       q.push_back({p, po.seed, po.max_flips, po.timeout_s,
-                   r > 2 && solver::walk_kept(pi.plan, p, r, rounds, o)});
+                   r > 1 && solver::walk_kept(pi.plan, p, r, rounds, o)});
     }
     if (!run_round(c, wo, me, job, net, pi, r, q, cancel, nullptr)) break;
     const bool changed = apply_states(
