@@ -16,7 +16,7 @@
 #
 #   bash bench/spread_run.sh OUT_DIR [PAPERS] [BUILD_DIR]
 #   MLN_SPREAD_TIMEOUT=30   T, seconds
-#   MLN_SPREAD_ROUNDS=3     rounds over the cut parts
+#   MLN_SPREAD_ROUNDS=N     rounds over the cut parts (default: the job's, 30 with kept walks)
 #   MLN_SPREAD_DEVICE=gpu   the jobs' device (cpu: the same runs on CPU workers, for trying the script)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +24,8 @@ out=${1:?usage: spread_run.sh OUT_DIR [PAPERS] [BUILD_DIR]}
 papers=${2:-1000000}
 build=${3:-$root/build/cmake}
 T=${MLN_SPREAD_TIMEOUT:-30}
-R=${MLN_SPREAD_ROUNDS:-3}
+R=${MLN_SPREAD_ROUNDS:-}
+rounds_opt=${R:+\"rounds\": $R, }
 dev=${MLN_SPREAD_DEVICE:-gpu}
 mkdir -p "$out"
 if [ -z "${PGHOST:-}" ]; then eval "$(bash "$root/scripts/cluster.sh" env)"; fi
@@ -53,7 +54,7 @@ write_md() {
   echo
   echo "- commit: \`${MLN_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null)}\`, date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "- machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $gpus x $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
-  echo "- command: \`MLN_SPREAD_TIMEOUT=$T MLN_SPREAD_ROUNDS=$R bash bench/spread_run.sh OUT $papers\`"
+  echo "- command: \`MLN_SPREAD_TIMEOUT=$T MLN_SPREAD_ROUNDS=${R:-default} bash bench/spread_run.sh OUT $papers\`"
   echo "- workload: generated RC, $papers papers: $atoms atoms, $clauses clauses (loaded and grounded once by the"
   echo "  command line: $(grep -E '^(load|ground) +[0-9.]+$' "$log" | head -2 | awk '{ printf "%s %s s ", $1, $2 }'))"
   echo "- end to end: the job's claim to its answer written (the workers read the network, plan, walk, write back);"
@@ -87,7 +88,7 @@ run() {
   done
   sleep 1  # the workers connect and listen
   local j
-  j=$(q "SELECT mln.infer('$prog', options => '{\"partitions\": $parts, \"rounds\": $R, \"timeout\": $tmo, \"seed\": 1, \"device\": \"$dev\"}')")
+  j=$(q "SELECT mln.infer('$prog', options => '{\"partitions\": $parts, $rounds_opt\"timeout\": $tmo, \"seed\": 1, \"device\": \"$dev\"}')")
   q "SELECT (mln.wait($j, interval '900 s'))->>'status'" >/dev/null
   kill $wk 2>/dev/null; wait $wk 2>/dev/null; wk=
   rows+=("$(q "SELECT concat_ws(' | ', '$label', $parts, $tmo,

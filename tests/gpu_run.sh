@@ -170,7 +170,11 @@ if has micro || has bench || has big || has spread; then
     [ -d "$OUT/runlogs" ] && tar czf "$OUT/runlogs.tar.gz" -C "$OUT" runlogs && rm -rf "$OUT/runlogs"
   fi
   if has spread; then
-    # One MAP job on one GPU against the same job over every GPU (bench/spread_run.sh, issue #23).
+    # The spread GoogleTests with the GPU required (kept walks on the GPU), then
+    # one MAP job on one GPU against the same job over every GPU (bench/spread_run.sh, issue #23).
+    MLN_REQUIRE_GPU=1 $B/tests/solver_tests --gtest_filter='SolverSpread*' >"$OUT/spread_tests.log" 2>&1
+    note "solver_tests SolverSpread* (MLN_REQUIRE_GPU=1): exit $?, $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/spread_tests.log" | tr '\n' ' ')"
+    grep -B2 -A8 'Failure' "$OUT/spread_tests.log" | head -40 | tee -a "$summary"
     PGDATABASE=postgres timeout ${MLN_SPREAD_WALL:-540} \
       bash bench/spread_run.sh "$OUT" "${MLN_SPREAD_PAPERS:-1000000}" $B >/dev/null 2>&1
     note "bench/spread_run.sh: exit $?"

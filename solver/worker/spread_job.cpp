@@ -151,9 +151,13 @@ bool apply_states(Conn& c, const std::string& rows, const PlanIndex& pi, std::ve
 std::vector<uint8_t> state_before(Conn& c, int64_t job, int r, const Network& net, const PlanIndex& pi,
                                   uint64_t seed) {
   std::vector<uint8_t> truth = solver::spread_initial_truth(net, pi.plan, seed);
+  // (each part's latest round first, then only those rows' states: a
+  // kept walk's job has up to 30 rounds of rows)
+  const std::string j = std::to_string(job);
   apply_states(c,
-               "SELECT DISTINCT ON (part) part, state FROM mln.job_parts WHERE job = " + std::to_string(job) +
-                   " AND round < " + std::to_string(r) + " AND status = 'done' ORDER BY part, round DESC",
+               "SELECT p.part, p.state FROM mln.job_parts p JOIN (SELECT part, max(round) AS round FROM mln.job_parts "
+               "  WHERE job = " + j + " AND round >= 1 AND round < " + std::to_string(r) +
+                   " AND status = 'done' GROUP BY part) l USING (part, round) WHERE p.job = " + j,
                pi, truth);
   return truth;
 }
@@ -557,6 +561,11 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
     Result f = c.exec("UPDATE mln.jobs SET rounds = $2 WHERE id = $1 "
                       "RETURNING (SELECT coalesce(sum(flips), 0) FROM mln.job_parts WHERE job = $1)",
                       {id, std::to_string(r)});
+    // A part's states of the rounds before its latest are read no more.
+    c.exec("UPDATE mln.job_parts p SET state = NULL WHERE p.job = $1 AND p.round >= 1 AND p.round < $2 "
+           "  AND p.state IS NOT NULL AND EXISTS (SELECT 1 FROM mln.job_parts q WHERE q.job = p.job "
+           "  AND q.part = p.part AND q.round > p.round AND q.round <= $2 AND q.status = 'done')",
+           {id, std::to_string(r)});
     res.flips = f.rows() ? f.num(0, 0) : res.flips;
     score(r);
     if (!changed && r > 1) {

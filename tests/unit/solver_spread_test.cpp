@@ -13,6 +13,7 @@
 #include "core/spread.hpp"
 #include "core/subnetwork.hpp"
 #include "core/walk_weighted.hpp"
+#include "core/walksat_gpu.hpp"
 #include "solver_test_util.hpp"
 
 namespace mln::solver {
@@ -258,11 +259,23 @@ double held_optimum(const mln::Network& net, int32_t free, const std::vector<uin
   return brute_force_min_cost(sub.net) + sub.constant_cost;
 }
 
-TEST(SolverSpread, AWeightedSessionNeverMovesItsHeldAtomsAndReachesTheOptimumAroundThem) {
-  // 14 atoms, the last 4 held: after each segment the held atoms are as
-  // set, and the best cost is the optimum over the 10 free atoms with the
-  // held ones where they are (enumerated), also after the held atoms move
-  // and the walk goes on with the weights of the segment before.
+// Whether the GPU tests run: a usable GPU, or a failure with MLN_REQUIRE_GPU=1.
+bool gpu_or_fail() {
+  std::string why;
+  if (gpu_walksat_available(&why)) return true;
+  const char* req = std::getenv("MLN_REQUIRE_GPU");
+  if (req && std::string(req) == "1") ADD_FAILURE() << "MLN_REQUIRE_GPU=1 but no usable GPU: " << why;
+  return false;
+}
+
+using SessionMaker = std::unique_ptr<WeightedSession> (*)(const WalkInstance&, const std::vector<uint8_t>&, int64_t,
+                                                          const WeightedOptions&);
+
+// 14 atoms, the last 4 held: after each segment the held atoms are as set,
+// and the best cost is the optimum over the 10 free atoms with the held
+// ones where they are (enumerated), also after the held atoms move and the
+// walk goes on with the weights of the segment before.
+void held_atoms_stay_and_the_optimum_is_reached(SessionMaker make) {
   constexpr int32_t kFree = 10, kN = 14;
   for (uint64_t seed = 1; seed <= 12; ++seed) {
     const mln::Network net = random_mixed_network(kN, 34, seed);
@@ -272,7 +285,7 @@ TEST(SolverSpread, AWeightedSessionNeverMovesItsHeldAtomsAndReachesTheOptimumAro
     for (auto& v : init) v = rng.next() >> 63;
     WeightedOptions wo;
     wo.threads = 1;
-    auto session = weighted_session_cpu(inst, init, kFree, wo);
+    auto session = make(inst, init, kFree, wo);
     std::vector<uint8_t> held(init.begin() + kFree, init.end());
     for (int segment = 0; segment < 3; ++segment) {
       if (segment > 0) {
@@ -293,10 +306,47 @@ TEST(SolverSpread, AWeightedSessionNeverMovesItsHeldAtomsAndReachesTheOptimumAro
   }
   const mln::Network net = random_mixed_network(kN, 34, 1);
   const WalkInstance inst = build_walk_instance(net);
-  EXPECT_THROW(weighted_session_cpu(inst, std::vector<uint8_t>(kN, 0), kN + 1, WeightedOptions()),
-               std::invalid_argument);
-  auto session = weighted_session_cpu(inst, std::vector<uint8_t>(kN, 0), kFree, WeightedOptions());
+  EXPECT_THROW(make(inst, std::vector<uint8_t>(kN, 0), kN + 1, WeightedOptions()), std::invalid_argument);
+  auto session = make(inst, std::vector<uint8_t>(kN, 0), kFree, WeightedOptions());
   EXPECT_THROW(session->hold(std::vector<uint8_t>(3, 0)), std::invalid_argument) << "4 atoms are held";
+}
+
+TEST(SolverSpread, AWeightedSessionNeverMovesItsHeldAtomsAndReachesTheOptimumAroundThem) {
+  held_atoms_stay_and_the_optimum_is_reached(&weighted_session_cpu);
+}
+
+TEST(SolverSpreadGpu, AWeightedSessionNeverMovesItsHeldAtomsAndReachesTheOptimumAroundThem) {
+  if (!gpu_or_fail()) GTEST_SKIP() << "no GPU";
+  held_atoms_stay_and_the_optimum_is_reached(&weighted_session_gpu);
+}
+
+TEST(SolverSpreadGpu, KeptWalksOnTheGpuReportTheirPartsCost) {
+  if (!gpu_or_fail()) GTEST_SKIP() << "no GPU";
+  mln::Network net = ladder(4000, 7);
+  SolveOptions o = seeded(4);
+  o.device = "gpu";
+  o.max_flips = 0;
+  ASSERT_TRUE(part_walk_applies(o));
+  const SpreadPlan plan = plan_spread(net, 2, o);
+  const PartIndex idx = index_parts(net, plan);
+  std::vector<uint8_t> truth = spread_initial_truth(net, plan, o.seed);
+  PartWalker w(net, plan, idx, 0, truth, part_options(o, plan, idx, 0, 1, 4, 0));
+  EXPECT_TRUE(w.on_gpu());
+  const PartOutcome po = w.step(truth, part_options(o, plan, idx, 0, 1, 4, 0));
+  EXPECT_EQ(po.device, "gpu");
+  for (size_t i = 0; i < po.state.size(); ++i) truth[idx.members[0][i]] = po.state[i];
+  mln::Network only;
+  only.num_atoms = net.num_atoms;
+  for (int64_t c : idx.clauses[0]) {
+    std::vector<int32_t> lits(net.clauses.lits.begin() + net.clauses.offsets[c],
+                              net.clauses.lits.begin() + net.clauses.offsets[c + 1]);
+    add_clause(only, lits, net.clauses.weights[c]);
+  }
+  EXPECT_NEAR(po.cost, total_cost(only.clauses, truth), 1e-6);
+  const SpreadResult a = solve_spread_local(net, o, 2, 4);
+  EXPECT_DOUBLE_EQ(a.map.cost, total_cost(net.clauses, a.map.truth));
+  const SolveResult whole = solve_map(net, o);
+  EXPECT_LT(a.map.cost, whole.cost * 1.25 + 5);
 }
 
 SolveOptions weighted_seeded(uint64_t seed) {
