@@ -80,7 +80,7 @@ run() {
   local args=()
   for a in "$@" ";"; do
     if [ "$a" = ";" ]; then
-      "$build/solver/mln_worker" "${args[@]}" >>"$log" 2>&1 & wk="$wk $!"
+      env ${run_env:-} "$build/solver/mln_worker" "${args[@]}" >>"$log" 2>&1 & wk="$wk $!"
       args=()
     else
       args+=("$a")
@@ -109,6 +109,11 @@ for n in 2 4 8; do
   unset 'wargs[${#wargs[@]}-1]'
   run "$n GPUs" "$n" "$T" "${wargs[@]}"
 done
+# MLN_SPREAD_VARIANT="VAR=value ...": the 2-GPU run again with these
+# variables in the workers' environment (tuning runs).
+if [ -n "${MLN_SPREAD_VARIANT:-}" ] && [ "$gpus" -ge 2 ]; then
+  run_env=$MLN_SPREAD_VARIANT run "2 GPUs, $MLN_SPREAD_VARIANT" 2 "$T" --gpu 0 ";" --gpu 1
+fi
 if [ "${MLN_SPREAD_HALF:-0}" = 1 ] && [ "$gpus" -ge 2 ]; then
   run "$gpus GPUs, T/2" "$gpus" "$(awk -v t="$T" 'BEGIN { print t / 2 }')" --gpus all
 fi

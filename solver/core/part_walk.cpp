@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -21,8 +22,12 @@ bool gpu_allowed(const SolveOptions& o) { return o.device != "cpu" && o.gpu_desi
 // since the next round goes on from there with its neighbours moved.
 constexpr double kKeptStallShare = 0.25;
 WeightedOptions kept_options(const SolveOptions& o) {
+  static const double share = [] {
+    const char* e = std::getenv("MLN_KEPT_STALL_SHARE");  // tuning runs (bench/spread_run.sh)
+    return e ? std::atof(e) : kKeptStallShare;
+  }();
   WeightedOptions wo = o.weighted;
-  wo.stall_min_s *= kKeptStallShare;
+  wo.stall_min_s *= share;
   return wo;
 }
 }  // namespace
@@ -55,11 +60,21 @@ PartWalker::PartWalker(const mln::Network& net, const SpreadPlan& plan, const Pa
     }
   for (int32_t a = 1; a <= net.num_atoms; ++a)
     if (seen[a]) held_.push_back(a);
+  auto phase = [&, t = t0](const char* what) mutable {
+    const auto now = Clock::now();
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s%s %.2f s", build_detail_.empty() ? "" : ", ", what,
+                  std::chrono::duration<double>(now - t).count());
+    build_detail_ += buf;
+    t = now;
+  };
+  phase("held");
   std::vector<int32_t> atoms = members_;
   atoms.insert(atoms.end(), held_.begin(), held_.end());
   sub_ = extract_subnetwork(net, atoms, idx.clauses[p].data(), idx.clauses[p].size(), nullptr);
   std::vector<uint8_t> init(atoms.size());
   for (size_t i = 0; i < atoms.size(); ++i) init[i] = truth[atoms[i]];
+  phase("extracted");
   const bool want_gpu = gpu_allowed(o) && (o.device == "gpu" || free_ >= o.gpu_min_atoms);
   if (want_gpu) {
     try {
@@ -73,6 +88,7 @@ PartWalker::PartWalker(const mln::Network& net, const SpreadPlan& plan, const Pa
     }
   }
   if (!session_) start_cpu(init, o);
+  phase("laid out");
   build_s_ = std::chrono::duration<double>(Clock::now() - t0).count();
 }
 

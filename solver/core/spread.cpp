@@ -123,8 +123,10 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
       const int32_t q = plan.part_of[std::abs(cs.lits[i])];
       if (q != p0) {
         across = true;
-        shares[p0].store(1, std::memory_order_relaxed);
-        shares[q].store(1, std::memory_order_relaxed);
+        // (read first: stores from every thread to the same few bytes took
+        // 2.3 s over RC's 57M cut clauses on a 32-core host)
+        if (!shares[p0].load(std::memory_order_relaxed)) shares[p0].store(1, std::memory_order_relaxed);
+        if (!shares[q].load(std::memory_order_relaxed)) shares[q].store(1, std::memory_order_relaxed);
       }
     }
     cut_clauses += across;

@@ -39,10 +39,26 @@ Result Conn::exec(const std::string& sql, const std::vector<std::string>& params
 }
 
 Result Conn::exec_n(const std::string& sql, const std::vector<std::string>& params, const std::vector<bool>& nulls) {
-  std::vector<const char*> vals(params.size());
-  for (size_t i = 0; i < params.size(); ++i) vals[i] = nulls[i] ? nullptr : params[i].c_str();
-  PGresult* r = PQexecParams(c_, sql.c_str(), static_cast<int>(params.size()), nullptr, vals.data(), nullptr,
-                             nullptr, 0);
+  return exec_params(sql, params, &nulls, nullptr);
+}
+
+Result Conn::exec_b(const std::string& sql, const std::vector<std::string>& params, const std::vector<bool>& binary) {
+  return exec_params(sql, params, nullptr, &binary);
+}
+
+Result Conn::exec_params(const std::string& sql, const std::vector<std::string>& params, const std::vector<bool>* nulls,
+                         const std::vector<bool>* binary) {
+  const size_t n = params.size();
+  std::vector<const char*> vals(n);
+  std::vector<int> lens(n, 0), fmts(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    vals[i] = nulls && (*nulls)[i] ? nullptr : params[i].data();
+    if (binary && (*binary)[i]) {
+      lens[i] = static_cast<int>(params[i].size());
+      fmts[i] = 1;
+    }
+  }
+  PGresult* r = PQexecParams(c_, sql.c_str(), static_cast<int>(n), nullptr, vals.data(), lens.data(), fmts.data(), 0);
   ExecStatusType st = PQresultStatus(r);
   if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
     const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);

@@ -47,6 +47,10 @@ class Conn {
   Result exec(const std::string& sql, const std::vector<std::string>& params = {});
   // Like exec, but a NULL parameter is passed where `nulls[i]` is true.
   Result exec_n(const std::string& sql, const std::vector<std::string>& params, const std::vector<bool>& nulls);
+  // Like exec, but a parameter whose `binary[i]` is true is sent as its raw
+  // bytes in binary format (a bytea: no hex text to build and parse; the
+  // query must fix its type, e.g. $3::bytea).
+  Result exec_b(const std::string& sql, const std::vector<std::string>& params, const std::vector<bool>& binary);
   // COPY ... TO STDOUT: calls sink(data, len) for each row's bytes.
   template <typename Sink>
   void copy_out(const std::string& sql, Sink&& sink);
@@ -69,6 +73,8 @@ class Conn {
 
  private:
   void check_copy_end();
+  Result exec_params(const std::string& sql, const std::vector<std::string>& params, const std::vector<bool>* nulls,
+                     const std::vector<bool>* binary);
   PGconn* c_ = nullptr;
   std::function<void(const std::string&)> notice_;
   int64_t copied_out_ = 0, copied_in_ = 0;

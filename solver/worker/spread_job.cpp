@@ -36,6 +36,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// MLN_MAP_DEBUG=1: where a spread job's time goes, in the worker's log.
+bool debug_timing() {
+  static const bool on = std::getenv("MLN_MAP_DEBUG") != nullptr;
+  return on;
+}
+
 struct PlanIndex {
   solver::SpreadPlan plan;
   solver::PartIndex idx;
@@ -57,15 +63,8 @@ void drop_kept_walks(int64_t job) {
   if (job == 0 || k.job == job) k.parts.clear(), k.job = 0;
 }
 
-// Raw bytes as a bytea literal in hex ('\x...').
-std::string bytea_hex(const void* data, size_t n) {
-  static const char* d = "0123456789abcdef";
-  std::string s = "\\x";
-  s.resize(2 + 2 * n);
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < n; ++i) s[2 + 2 * i] = d[p[i] >> 4], s[3 + 2 * i] = d[p[i] & 15];
-  return s;
-}
+// Raw bytes, sent as a binary bytea parameter (Conn::exec_b).
+std::string raw_bytes(const void* data, size_t n) { return std::string(static_cast<const char*>(data), n); }
 
 // Rows of a query of (int4, bytea) columns, by binary COPY.
 template <class F>
@@ -82,27 +81,28 @@ void each_int_bytea(Conn& c, const std::string& query, F&& f) {
   });
 }
 
-// Values as a bytea literal of their little-endian bytes (what
-// binary::le_int4s and binary::le_float8s read back).
+// Values as their little-endian bytes (what binary::le_int4s and
+// binary::le_float8s read back), for a binary bytea parameter.
 template <class T>
-std::string bytea_le(const std::vector<T>& v) {
+std::string raw_le(const std::vector<T>& v) {
   using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   static_assert(sizeof(T) == sizeof(U));
-  std::vector<unsigned char> b(v.size() * sizeof(T));
+  std::string b(v.size() * sizeof(T), '\0');
   for (size_t i = 0; i < v.size(); ++i) {
     U bits;
     std::memcpy(&bits, &v[i], sizeof(T));
-    for (size_t k = 0; k < sizeof(T); ++k) b[sizeof(T) * i + k] = static_cast<unsigned char>(bits >> (8 * k));
+    for (size_t k = 0; k < sizeof(T); ++k) b[sizeof(T) * i + k] = static_cast<char>(bits >> (8 * k));
   }
-  return bytea_hex(b.data(), b.size());
+  return b;
 }
 
 void save_plan(Conn& c, int64_t job, const solver::SpreadPlan& plan) {
-  c.exec("INSERT INTO mln.job_plans (job, parts, part_of, cut, components, solved_components) "
-         "VALUES ($1, $2, $3::bytea, $4::bytea, $5, $6)",
-         {std::to_string(job), std::to_string(plan.parts), bytea_le(plan.part_of),
-          bytea_hex(plan.cut.data(), plan.cut.size()), std::to_string(plan.components),
-          std::to_string(plan.solved_components)});
+  c.exec_b("INSERT INTO mln.job_plans (job, parts, part_of, cut, components, solved_components) "
+           "VALUES ($1, $2, $3::bytea, $4::bytea, $5, $6)",
+           {std::to_string(job), std::to_string(plan.parts), raw_le(plan.part_of),
+            raw_bytes(plan.cut.data(), plan.cut.size()), std::to_string(plan.components),
+            std::to_string(plan.solved_components)},
+           {false, false, true, true, false, false});
 }
 
 // The job's plan, when a leader made one (false: none yet).
@@ -233,8 +233,10 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
   // Round 0: the marginal half of the job (MC-SAT over the part's whole
   // components); rounds 1 and up: MAP.
   const bool marginal = cp.round == 0;
+  const auto t_read = Clock::now();
   const std::vector<uint8_t> truth = marginal ? std::vector<uint8_t>()
                                               : state_before(c, cp.job, cp.round, net, pi, job.map.seed);
+  const double read_s = std::chrono::duration<double>(Clock::now() - t_read).count();
   solver::MarginalOptions mo = solver::part_marginal_options(job.marginal, cp.part, cp.time_limit);
   mo.seed = cp.seed;
   solver::SolveOptions o = job.map;
@@ -277,7 +279,7 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
             wo.log("job " + std::to_string(cp.job) + " part " + std::to_string(cp.part) + ": kept walk of " +
                    std::to_string((*walker)->atoms()) + " atoms (" + std::to_string((*walker)->held()) + " held), " +
                    std::to_string((*walker)->clauses()) + " clauses on the " + ((*walker)->on_gpu() ? "GPU" : "CPU") +
-                   ", made in " + std::to_string((*walker)->build_seconds()) + " s");
+                   ", made in " + std::to_string((*walker)->build_seconds()) + " s (" + (*walker)->build_detail() + ")");
         }
         out = (*walker)->step(truth, o);
       } else {
@@ -324,30 +326,39 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
   }
   if (!ours || cancel) return false;  // given up: its lease runs out and another worker runs it
   const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (debug_timing() && wo.log)
+    wo.log("job " + key[0] + " part " + key[2] + " round " + key[1] + ": states read in " + std::to_string(read_s) +
+           " s, solved in " + std::to_string(secs) + " s");
   const std::string& dev = marginal ? pm.device : out.device;
   const std::string device =
       dev + (wo.gpu >= 0 && dev.find("gpu") != std::string::npos ? " (GPU " + std::to_string(wo.gpu) + ")" : "");
   if (marginal) {
-    Result r = c.exec(
+    std::vector<bool> bin(14, false);
+    bin[4] = true;
+    Result r = c.exec_b(
         "UPDATE mln.job_parts SET status = 'done', lease_until = NULL, finished_at = clock_timestamp(), "
         "  probabilities = $5::bytea, samples = $6, average_cost = $7, components = $8, exact_components = $9, "
         "  flips = $10, flips_per_s = $11, device = $12, seconds = $13, cancelled = $14 "
         "WHERE job = $1 AND round = $2 AND part = $3 AND worker = $4 AND status = 'running' "
         "RETURNING pg_notify('mln_parts', job::text)",
-        {key[0], key[1], key[2], key[3], bytea_le(pm.prob), std::to_string(pm.samples),
+        {key[0], key[1], key[2], key[3], raw_le(pm.prob), std::to_string(pm.samples),
          float8_text(pm.average_cost), std::to_string(pm.solved_components), std::to_string(pm.exact_components),
          std::to_string(pm.flips), std::to_string(secs > 0 ? static_cast<double>(pm.flips) / secs : 0.0), device,
-         float8_text(secs), pm.cancelled ? "true" : "false"});
+         float8_text(secs), pm.cancelled ? "true" : "false"},
+        bin);
     return r.rows() == 1;
   }
-  Result r = c.exec(
+  std::vector<bool> bin(12, false);
+  bin[4] = true;
+  Result r = c.exec_b(
       "UPDATE mln.job_parts SET status = 'done', lease_until = NULL, finished_at = clock_timestamp(), "
       "  state = $5::bytea, cost = $6, bound = $7, optimal = $8, flips = $9, flips_per_s = $10, device = $11, "
       "  seconds = $12 WHERE job = $1 AND round = $2 AND part = $3 AND worker = $4 AND status = 'running' "
       "RETURNING pg_notify('mln_parts', job::text)",
-      {key[0], key[1], key[2], key[3], bytea_hex(out.state.data(), out.state.size()), float8_text(out.cost),
+      {key[0], key[1], key[2], key[3], raw_bytes(out.state.data(), out.state.size()), float8_text(out.cost),
        float8_text(out.bound), out.proven ? "true" : "false", std::to_string(out.flips),
-       std::to_string(secs > 0 ? static_cast<double>(out.flips) / secs : 0.0), device, float8_text(secs)});
+       std::to_string(secs > 0 ? static_cast<double>(out.flips) / secs : 0.0), device, float8_text(secs)},
+      bin);
   return r.rows() == 1;
 }
 
@@ -372,7 +383,9 @@ void lead_plan(Conn& c, const Job& job, const Network& net, PlanIndex& pi, Log&&
     pi.plan = solver::plan_spread(net, job.spread, job.map, solver::kSpreadMetisMaxAtoms, split);
     c.exec("BEGIN");
     c.exec("DELETE FROM mln.job_parts WHERE job = $1", {id});
+    const auto ts = Clock::now();
     save_plan(c, job.id, pi.plan);
+    if (debug_timing()) log("plan saved in " + std::to_string(std::chrono::duration<double>(Clock::now() - ts).count()) + " s");
     c.exec("COMMIT");
   }
   pi.idx = solver::index_parts(net, pi.plan);
@@ -555,7 +568,9 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
       q.push_back({p, po.seed, po.max_flips, po.timeout_s,
                    r > 1 && solver::walk_kept(pi.plan, p, r, rounds, o)});
     }
+    const auto tr = Clock::now();
     if (!run_round(c, wo, me, job, net, pi, r, q, cancel, nullptr)) break;
+    const auto tw = Clock::now();
     const bool changed = apply_states(
         c, "SELECT part, state FROM mln.job_parts WHERE job = " + id + " AND round = " + std::to_string(r), pi, truth);
     Result f = c.exec("UPDATE mln.jobs SET rounds = $2 WHERE id = $1 "
@@ -568,6 +583,10 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
            {id, std::to_string(r)});
     res.flips = f.rows() ? f.num(0, 0) : res.flips;
     score(r);
+    if (debug_timing())
+      log("round " + std::to_string(r) + ": queued and run in " +
+          std::to_string(std::chrono::duration<double>(tw - tr).count()) + " s, then states read in " +
+          std::to_string(std::chrono::duration<double>(Clock::now() - tw).count()) + " s");
     if (!changed && r > 1) {
       log("round " + std::to_string(r) + ": no atom changed");
       break;
