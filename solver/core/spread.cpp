@@ -207,10 +207,10 @@ namespace {
 // Part p as a network of its own over `clauses` (its atoms' local ids in
 // members[p] order), other atoms held at `fixed`; its start from `start`
 // (by atom id) where given.
-SubNetwork part_network(const mln::Network& net, const PartIndex& idx, int p, const std::vector<int64_t>& clauses,
+SubNetwork part_network(const mln::Network& net, const PartIndex& idx, int p, const int64_t* clauses, size_t count,
                         const std::vector<uint8_t>* fixed, const std::vector<uint8_t>* start) {
   const auto& mem = idx.members[p];
-  SubNetwork sub = extract_subnetwork(net, mem, clauses.data(), clauses.size(), fixed);
+  SubNetwork sub = extract_subnetwork(net, mem, clauses, count, fixed);
   if (start && !start->empty()) {
     sub.net.init_truth.assign(mem.size() + 1, 0);
     for (size_t i = 0; i < mem.size(); ++i) sub.net.init_truth[i + 1] = (*start)[mem[i]];
@@ -249,8 +249,9 @@ PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const Pa
     });
     for (int64_t& j : inner) j = idx.clauses[p][j];
   }
-  const std::vector<int64_t>& cl = !hold_boundary && plan.cut[p] ? inner : idx.clauses[p];
-  SubNetwork sub = part_network(net, idx, p, cl, &truth, &truth);
+  const bool own = !hold_boundary && plan.cut[p];
+  SubNetwork sub = part_network(net, idx, p, own ? inner.data() : idx.clauses[p].data(),
+                                own ? inner.size() : idx.clauses[p].size(), &truth, &truth);
   o.skip_components_without_query = false;  // the plan holds searched components only
   const SolveResult r = solve_map(sub.net, o);
   for (size_t i = 0; i < mem.size(); ++i) out.state[i] = r.truth[i + 1];
@@ -357,7 +358,7 @@ PartMarginal sample_part(const mln::Network& net, const SpreadPlan& plan, const 
   const auto& mem = idx.members[p];
   PartMarginal out;
   if (mem.empty()) return out;
-  SubNetwork sub = part_network(net, idx, p, idx.clauses[p], nullptr, &net.init_truth);
+  SubNetwork sub = part_network(net, idx, p, idx.clauses[p].data(), idx.clauses[p].size(), nullptr, &net.init_truth);
   const MarginalResult r = solve_marginal(sub.net, o);
   out.prob.assign(mem.size(), 0.0);
   for (size_t i = 0; i < mem.size(); ++i) out.prob[i] = r.prob[i + 1];

@@ -387,8 +387,11 @@ void lead_plan(Conn& c, const Job& job, const Network& net, PlanIndex& pi, Log&&
     save_plan(c, job.id, pi.plan);
     if (debug_timing()) log("plan saved in " + std::to_string(std::chrono::duration<double>(Clock::now() - ts).count()) + " s");
     c.exec("COMMIT");
+    c.exec("SELECT pg_notify('mln_jobs', $1)", {id});  // helpers waiting for the plan load it now
   }
+  const auto ti = Clock::now();
   pi.idx = solver::index_parts(net, pi.plan);
+  if (debug_timing()) log("parts indexed in " + std::to_string(std::chrono::duration<double>(Clock::now() - ti).count()) + " s");
   int cut = 0;
   for (uint8_t x : pi.plan.cut) cut += x;
   c.exec("UPDATE mln.jobs SET parts = $2, rounds = coalesce(rounds, 0) WHERE id = $1", {id, std::to_string(pi.plan.parts)});
@@ -657,8 +660,12 @@ bool prepare(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache&
   if (!cache.plan) {
     auto pi = std::make_shared<PlanIndex>();
     if (!load_plan(c, job, cache.net, pi->plan)) return false;  // the leader still plans
+    const auto ti = Clock::now();
     pi->idx = solver::index_parts(cache.net, pi->plan);
     cache.plan = pi;
+    if (debug_timing() && wo.log)
+      wo.log("job " + std::to_string(job) + ": parts indexed in " +
+             std::to_string(std::chrono::duration<double>(Clock::now() - ti).count()) + " s");
   }
   return true;
 }

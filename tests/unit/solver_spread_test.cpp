@@ -157,7 +157,7 @@ TEST(SolverSpread, PartIndexListsEachPartsAtomsAndClausesInOrder) {
   }
   for (int p = 0; p < plan.parts; ++p) {
     EXPECT_EQ(idx.members[p], members[p]) << "part " << p;
-    EXPECT_EQ(idx.clauses[p], clauses[p]) << "part " << p;
+    EXPECT_EQ(std::vector<int64_t>(idx.clauses[p].begin(), idx.clauses[p].end()), clauses[p]) << "part " << p;
   }
 }
 
