@@ -88,6 +88,8 @@ PartWalker::PartWalker(const mln::Network& net, const SpreadPlan& plan, const Pa
     }
   }
   if (!session_) start_cpu(init, o);
+  short_stall_ = kept_options(o).stall_min_s;
+  long_stall_ = o.weighted.stall_min_s;
   phase("laid out");
   build_s_ = std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -126,6 +128,7 @@ PartOutcome PartWalker::step(const std::vector<uint8_t>& truth, const SolveOptio
   };
   WalkOutcome w;
   try {
+    session_->set_stall_min_s(found_nothing_ ? long_stall_ : short_stall_);
     session_->hold(held_values(truth));
     w = session_->walk(wp);
   } catch (const GpuError& e) {
@@ -142,6 +145,8 @@ PartOutcome PartWalker::step(const std::vector<uint8_t>& truth, const SolveOptio
     w = session_->walk(wp);
   }
   out.state.assign(w.best.begin(), w.best.begin() + free_);
+  found_nothing_ = out.state == last_;
+  last_ = out.state;
   out.cost = static_cast<double>(w.best_cost_fixed) / scale;
   out.flips = w.flips;
   out.device = gpu_ ? "gpu" : "cpu";

@@ -126,6 +126,11 @@ bool walk_kept(const SpreadPlan& plan, int p, int r, int rounds, const SolveOpti
 // of at most a 30th of the time left reached 22,797 in 6.7-10.3 s, 16 in
 // 9.4-12.3 s), solve_part three (each round extracts its parts again).
 constexpr int kKeptRounds = 30;
+// Rounds in a row that change no atom before a spread job ends: 2 where
+// walks are kept (PartWalker::step searches longer after a round that found
+// nothing; on RC at 10^6 papers one such round ended two GPUs 972 above
+// the one-GPU cost, 0.04%), else 1.
+int rounds_to_stop(const SpreadPlan& plan, int rounds, const SolveOptions& o);
 constexpr int kSolvedRounds = 3;
 int default_rounds(const SolveOptions& o);
 

@@ -229,6 +229,8 @@ class WeightedSession {
   virtual void hold(const std::vector<uint8_t>& held) = 0;
   // One segment under p's budget, stop token and seed.
   virtual WalkOutcome walk(const WalkParams& p) = 0;
+  // The time rule's floor of the segments after this (WeightedOptions::stall_min_s).
+  virtual void set_stall_min_s(double s) = 0;
 };
 
 namespace weighted {
@@ -241,6 +243,7 @@ class Session final : public WeightedSession {
   Session(const WalkInstance& in, const WeightedOptions& wo, A&&... a) : in_(in), wo_(wo), b_(std::forward<A>(a)...) {}
   void hold(const std::vector<uint8_t>& held) override { b_.hold(held.data(), static_cast<int64_t>(held.size())); }
   WalkOutcome walk(const WalkParams& p) override { return run(b_, in_, p, wo_, -1, &resume_); }
+  void set_stall_min_s(double s) override { wo_.stall_min_s = s; }
 
  private:
   const WalkInstance& in_;
