@@ -127,9 +127,13 @@ PartOutcome PartWalker::step(const std::vector<uint8_t>& truth, const SolveOptio
     if (o.progress) o.progress(best, flips);
   };
   WalkOutcome w;
+  std::vector<uint8_t> hv = held_values(truth);
+  // Nothing moved since the round before, in the part or around it: this
+  // round searches longer before it gives up (it may be the job's last).
+  const bool still = found_nothing_ && hv == last_held_;
   try {
-    session_->set_stall_min_s(found_nothing_ ? long_stall_ : short_stall_);
-    session_->hold(held_values(truth));
+    session_->set_stall_min_s(still ? long_stall_ : short_stall_);
+    session_->hold(hv);
     w = session_->walk(wp);
   } catch (const GpuError& e) {
     if (!gpu_) throw;
@@ -137,16 +141,17 @@ PartOutcome PartWalker::step(const std::vector<uint8_t>& truth, const SolveOptio
                            " failed, walked on the CPU from its last state: " + e.what());
     std::vector<uint8_t> init(static_cast<size_t>(free_) + held_.size());
     for (int32_t i = 0; i < free_; ++i) init[i] = truth[members_[i]];
-    const std::vector<uint8_t> hv = held_values(truth);
     std::copy(hv.begin(), hv.end(), init.begin() + free_);
     session_.reset();
     start_cpu(init, o);
+    session_->set_stall_min_s(still ? long_stall_ : short_stall_);
     flips = 0;
     w = session_->walk(wp);
   }
   out.state.assign(w.best.begin(), w.best.begin() + free_);
   found_nothing_ = out.state == last_;
   last_ = out.state;
+  last_held_ = std::move(hv);
   out.cost = static_cast<double>(w.best_cost_fixed) / scale;
   out.flips = w.flips;
   out.device = gpu_ ? "gpu" : "cpu";

@@ -53,10 +53,11 @@ class PartWalker {
   // part), max_tries, timeout_s, cancel and progress.  The part's own atoms
   // start where the round before left them (the caller's `truth` for them
   // is not read).  A GPU failure moves the walk to CPU threads, from the
-  // part's state in `truth`.  A round that follows one in which the part
-  // found nothing better searches longer before it gives up (the walk's
-  // full time floor, not a quarter of it): a job ends when two rounds in a
-  // row change no atom (kept_rounds_to_stop).
+  // part's state in `truth`.  A round after one in which the part found
+  // nothing better and its neighbours did not move searches longer before
+  // it gives up (the walk's full time floor, not a quarter of it): a job
+  // ends when two rounds in a row change no atom (rounds_to_stop), and the
+  // second is that longer search.
   PartOutcome step(const std::vector<uint8_t>& truth, const SolveOptions& o);
 
   int part() const { return part_; }
@@ -75,6 +76,7 @@ class PartWalker {
 
   int part_ = 0;
   std::vector<uint8_t> last_;     // the part's state after the last round
+  std::vector<uint8_t> last_held_;  // the held atoms' values in the last round
   double short_stall_ = 0, long_stall_ = 0;
   bool found_nothing_ = false;     // the last round returned the state it started from
   int32_t free_ = 0;             // the part's own atoms: local ids 1..free_
