@@ -170,6 +170,19 @@ struct ClaimedPart {
   double time_limit = 0;
 };
 
+// The part a claim returned (job, round, part, seed, max_flips, time_limit);
+// false when it returned none.
+bool claimed(const Result& r, ClaimedPart& cp) {
+  if (r.rows() == 0) return false;
+  cp.job = r.num(0, 0);
+  cp.round = static_cast<int>(r.num(0, 1));
+  cp.part = static_cast<int>(r.num(0, 2));
+  cp.seed = static_cast<uint64_t>(r.num(0, 3));
+  cp.max_flips = r.num(0, 4);
+  cp.time_limit = r.dbl(0, 5);
+  return true;
+}
+
 // Claims a waiting part (of job `only` when non-zero) of a running job.
 bool claim_part(Conn& c, const WorkerOptions& wo, const std::string& me, int64_t only, ClaimedPart& cp) {
   Result r = c.exec(
@@ -184,14 +197,7 @@ bool claim_part(Conn& c, const WorkerOptions& wo, const std::string& me, int64_t
       "  ORDER BY q.job, q.round, q.part FOR UPDATE OF q SKIP LOCKED LIMIT 1) "
       "RETURNING p.job, p.round, p.part, p.seed, p.max_flips, p.time_limit",
       {me, std::to_string(wo.lease_seconds), std::to_string(only)});
-  if (r.rows() == 0) return false;
-  cp.job = r.num(0, 0);
-  cp.round = static_cast<int>(r.num(0, 1));
-  cp.part = static_cast<int>(r.num(0, 2));
-  cp.seed = static_cast<uint64_t>(r.num(0, 3));
-  cp.max_flips = r.num(0, 4);
-  cp.time_limit = r.dbl(0, 5);
-  return true;
+  return claimed(r, cp);
 }
 
 // Claims a part that the leader gave this worker (its kept walk's next
@@ -207,14 +213,7 @@ bool claim_assigned(Conn& c, const WorkerOptions& wo, const std::string& me, int
       "  ORDER BY q.job, q.round, q.part FOR UPDATE OF q SKIP LOCKED LIMIT 1) "
       "RETURNING p.job, p.round, p.part, p.seed, p.max_flips, p.time_limit",
       {me, std::to_string(wo.lease_seconds), std::to_string(only)});
-  if (r.rows() == 0) return false;
-  cp.job = r.num(0, 0);
-  cp.round = static_cast<int>(r.num(0, 1));
-  cp.part = static_cast<int>(r.num(0, 2));
-  cp.seed = static_cast<uint64_t>(r.num(0, 3));
-  cp.max_flips = r.num(0, 4);
-  cp.time_limit = r.dbl(0, 5);
-  return true;
+  return claimed(r, cp);
 }
 
 // Solves a claimed part in a thread while this one renews its lease and

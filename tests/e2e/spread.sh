@@ -13,14 +13,18 @@ dropdb --if-exists "$PGDATABASE"; createdb "$PGDATABASE"
 q() { psql -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
 q "CREATE EXTENSION pg_mln" >/dev/null
 
-"$build/bench/gen/mln_gen" rc 200 "$tmp/rc" 3 >/dev/null
-psql -qX -v ON_ERROR_STOP=1 -v prog="$(cat "$tmp/rc/prog.mln")" -v ev="$(cat "$tmp/rc/evidence.db")" \
-     -v qu="$(cat "$tmp/rc/query.db")" >/dev/null <<'SQL'
-SELECT mln.create_program('rc', :'prog');
-SELECT mln.load_evidence('rc', :'ev');
-SELECT mln.set_query('rc', :'qu');
-SELECT mln.ground('rc');
+# generated KIND PAPERS NAME: mln_gen's program, evidence and query as program NAME, grounded.
+generated() {
+  "$build/bench/gen/mln_gen" "$1" "$2" "$tmp/$3" 3 >/dev/null
+  psql -qX -v ON_ERROR_STOP=1 -v name="$3" -v prog="$(cat "$tmp/$3/prog.mln")" -v ev="$(cat "$tmp/$3/evidence.db")" \
+       -v qu="$(cat "$tmp/$3/query.db")" >/dev/null <<'SQL'
+SELECT mln.create_program(:'name', :'prog');
+SELECT mln.load_evidence(:'name', :'ev');
+SELECT mln.set_query(:'name', :'qu');
+SELECT mln.ground(:'name');
 SQL
+}
+generated rc 200 rc
 check "RC grounded" test $? -eq 0
 echo "# network: $(q "SELECT count(*) FROM mln.ground_clauses('rc')") clauses"
 
@@ -141,14 +145,7 @@ check "a part abandoned 5 times fails its job, saying which" \
 #     worker that dies while a part waits for it loses nothing: the part's
 #     lease runs out and another worker runs it.  rc-hard: hard rules in
 #     conflict, so that the rounds go on.
-"$build/bench/gen/mln_gen" rc-hard 200 "$tmp/rch" 3 >/dev/null
-psql -qX -v ON_ERROR_STOP=1 -v prog="$(cat "$tmp/rch/prog.mln")" -v ev="$(cat "$tmp/rch/evidence.db")" \
-     -v qu="$(cat "$tmp/rch/query.db")" >/dev/null <<'SQL'
-SELECT mln.create_program('rch', :'prog');
-SELECT mln.load_evidence('rch', :'ev');
-SELECT mln.set_query('rch', :'qu');
-SELECT mln.ground('rch');
-SQL
+generated rc-hard 200 rch
 check "rc-hard grounded" test $? -eq 0
 KOPTS='{"partitions": 2, "rounds": 5, "seed": 3, "max_flips": 200, "threads": 1, "solver": "walksat", "device": "cpu", "cpu_walk": "weighted"}'
 kanswer() {  # job -> "status cost" and the MAP state's digest

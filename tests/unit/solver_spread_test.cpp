@@ -246,6 +246,18 @@ TEST(SolverSpread, MarginalPartsAreWholeComponentsWithExactMarginals) {
   EXPECT_EQ(cutless.cut[0], 0);
 }
 
+// The cost of part p's clauses (its own and those it shares) under `truth`.
+double part_clauses_cost(const mln::Network& net, const PartIndex& idx, int p, const std::vector<uint8_t>& truth) {
+  mln::Network only;
+  only.num_atoms = net.num_atoms;
+  for (int64_t c : idx.clauses[p]) {
+    std::vector<int32_t> lits(net.clauses.lits.begin() + net.clauses.offsets[c],
+                              net.clauses.lits.begin() + net.clauses.offsets[c + 1]);
+    add_clause(only, lits, net.clauses.weights[c]);
+  }
+  return total_cost(only.clauses, truth);
+}
+
 // The optimum of `net` over atoms 1..free with atoms free+1.. held at
 // held[0..], by enumeration.
 double held_optimum(const mln::Network& net, int32_t free, const std::vector<uint8_t>& held) {
@@ -335,14 +347,7 @@ TEST(SolverSpreadGpu, KeptWalksOnTheGpuReportTheirPartsCost) {
   const PartOutcome po = w.step(truth, part_options(o, plan, idx, 0, 1, 4, 0));
   EXPECT_EQ(po.device, "gpu");
   for (size_t i = 0; i < po.state.size(); ++i) truth[idx.members[0][i]] = po.state[i];
-  mln::Network only;
-  only.num_atoms = net.num_atoms;
-  for (int64_t c : idx.clauses[0]) {
-    std::vector<int32_t> lits(net.clauses.lits.begin() + net.clauses.offsets[c],
-                              net.clauses.lits.begin() + net.clauses.offsets[c + 1]);
-    add_clause(only, lits, net.clauses.weights[c]);
-  }
-  EXPECT_NEAR(po.cost, total_cost(only.clauses, truth), 1e-6);
+  EXPECT_NEAR(po.cost, part_clauses_cost(net, idx, 0, truth), 1e-6);
   const SpreadResult a = solve_spread_local(net, o, 2, 4);
   EXPECT_DOUBLE_EQ(a.map.cost, total_cost(net.clauses, a.map.truth));
   const SolveResult whole = solve_map(net, o);
@@ -379,16 +384,7 @@ TEST(SolverSpread, KeptWalksReportTheirPartsCostAndRepeatExactly) {
   EXPECT_EQ(w.atoms(), static_cast<int64_t>(idx.members[1].size()));
   EXPECT_GT(w.held(), 0) << "a cut part holds its neighbours' atoms";
   EXPECT_EQ(w.clauses(), static_cast<int64_t>(idx.clauses[1].size()));
-  auto part_cost = [&](const std::vector<uint8_t>& t) {
-    mln::Network only;
-    only.num_atoms = net.num_atoms;
-    for (int64_t c : idx.clauses[1]) {
-      std::vector<int32_t> lits(net.clauses.lits.begin() + net.clauses.offsets[c],
-                                net.clauses.lits.begin() + net.clauses.offsets[c + 1]);
-      add_clause(only, lits, net.clauses.weights[c]);
-    }
-    return total_cost(only.clauses, t);
-  };
+  auto part_cost = [&](const std::vector<uint8_t>& t) { return part_clauses_cost(net, idx, 1, t); };
   double before = 0;
   for (int step = 0; step < 2; ++step) {
     const PartOutcome po = w.step(truth, part_options(o, plan, idx, 1, 2 + step, 4, 0));
