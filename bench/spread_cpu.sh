@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" && eval "$(bash scripts/cluster.sh env)"; export PGDATABASE=mln_cpuexp
 psql -qXAt -d postgres -c "CREATE DATABASE mln_cpuexp" 2>/dev/null && psql -qXAt -c "CREATE EXTENSION pg_mln"
 q() { psql -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
-papers=${1:?usage: spread_cpu.sh PAPERS < jobs}; work=/tmp/mln-spread-cpu; mkdir -p $work
+papers=${1:?usage: spread_cpu.sh PAPERS < jobs}; work=$root/build/spread-cpu; mkdir -p $work  # the generated network, kept for the next call
 if [ ! -f $work/prog.$papers ] || [ "$(q "SELECT count(*) FROM mln.programs WHERE name = '$(cat $work/prog.$papers)'")" != 1 ]; then
   rm -rf $work/rc; build/cmake/bench/gen/mln_gen rc $papers $work/rc >/dev/null
   build/cmake/solver/pg_mln -i $work/rc/prog.mln -e $work/rc/evidence.db -queryFile $work/rc/query.db -r $work/out.txt --device cpu -timeout 1 -keepData -verbose 1 > $work/cli.log 2>&1
