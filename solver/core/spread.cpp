@@ -262,14 +262,13 @@ PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const Pa
   return out;
 }
 
-bool walk_kept(const SpreadPlan& plan, int p, int r, int rounds, const SolveOptions& o) {
-  (void)r;
+bool walk_kept(const SpreadPlan& plan, int p, int rounds, const SolveOptions& o) {
   return plan.cut[p] && rounds > 1 && part_walk_applies(o);
 }
 
 int rounds_to_stop(const SpreadPlan& plan, int rounds, const SolveOptions& o) {
   for (int p = 0; p < plan.parts; ++p)
-    if (walk_kept(plan, p, 1, rounds, o)) return 2;
+    if (walk_kept(plan, p, rounds, o)) return 2;
   return 1;
 }
 
@@ -318,7 +317,7 @@ SpreadResult solve_spread_local(const mln::Network& net, const SolveOptions& o, 
     for (int p : ps) {  // every part of the round sees the round's start
       const SolveOptions po_opts = part_options(o, plan, idx, p, r, rounds, 0);
       PartOutcome po;
-      if (walk_kept(plan, p, r, rounds, o)) {
+      if (walk_kept(plan, p, rounds, o)) {
         auto& w = walkers[p];
         if (!w) w = std::make_unique<PartWalker>(net, plan, idx, p, truth, po_opts);
         po = w->step(truth, po_opts);

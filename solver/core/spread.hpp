@@ -108,7 +108,7 @@ PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const Pa
 // but the first of several).
 inline bool holds_boundary(int r, int rounds) { return r > 1 || rounds <= 1; }
 
-// Whether round r's part p goes on with a kept walk (part_walk.hpp's
+// Whether part p goes on with a kept walk in every round (part_walk.hpp's
 // PartWalker, made at the part's first round) rather than solve_part: a cut
 // part of a job of several rounds, when part_walk_applies(o) (the weighted
 // walk).  From round 1 on: its neighbours are held at their starting state
@@ -119,20 +119,21 @@ inline bool holds_boundary(int r, int rounds) { return r > 1 || rounds <= 1; }
 // then both sides of a shared citation flipped to the other's, round
 // after round.  Kept from round 1, with 16 or 30 rounds: 22,797 on seeds
 // 1-3, in 6.7-12.3 s against 50 s for one walk.)
-bool walk_kept(const SpreadPlan& plan, int p, int r, int rounds, const SolveOptions& o);
+bool walk_kept(const SpreadPlan& plan, int p, int rounds, const SolveOptions& o);
 
 // Rounds of a spread MAP job that did not set them (job option "rounds"):
 // kept walks take many short rounds (RC at 10^4 papers, 2 parts: 30 rounds
 // of at most a 30th of the time left reached 22,797 in 6.7-10.3 s, 16 in
 // 9.4-12.3 s), solve_part three (each round extracts its parts again).
 constexpr int kKeptRounds = 30;
+constexpr int kSolvedRounds = 3;
+int default_rounds(const SolveOptions& o);
+
 // Rounds in a row that change no atom before a spread job ends: 2 where
 // walks are kept (PartWalker::step searches longer after a round that found
 // nothing; on RC at 10^6 papers one such round ended two GPUs 972 above
 // the one-GPU cost, 0.04%), else 1.
 int rounds_to_stop(const SpreadPlan& plan, int rounds, const SolveOptions& o);
-constexpr int kSolvedRounds = 3;
-int default_rounds(const SolveOptions& o);
 
 // The parts solved in round r (1-based): every part in round 1, the cut
 // parts after it (a part that shares no clause keeps its round-1 answer).

@@ -100,6 +100,14 @@ struct Counts {
   int64_t cost = 0, best_cost = 0, nviol = 0, flips = 0;
 };
 
+// Where a walk walked in segments (WeightedSession) stands between them:
+// its rounds go on numbering from `round` (the GPU's flip stamps and the
+// random streams stay distinct), and the dynamic weights are kept.
+struct Resume {
+  int64_t round = 0;
+  bool started = false;
+};
+
 // The control loop.  Backend B provides:
 //   void init(bool reset_dw);             counts, list 0 and the parts' costs from truth
 //   void mark_best();                     best := truth (and every part's best cost)
@@ -111,15 +119,7 @@ struct Counts {
 //   void restore_best();                  truth := best
 //   std::vector<uint8_t> best();          the best state
 // and, for a Session, void hold(const uint8_t* v, int64_t k): truth and
-// best of the held atoms n_free..n-1 := v[0..k).
-// Where a walk walked in segments (WeightedSession) stands between them:
-// its rounds go on numbering from `round` (the GPU's flip stamps and the
-// random streams stay distinct), and the dynamic weights are kept.
-struct Resume {
-  int64_t round = 0;
-  bool started = false;
-};
-
+// best of the last k atoms (the held ones) := v[0..k).
 // With `resume`, the walk goes on from where the segment before left it
 // (the weights kept, b's state re-counted: its held atoms may have moved)
 // and ends at its best state, from which the next segment starts.
@@ -234,19 +234,32 @@ class WeightedSession {
 };
 
 namespace weighted {
-// A session over backend B (the CPU driver's or the GPU's); `in` must
-// outlive it.
+// A session's arguments, as both factories take them: `init` a value per
+// atom, n_free in 0..n (std::invalid_argument otherwise).
+inline void check_session(const WalkInstance& in, const std::vector<uint8_t>& init, int64_t n_free) {
+  if (static_cast<int64_t>(init.size()) != in.n) throw std::invalid_argument("weighted session: init has the wrong size");
+  if (n_free < 0 || n_free > in.n) throw std::invalid_argument("weighted session: n_free out of range");
+}
+
+// A session over backend B (the CPU driver's or the GPU's, made from `a`
+// with atoms n_free..n-1 held); `in` must outlive it.
 template <class B>
 class Session final : public WeightedSession {
  public:
   template <class... A>
-  Session(const WalkInstance& in, const WeightedOptions& wo, A&&... a) : in_(in), wo_(wo), b_(std::forward<A>(a)...) {}
-  void hold(const std::vector<uint8_t>& held) override { b_.hold(held.data(), static_cast<int64_t>(held.size())); }
+  Session(const WalkInstance& in, int64_t n_free, const WeightedOptions& wo, A&&... a)
+      : in_(in), held_(in.n - n_free), wo_(wo), b_(std::forward<A>(a)...) {}
+  void hold(const std::vector<uint8_t>& held) override {
+    if (static_cast<int64_t>(held.size()) != held_)
+      throw std::invalid_argument("weighted session: wrong number of held atoms");
+    b_.hold(held.data(), held_);
+  }
   WalkOutcome walk(const WalkParams& p) override { return run(b_, in_, p, wo_, -1, &resume_); }
   void set_stall_min_s(double s) override { wo_.stall_min_s = s; }
 
  private:
   const WalkInstance& in_;
+  int64_t held_;
   WeightedOptions wo_;
   B b_;
   Resume resume_;

@@ -91,10 +91,8 @@ class CpuBackend {
   }
   void restore_best() { std::copy(best_.begin(), best_.end(), truth_.begin()); }
   void hold(const uint8_t* v, int64_t k) {
-    const int64_t first = std::min<int64_t>(I_.n_free, in_.n);
-    if (k != in_.n - first) throw std::invalid_argument("weighted session: wrong number of held atoms");
-    std::copy(v, v + k, truth_.begin() + first);
-    std::copy(v, v + k, best_.begin() + first);
+    std::copy(v, v + k, truth_.end() - k);
+    std::copy(v, v + k, best_.end() - k);
   }
   std::vector<uint8_t> best() { return best_; }
 
@@ -133,10 +131,9 @@ WeightedOptions one_round_batches(WeightedOptions wo) {
 
 std::unique_ptr<WeightedSession> weighted_session_cpu(const WalkInstance& in, const std::vector<uint8_t>& init,
                                                       int64_t n_free, const WeightedOptions& wo) {
-  if (static_cast<int64_t>(init.size()) != in.n) throw std::invalid_argument("weighted session: init has the wrong size");
-  if (n_free < 0 || n_free > in.n) throw std::invalid_argument("weighted session: n_free out of range");
-  return std::make_unique<weighted::Session<CpuBackend>>(in, one_round_batches(wo), in, init, wo.threads, nullptr, 1,
-                                                         n_free);
+  weighted::check_session(in, init, n_free);
+  return std::make_unique<weighted::Session<CpuBackend>>(in, n_free, one_round_batches(wo), in, init, wo.threads,
+                                                         nullptr, 1, n_free);
 }
 
 WalkOutcome walk_weighted_cpu(const WalkInstance& in, const std::vector<uint8_t>& init, const WalkParams& p,

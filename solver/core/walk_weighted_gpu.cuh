@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <stdexcept>
 
 #include "walk_weighted.hpp"
 #include "walk_weighted_warp.cuh"
@@ -171,13 +170,11 @@ class GpuBackend {
   void restore_best() {
     MLN_CUDA_TRY(cudaMemcpy(truth_ptr_, best_.get(), n_, cudaMemcpyDeviceToDevice));
   }
-  // Truth and best of the held atoms := v[0..k) (a Session's hold).
+  // Truth and best of the last k atoms (the held ones) := v[0..k) (a Session's hold).
   void hold(const uint8_t* v, int64_t k) {
-    const int64_t first = std::min<int64_t>(I_.n_free, n_);
-    if (k != n_ - first) throw std::invalid_argument("weighted session: wrong number of held atoms");
     if (k == 0) return;
-    MLN_CUDA_TRY(cudaMemcpy(truth_ptr_ + first, v, k, cudaMemcpyHostToDevice));
-    MLN_CUDA_TRY(cudaMemcpy(best_.get() + first, v, k, cudaMemcpyHostToDevice));
+    MLN_CUDA_TRY(cudaMemcpy(truth_ptr_ + (n_ - k), v, k, cudaMemcpyHostToDevice));
+    MLN_CUDA_TRY(cudaMemcpy(best_.get() + (n_ - k), v, k, cudaMemcpyHostToDevice));
   }
   std::vector<uint8_t> best() {
     std::vector<uint8_t> b(n_);

@@ -23,11 +23,10 @@ namespace mln::solver {
 
 std::unique_ptr<WeightedSession> weighted_session_gpu(const WalkInstance& in, const std::vector<uint8_t>& init,
                                                       int64_t n_free, const WeightedOptions& wo) {
-  if (static_cast<int64_t>(init.size()) != in.n) throw std::invalid_argument("weighted session: init has the wrong size");
-  if (n_free < 0 || n_free > in.n) throw std::invalid_argument("weighted session: n_free out of range");
+  weighted::check_session(in, init, n_free);
   try {
-    return std::make_unique<weighted::Session<gpu_detail::weighted_gpu::GpuBackend>>(in, wo, in, init, nullptr, 1,
-                                                                                     n_free);
+    return std::make_unique<weighted::Session<gpu_detail::weighted_gpu::GpuBackend>>(in, n_free, wo, in, init, nullptr,
+                                                                                     1, n_free);
   } catch (const std::bad_alloc& e) {
     throw GpuError(std::string("weighted session: ") + e.what());
   }

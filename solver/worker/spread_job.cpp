@@ -253,9 +253,9 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
   bool done = false;
   std::mutex mu;
   std::condition_variable cv;
-  // A cut part from round 2 on goes on with the walk this worker keeps
-  // (made here at its first such round, or after another worker left it).
-  const bool keep = !marginal && solver::walk_kept(pi.plan, cp.part, cp.round, job.spread_rounds(), job.map);
+  // A cut part goes on with the walk this worker keeps (made here at its
+  // first round, or after another worker left it).
+  const bool keep = !marginal && solver::walk_kept(pi.plan, cp.part, job.spread_rounds(), job.map);
   KeptWalks& kw = kept_walks();
   if (keep && kw.job != cp.job) kw.parts.clear(), kw.job = cp.job;
   std::unique_ptr<solver::PartWalker>* walker = keep ? &kw.parts[cp.part] : nullptr;
@@ -570,7 +570,7 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
     for (int p : ps) {
       const solver::SolveOptions po = solver::part_options(o, pi.plan, pi.idx, p, r, rounds, left);
       q.push_back({p, po.seed, po.max_flips, po.timeout_s,
-                   r > 1 && solver::walk_kept(pi.plan, p, r, rounds, o)});
+                   r > 1 && solver::walk_kept(pi.plan, p, rounds, o)});
     }
     const auto tr = Clock::now();
     if (!run_round(c, wo, me, job, net, pi, r, q, cancel, nullptr)) break;

@@ -334,12 +334,15 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
           "WHERE id = $1 AND worker = $2 AND status = 'running'",
       std::vector<std::string>{std::to_string(job.id), me});
   const std::string net_oid = network_oid(c, job.schema);
-  if ((job.wants_map() || job.wants_marginal()) && job.partitions > 1) {
-    // Parts asked for: idle workers read the network at the same time as
-    // this one (RC at 10^6 papers: 5-6 s), not after it.
-    c.exec("UPDATE mln.jobs SET parts = $2 WHERE id = $1", {std::to_string(job.id), std::to_string(job.partitions)});
+  // A spread job's parts, told to the idle workers: they read the network
+  // ahead while this one reads and plans.
+  auto announce_parts = [&](int parts) {
+    c.exec("UPDATE mln.jobs SET parts = $2 WHERE id = $1", {std::to_string(job.id), std::to_string(parts)});
     c.exec("SELECT pg_notify('mln_jobs', $1)", {std::to_string(job.id)});
-  }
+  };
+  // Parts asked for: at once, so that they read it at the same time as this
+  // one (RC at 10^6 papers: 5-6 s), not after it.
+  if ((job.wants_map() || job.wants_marginal()) && job.partitions > 1) announce_parts(job.partitions);
   ReadStats rs;
   Network net = read_network(c, job.schema, &wo.dsn, read_streams_default(), &rs);
   if (!rs.fallback.empty()) log("reading over several connections failed, read over one instead: " + rs.fallback);
@@ -362,9 +365,7 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
     job.spread = spread_parts(c, job, net);
     if (job.spread > 1) {
       log(job.task + ": spread over workers, up to " + std::to_string(job.spread) + " parts");
-      // Idle workers read the network ahead while this one plans.
-      c.exec("UPDATE mln.jobs SET parts = $2 WHERE id = $1", {std::to_string(job.id), std::to_string(job.spread)});
-      c.exec("SELECT pg_notify('mln_jobs', $1)", {std::to_string(job.id)});
+      announce_parts(job.spread);
     }
   }
 
