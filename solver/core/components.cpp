@@ -158,7 +158,7 @@ void stable_fill(int64_t N, int64_t K, int64_t* off, bool par, Key key, Put put)
 
 }  // namespace
 
-Components find_components(const mln::Network& net) {
+Components find_components(const mln::Network& net, bool list_clauses) {
   const auto& cs = net.clauses;
   const int32_t n = net.num_atoms;
   const int64_t m = static_cast<int64_t>(cs.size());
@@ -220,17 +220,28 @@ Components find_components(const mln::Network& net) {
         out.index_in_comp[i + 1] = static_cast<int32_t>(pos - out.atom_off[k] + 1);
       });
   // The component of each clause (that of its first atom).
-  std::vector<int32_t> comp_of_clause(m, -1);
   out.clause_off.assign(static_cast<size_t>(out.count) + 1, 0);
+  if (list_clauses) {
+    std::vector<int32_t> comp_of_clause(m, -1);
 #pragma omp parallel for schedule(static) if (par)
-  for (int64_t c = 0; c < m; ++c)
-    if (cs.offsets[c + 1] != cs.offsets[c]) comp_of_clause[c] = out.comp_of_atom[std::abs(cs.lits[cs.offsets[c]])];
-  out.clauses.resize(m);  // at most; cut to the listed clauses below
-  stable_fill(
-      m, out.count, out.clause_off.data(), par, [&](int64_t c) { return comp_of_clause[c]; },
-      [&](int64_t c, int64_t, int64_t pos) { out.clauses[pos] = c; });
-  out.clauses.resize(out.clause_off[out.count]);
-  out.empty_clauses = select_clauses(m, [&](int64_t c) { return comp_of_clause[c] < 0; });
+    for (int64_t c = 0; c < m; ++c)
+      if (cs.offsets[c + 1] != cs.offsets[c]) comp_of_clause[c] = out.comp_of_atom[std::abs(cs.lits[cs.offsets[c]])];
+    out.clauses.resize(m);  // at most; cut to the listed clauses below
+    stable_fill(
+        m, out.count, out.clause_off.data(), par, [&](int64_t c) { return comp_of_clause[c]; },
+        [&](int64_t c, int64_t, int64_t pos) { out.clauses[pos] = c; });
+    out.clauses.resize(out.clause_off[out.count]);
+  } else {  // counted only
+#pragma omp parallel if (par)
+    {
+      AddCache e(out.clause_off.data() + 1);
+#pragma omp for schedule(static) nowait
+      for (int64_t c = 0; c < m; ++c)
+        if (cs.offsets[c + 1] != cs.offsets[c]) e.add(out.comp_of_atom[std::abs(cs.lits[cs.offsets[c]])], 1);
+    }
+    for (int32_t k = 0; k < out.count; ++k) out.clause_off[k + 1] += out.clause_off[k];
+  }
+  out.empty_clauses = select_clauses(m, [&](int64_t c) { return cs.offsets[c + 1] == cs.offsets[c]; });
   out.has_query.assign(out.count, net.is_query.empty() ? 1 : 0);
   if (!net.is_query.empty())
     for (int32_t a = 1; a <= n && a < static_cast<int32_t>(net.is_query.size()); ++a)

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "part_extract.hpp"
 #include "run_control.hpp"
 #include "walksat_gpu.hpp"
 
@@ -45,21 +46,13 @@ PartWalker::PartWalker(const mln::Network& net, const SpreadPlan& plan, const Pa
   const auto t0 = Clock::now();
   members_ = idx.members[p];
   free_ = static_cast<int32_t>(members_.size());
-  // The held atoms: the other parts' atoms of the part's clauses, ascending.
-  const auto& cs = net.clauses;
-  std::vector<uint8_t> seen(static_cast<size_t>(net.num_atoms) + 1, 0);
-  const auto& pc = idx.clauses[p];
-  const int64_t nc = static_cast<int64_t>(pc.size());
-  // (on threads: a part of RC at 10^6 papers has ~120M clauses; the stores
-  // of 1 may race, and are relaxed atomics)
-#pragma omp parallel for schedule(static) if (nc > 65536)
-  for (int64_t j = 0; j < nc; ++j)
-    for (int64_t i = cs.offsets[pc[j]]; i < cs.offsets[pc[j] + 1]; ++i) {
-      const int32_t a = std::abs(cs.lits[i]);
-      if (plan.part_of[a] != p) __atomic_store_n(&seen[a], uint8_t{1}, __ATOMIC_RELAXED);
-    }
-  for (int32_t a = 1; a <= net.num_atoms; ++a)
-    if (seen[a]) held_.push_back(a);
+  // The held atoms: the other parts' atoms of the part's clauses, ascending
+  // (local ids free_ + 1, ...).
+  HeldPart hp = extract_held_part(net, plan.part_of, p, members_);
+  held_ = std::move(hp.held);
+  sub_ = std::move(hp.sub);
+  std::vector<uint8_t> init(static_cast<size_t>(sub_.net.num_atoms));
+  for (int32_t i = 0; i < sub_.net.num_atoms; ++i) init[i] = truth[sub_.global[i + 1]];
   auto phase = [&, t = t0](const char* what) mutable {
     const auto now = Clock::now();
     char buf[64];
@@ -68,12 +61,6 @@ PartWalker::PartWalker(const mln::Network& net, const SpreadPlan& plan, const Pa
     build_detail_ += buf;
     t = now;
   };
-  phase("held");
-  std::vector<int32_t> atoms = members_;
-  atoms.insert(atoms.end(), held_.begin(), held_.end());
-  sub_ = extract_subnetwork(net, atoms, idx.clauses[p].data(), idx.clauses[p].size(), nullptr);
-  std::vector<uint8_t> init(atoms.size());
-  for (size_t i = 0; i < atoms.size(); ++i) init[i] = truth[atoms[i]];
   phase("extracted");
   const bool want_gpu = gpu_allowed(o) && (o.device == "gpu" || free_ >= o.gpu_min_atoms);
   if (want_gpu) {
@@ -154,6 +141,7 @@ PartOutcome PartWalker::step(const std::vector<uint8_t>& truth, const SolveOptio
   last_held_ = std::move(hv);
   out.cost = static_cast<double>(w.best_cost_fixed) / scale;
   out.flips = w.flips;
+  out.clauses = inst_.m;
   out.device = gpu_ ? "gpu" : "cpu";
   out.cancelled = o.cancel && o.cancel->load();
   out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();

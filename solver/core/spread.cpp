@@ -15,6 +15,7 @@
 
 #include "components.hpp"
 #include "network_cost.hpp"
+#include "part_extract.hpp"
 #include "part_walk.hpp"
 #include "partition.hpp"
 #include "rng.hpp"
@@ -40,7 +41,7 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
                        bool split) {
   if (workers < 1) throw std::invalid_argument("plan_spread: workers must be >= 1");
   auto t = std::chrono::steady_clock::now();
-  const Components cc = find_components(net);
+  const Components cc = find_components(net, false);  // a split component's clauses are listed below
   mark("components", t);
   SpreadPlan plan;
   plan.part_of.assign(static_cast<size_t>(net.num_atoms) + 1, -1);
@@ -72,8 +73,12 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
     const bool whole = n == net.num_atoms && cc.num_clauses(k) == static_cast<int64_t>(net.clauses.size());
     SubNetwork sub;
     if (!whole) {  // local ids: the component's own (index_in_comp), as solve_map extracts it
-      sub = extract_subnetwork(net, std::vector<int32_t>(atoms, atoms + n), cc.clauses.data() + cc.clause_off[k],
-                               static_cast<size_t>(cc.num_clauses(k)), cc.index_in_comp, nullptr);
+      const auto& cs = net.clauses;
+      const std::vector<int64_t> cl = select_clauses(static_cast<int64_t>(cs.size()), [&](int64_t c) {
+        return cs.offsets[c + 1] != cs.offsets[c] && cc.comp_of_atom[std::abs(cs.lits[cs.offsets[c]])] == k;
+      });
+      sub = extract_subnetwork(net, std::vector<int32_t>(atoms, atoms + n), cl.data(), cl.size(), cc.index_in_comp,
+                               nullptr);
       mark("component extracted", t);
     }
     const mln::Network& g = whole ? net : sub.net;
@@ -139,52 +144,17 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
 
 PartIndex index_parts(const mln::Network& net, const SpreadPlan& plan) {
   PartIndex idx;
-  const int k = plan.parts;
-  idx.members.resize(static_cast<size_t>(k));
-  idx.clauses.resize(static_cast<size_t>(k));
+  idx.members.resize(static_cast<size_t>(plan.parts));
   for (int32_t a = 1; a <= net.num_atoms; ++a)
     if (plan.part_of[a] >= 0) idx.members[plan.part_of[a]].push_back(a);
-  // Each part's clauses, ascending, in chunks on threads: a count per
-  // chunk and part, then each chunk writes at its offsets.
-  const auto& cs = net.clauses;
-  const int64_t m = static_cast<int64_t>(cs.size());
-  const int64_t chunks = (m + kCostChunk - 1) / kCostChunk;
-  std::vector<int64_t> at(static_cast<size_t>((chunks + 1) * k), 0);  // [chunk][part]
-  auto each = [&](int64_t b, auto&& f) {
-    int32_t seen[8];
-    std::vector<int32_t> more;
-    for (int64_t c = b * kCostChunk; c < std::min(m, (b + 1) * kCostChunk); ++c) {
-      int ns = 0;
-      more.clear();
-      for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
-        const int32_t p = plan.part_of[std::abs(cs.lits[i])];
-        if (p < 0 || std::find(seen, seen + std::min(ns, 8), p) != seen + std::min(ns, 8) ||
-            std::find(more.begin(), more.end(), p) != more.end())
-          continue;
-        if (ns < 8) seen[ns] = p; else more.push_back(p);
-        ++ns;
-        f(p, c);
-      }
-    }
-  };
-#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
-  for (int64_t b = 0; b < chunks; ++b) each(b, [&](int32_t p, int64_t) { ++at[(b + 1) * k + p]; });
-  for (int p = 0; p < k; ++p) {
-    for (int64_t b = 0; b < chunks; ++b) at[(b + 1) * k + p] += at[b * k + p];
-    idx.clauses[p].resize(static_cast<size_t>(at[chunks * k + p]));
-  }
-#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
-  for (int64_t b = 0; b < chunks; ++b) {
-    std::vector<int64_t> pos(at.begin() + b * k, at.begin() + (b + 1) * k);
-    each(b, [&](int32_t p, int64_t c) { idx.clauses[p][pos[p]++] = c; });
-  }
   return idx;
 }
 
-bool spread_pays(const SpreadPlan& plan, const PartIndex& idx) {
+bool spread_pays(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx) {
+  const std::vector<int64_t> clauses = part_clause_counts(net, plan.part_of, plan.parts);
   int64_t total = 0, most = 0;
   for (int p = 0; p < plan.parts; ++p) {
-    const int64_t w = static_cast<int64_t>(idx.members[p].size() + idx.clauses[p].size());
+    const int64_t w = static_cast<int64_t>(idx.members[p].size()) + clauses[p];
     total += w;
     most = std::max(most, w);
   }
@@ -238,20 +208,22 @@ PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const Pa
   PartOutcome out;
   out.state.assign(mem.size(), 0);
   if (mem.empty()) return out;
+  const HostArray<int64_t> pc = part_clauses(net, plan.part_of, p);
+  out.clauses = static_cast<int64_t>(pc.size());
   std::vector<int64_t> inner;
   if (!hold_boundary && plan.cut[p]) {
     const auto& cs = net.clauses;
-    inner = select_clauses(static_cast<int64_t>(idx.clauses[p].size()), [&](int64_t j) {
-      const int64_t c = idx.clauses[p][j];
+    inner = select_clauses(static_cast<int64_t>(pc.size()), [&](int64_t j) {
+      const int64_t c = pc[j];
       for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i)
         if (plan.part_of[std::abs(cs.lits[i])] != p) return false;
       return true;
     });
-    for (int64_t& j : inner) j = idx.clauses[p][j];
+    for (int64_t& j : inner) j = pc[j];
   }
   const bool own = !hold_boundary && plan.cut[p];
-  SubNetwork sub = part_network(net, idx, p, own ? inner.data() : idx.clauses[p].data(),
-                                own ? inner.size() : idx.clauses[p].size(), &truth, &truth);
+  SubNetwork sub = part_network(net, idx, p, own ? inner.data() : pc.data(), own ? inner.size() : pc.size(), &truth,
+                                &truth);
   o.skip_components_without_query = false;  // the plan holds searched components only
   const SolveResult r = solve_map(sub.net, o);
   for (size_t i = 0; i < mem.size(); ++i) out.state[i] = r.truth[i + 1];
@@ -366,7 +338,9 @@ PartMarginal sample_part(const mln::Network& net, const SpreadPlan& plan, const 
   const auto& mem = idx.members[p];
   PartMarginal out;
   if (mem.empty()) return out;
-  SubNetwork sub = part_network(net, idx, p, idx.clauses[p].data(), idx.clauses[p].size(), nullptr, &net.init_truth);
+  const HostArray<int64_t> pc = part_clauses(net, plan.part_of, p);
+  out.clauses = static_cast<int64_t>(pc.size());
+  SubNetwork sub = part_network(net, idx, p, pc.data(), pc.size(), nullptr, &net.init_truth);
   const MarginalResult r = solve_marginal(sub.net, o);
   out.prob.assign(mem.size(), 0.0);
   for (size_t i = 0; i < mem.size(); ++i) out.prob[i] = r.prob[i + 1];

@@ -57,21 +57,20 @@ struct SpreadPlan {
 SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions& o,
                        int64_t metis_max_atoms = kSpreadMetisMaxAtoms, bool split = true);
 
-// Each part's atoms (ascending ids) and the clauses with a literal over
-// them (ascending ids), from one pass over the network.
-// (clauses: HostArray, written on threads with no serial zero fill first:
-// a part of RC at 10^6 papers has ~117M clauses)
+// Each part's atoms (ascending ids), from one pass over the plan.  A part's
+// clauses are found where it is solved (part_extract.hpp), by the worker
+// that solves it.
 struct PartIndex {
   std::vector<std::vector<int32_t>> members;
-  std::vector<HostArray<int64_t>> clauses;
 };
 PartIndex index_parts(const mln::Network& net, const SpreadPlan& plan);
 
 // Whether spreading over `plan` can pay without being asked for: no part
-// holds more than two thirds of the searched work (atoms and clauses).
+// holds more than two thirds of the searched work (atoms and clauses, each
+// part's clauses counted by part_clause_counts: one pass over the network).
 // Otherwise one worker would do most of it anyway, after a plan and an
 // extraction the unspread job does not need.
-bool spread_pays(const SpreadPlan& plan, const PartIndex& idx);
+bool spread_pays(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx);
 
 // The starting state of a spread job: a coin flip per atom from the seed
 // (by atom id), or the network's own start where it has one; atoms the
@@ -86,6 +85,7 @@ struct PartOutcome {
   int64_t flips = 0;
   std::string device;          // the device(s) that produced it (solve_map's device_used)
   double seconds = 0;
+  int64_t clauses = 0;         // the part's clauses as solved (those it shares included)
   bool cancelled = false;
   std::vector<std::string> warnings;
 };
@@ -168,6 +168,7 @@ struct PartMarginal {
   int solved_components = 0, exact_components = 0;
   std::string device;
   double seconds = 0;
+  int64_t clauses = 0;       // the part's clauses
   bool cancelled = false;
   std::vector<std::string> warnings;
 };

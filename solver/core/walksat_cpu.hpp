@@ -17,31 +17,8 @@ namespace mln::solver {
 // Tuffy's greedy throttling: an uphill flip is skipped with this probability.
 constexpr double kGreedyThrottle = 0.7;
 
-// A vector whose resize leaves new elements of trivial types unwritten
-// (no serial zero fill): build_walk_instance writes every element on
-// OpenMP threads, which also spreads the first touch of the pages.  At
-// 4.2M clauses (smokers, 10^6 people) the zero fills and their page faults
-// were ~0.1 s of the set-up on the H200 host.
-template <class T>
-struct UninitAllocator : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = UninitAllocator<U>;
-  };
-  UninitAllocator() = default;
-  template <class U>
-  UninitAllocator(const UninitAllocator<U>&) noexcept {}
-  template <class U>
-  void construct(U* p) noexcept(std::is_nothrow_default_constructible<U>::value) {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-template <class T>
-using HostArray = std::vector<T, UninitAllocator<T>>;
+// HostArray: mln/host_array.hpp (written in full on threads, not zeroed first).
+using mln::HostArray;
 
 // The clauses of one (sub)network in the layout the search uses.  Weights
 // are fixed point (int64, scale 2^k): incremental make/break sums then stay

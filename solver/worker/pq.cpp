@@ -156,8 +156,8 @@ bool parse_row(const char* data, size_t len, bool first, std::vector<std::pair<c
 // read a chunk at a time into one vector, and an exact reserve per chunk
 // made every chunk copy everything read before it (quadratic: 25 s for the
 // 17.8M clauses of RC at 10^5 papers, minutes at 10^8).
-template <typename T>
-void grow(std::vector<T>& v, size_t n) {
+template <typename V>
+void grow(V& v, size_t n) {
   if (v.size() + n > v.capacity()) v.reserve(std::max(v.size() + n, 2 * v.capacity()));
 }
 
@@ -165,8 +165,9 @@ void grow(std::vector<T>& v, size_t n) {
 // (x86-64 and aarch64 Linux both are).
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the worker reads little-endian chunk arrays");
 
-template <typename T>
-void le_values(const char* p, int32_t len, std::vector<T>& out) {
+template <typename V>
+void le_values(const char* p, int32_t len, V& out) {
+  using T = typename V::value_type;
   if (len < 0 || len % static_cast<int32_t>(sizeof(T)) != 0)
     throw DbError("corrupt ground network: a chunk array of " + std::to_string(len) + " bytes");
   const size_t n = static_cast<size_t>(len) / sizeof(T);
@@ -178,6 +179,8 @@ void le_values(const char* p, int32_t len, std::vector<T>& out) {
 
 void le_int4s(const char* p, int32_t len, std::vector<int32_t>& out) { le_values(p, len, out); }
 void le_float8s(const char* p, int32_t len, std::vector<double>& out) { le_values(p, len, out); }
+void le_int4s(const char* p, int32_t len, HostArray<int32_t>& out) { le_values(p, len, out); }
+void le_float8s(const char* p, int32_t len, HostArray<double>& out) { le_values(p, len, out); }
 
 }  // namespace binary
 }  // namespace mln::worker

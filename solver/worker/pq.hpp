@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "mln/host_array.hpp"
+
 namespace mln::worker {
 
 // A database error, with SQLSTATE when the server sent one.
@@ -135,6 +137,8 @@ int32_t int4(const char* p);
 // of elements.
 void le_int4s(const char* p, int32_t len, std::vector<int32_t>& out);
 void le_float8s(const char* p, int32_t len, std::vector<double>& out);
+void le_int4s(const char* p, int32_t len, HostArray<int32_t>& out);
+void le_float8s(const char* p, int32_t len, HostArray<double>& out);
 }  // namespace binary
 
 }  // namespace mln::worker

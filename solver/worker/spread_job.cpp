@@ -332,31 +332,32 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
   const std::string device =
       dev + (wo.gpu >= 0 && dev.find("gpu") != std::string::npos ? " (GPU " + std::to_string(wo.gpu) + ")" : "");
   if (marginal) {
-    std::vector<bool> bin(14, false);
+    std::vector<bool> bin(15, false);
     bin[4] = true;
     Result r = c.exec_b(
         "UPDATE mln.job_parts SET status = 'done', lease_until = NULL, finished_at = clock_timestamp(), "
         "  probabilities = $5::bytea, samples = $6, average_cost = $7, components = $8, exact_components = $9, "
-        "  flips = $10, flips_per_s = $11, device = $12, seconds = $13, cancelled = $14 "
+        "  flips = $10, flips_per_s = $11, device = $12, seconds = $13, cancelled = $14, clauses = $15 "
         "WHERE job = $1 AND round = $2 AND part = $3 AND worker = $4 AND status = 'running' "
         "RETURNING pg_notify('mln_parts', job::text)",
         {key[0], key[1], key[2], key[3], raw_le(pm.prob), std::to_string(pm.samples),
          float8_text(pm.average_cost), std::to_string(pm.solved_components), std::to_string(pm.exact_components),
          std::to_string(pm.flips), std::to_string(secs > 0 ? static_cast<double>(pm.flips) / secs : 0.0), device,
-         float8_text(secs), pm.cancelled ? "true" : "false"},
+         float8_text(secs), pm.cancelled ? "true" : "false", std::to_string(pm.clauses)},
         bin);
     return r.rows() == 1;
   }
-  std::vector<bool> bin(12, false);
+  std::vector<bool> bin(13, false);
   bin[4] = true;
   Result r = c.exec_b(
       "UPDATE mln.job_parts SET status = 'done', lease_until = NULL, finished_at = clock_timestamp(), "
       "  state = $5::bytea, cost = $6, bound = $7, optimal = $8, flips = $9, flips_per_s = $10, device = $11, "
-      "  seconds = $12 WHERE job = $1 AND round = $2 AND part = $3 AND worker = $4 AND status = 'running' "
+      "  seconds = $12, clauses = $13 WHERE job = $1 AND round = $2 AND part = $3 AND worker = $4 AND status = 'running' "
       "RETURNING pg_notify('mln_parts', job::text)",
       {key[0], key[1], key[2], key[3], raw_bytes(out.state.data(), out.state.size()), float8_text(out.cost),
        float8_text(out.bound), out.proven ? "true" : "false", std::to_string(out.flips),
-       std::to_string(secs > 0 ? static_cast<double>(out.flips) / secs : 0.0), device, float8_text(secs)},
+       std::to_string(secs > 0 ? static_cast<double>(out.flips) / secs : 0.0), device, float8_text(secs),
+       std::to_string(out.clauses)},
       bin);
   return r.rows() == 1;
 }
@@ -420,8 +421,8 @@ struct Lead {
   }
   // With partitions auto (0), a plan that would not pay (spread_pays) is
   // dropped and the job runs unspread here: true then.
-  bool unspread(const Job& job) {
-    if (job.partitions != 0 || solver::spread_pays(pi.plan, pi.idx)) return false;
+  bool unspread(const Job& job, const Network& net) {
+    if (job.partitions != 0 || solver::spread_pays(net, pi.plan, pi.idx)) return false;
     log("auto: " + std::to_string(pi.plan.parts) + " part(s) would not share the work; solving it here");
     c.exec("DELETE FROM mln.job_plans WHERE job = $1", {id});
     c.exec("DELETE FROM mln.job_parts WHERE job = $1", {id});
@@ -451,7 +452,7 @@ bool run_round(Conn& c, const WorkerOptions& wo, const std::string& me, const Jo
                const PlanIndex& pi, int r, const std::vector<QueuedPart>& q, std::atomic<bool>& cancel,
                const std::function<void(int64_t, int64_t)>& done_parts) {
   const std::string id = std::to_string(job.id);
-  std::string parts, seeds, flips, limits, atoms, clauses, kept;
+  std::string parts, seeds, flips, limits, atoms, kept;
   auto add = [](std::string& s, const std::string& v) { s += (s.empty() ? "{" : ",") + v; };
   for (const QueuedPart& x : q) {
     add(parts, std::to_string(x.part));
@@ -459,24 +460,26 @@ bool run_round(Conn& c, const WorkerOptions& wo, const std::string& me, const Jo
     add(flips, std::to_string(x.max_flips));
     add(limits, float8_text(x.time_limit));
     add(atoms, std::to_string(pi.idx.members[x.part].size()));
-    add(clauses, std::to_string(pi.idx.clauses[x.part].size()));
     add(kept, x.kept ? "true" : "false");
   }
-  for (std::string* s : {&parts, &seeds, &flips, &limits, &atoms, &clauses, &kept}) *s += "}";
+  for (std::string* s : {&parts, &seeds, &flips, &limits, &atoms, &kept}) *s += "}";
   // A kept part is queued as running for the worker that ran it the round
   // before, under a lease: claim_assigned gives it to that worker, and if
-  // it is gone, claim_part to another once the lease runs out.
+  // it is gone, claim_part to another once the lease runs out.  A part's
+  // clauses are counted by the worker that solves it (part_extract.hpp):
+  // the round before's count, where there is one.
   c.exec("INSERT INTO mln.job_parts (job, round, part, seed, max_flips, time_limit, atoms, clauses, status, worker, "
          "  lease_until) "
-         "SELECT $1, $2, x.part, x.seed, x.flips, x.lim, x.atoms, x.clauses, "
+         "SELECT $1, $2, x.part, x.seed, x.flips, x.lim, x.atoms, last.clauses, "
          "  CASE WHEN prev.worker IS NULL THEN 'queued' ELSE 'running' END, prev.worker, "
-         "  CASE WHEN prev.worker IS NULL THEN NULL ELSE clock_timestamp() + make_interval(secs => $10::int) END "
-         "FROM unnest($3::int[], $4::bigint[], $5::bigint[], $6::float8[], $7::bigint[], $8::bigint[], $9::bool[]) "
-         "  AS x(part, seed, flips, lim, atoms, clauses, kept) "
+         "  CASE WHEN prev.worker IS NULL THEN NULL ELSE clock_timestamp() + make_interval(secs => $9::int) END "
+         "FROM unnest($3::int[], $4::bigint[], $5::bigint[], $6::float8[], $7::bigint[], $8::bool[]) "
+         "  AS x(part, seed, flips, lim, atoms, kept) "
          "LEFT JOIN mln.job_parts prev ON x.kept AND prev.job = $1 AND prev.round = $2 - 1 AND prev.part = x.part "
          "  AND prev.status = 'done' "
+         "LEFT JOIN mln.job_parts last ON last.job = $1 AND last.round = $2 - 1 AND last.part = x.part "
          "ON CONFLICT DO NOTHING",
-         {id, std::to_string(r), parts, seeds, flips, limits, atoms, clauses, kept, std::to_string(wo.lease_seconds)});
+         {id, std::to_string(r), parts, seeds, flips, limits, atoms, kept, std::to_string(wo.lease_seconds)});
   c.exec("SELECT pg_notify('mln_jobs', $1)", {id});
   std::atomic<bool> stop{false};
   for (;;) {
@@ -524,7 +527,7 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
   const auto t0 = Clock::now();
   const solver::SolveOptions& o = job.map;
   Lead lead(wo, job, net, o.cancel);
-  if (lead.unspread(job)) return solver::solve_map(net, o);
+  if (lead.unspread(job, net)) return solver::solve_map(net, o);
   const std::string& id = lead.id;
   auto log = [&lead](const std::string& s) { lead.log(s); };
   Conn& c = lead.c;
@@ -677,7 +680,7 @@ solver::MarginalResult solve_spread_marginal(const WorkerOptions& wo, const std:
   const auto t0 = Clock::now();
   const solver::MarginalOptions& o = job.marginal;
   Lead lead(wo, job, net, o.cancel);
-  if (lead.unspread(job)) return solver::solve_marginal(net, o);
+  if (lead.unspread(job, net)) return solver::solve_marginal(net, o);
   std::vector<QueuedPart> q;
   for (int p = 0; p < lead.pi.plan.parts; ++p) {
     const solver::MarginalOptions po = solver::part_marginal_options(o, p, o.timeout_s);

@@ -128,6 +128,13 @@ TEST(SolverComponents, ThreadedMatchesTheSerialDefinitionOnALargeNetwork) {
       ASSERT_EQ(got.index_in_comp[atoms[k][i]], static_cast<int32_t>(i + 1));
     }
   }
+  // Counted only: the same components and counts, no list.
+  const Components counted = find_components(net, false);
+  EXPECT_TRUE(counted.clauses.empty());
+  EXPECT_EQ(counted.clause_off, got.clause_off);
+  EXPECT_EQ(counted.comp_of_atom, got.comp_of_atom);
+  EXPECT_EQ(counted.atoms, got.atoms);
+  EXPECT_EQ(counted.empty_clauses, empty);
 }
 
 TEST(SolverComponents, SubNetworkHoldsForeignAtomsFixed) {
@@ -143,7 +150,7 @@ TEST(SolverComponents, SubNetworkHoldsForeignAtomsFixed) {
   SubNetwork s = extract_subnetwork(net, {1, 2}, cls.data(), cls.size(), local_of, &fixed);
   EXPECT_EQ(s.net.num_atoms, 2);
   ASSERT_EQ(s.net.clauses.size(), 1u);
-  EXPECT_EQ(s.net.clauses.lits, (std::vector<int32_t>{2}));
+  EXPECT_EQ(s.net.clauses.lits, (mln::HostArray<int32_t>{2}));
   EXPECT_DOUBLE_EQ(s.constant_cost, 4.5);
   // Sub cost + constant equals the parent cost for every local assignment.
   for (int bits = 0; bits < 4; ++bits) {

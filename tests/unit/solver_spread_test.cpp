@@ -8,6 +8,7 @@
 #include "core/marginal.hpp"
 
 #include "core/components.hpp"
+#include "core/part_extract.hpp"
 #include "core/part_walk.hpp"
 #include "core/partition.hpp"
 #include "core/spread.hpp"
@@ -145,7 +146,7 @@ TEST(SolverSpread, PartIndexListsEachPartsAtomsAndClausesInOrder) {
   mln::Network net = ladder(50000, 9);  // > 65,536 clauses: several chunks
   const SpreadPlan plan = plan_spread(net, 5, seeded(2), 1000);
   const PartIndex idx = index_parts(net, plan);
-  ASSERT_EQ(static_cast<int>(idx.clauses.size()), plan.parts);
+  ASSERT_EQ(static_cast<int>(idx.members.size()), plan.parts);
   std::vector<std::vector<int32_t>> members(plan.parts);
   std::vector<std::vector<int64_t>> clauses(plan.parts);
   for (int32_t a = 1; a <= net.num_atoms; ++a) members[plan.part_of[a]].push_back(a);
@@ -155,9 +156,40 @@ TEST(SolverSpread, PartIndexListsEachPartsAtomsAndClausesInOrder) {
       ps.insert(plan.part_of[std::abs(net.clauses.lits[i])]);
     for (int32_t p : ps) clauses[p].push_back(static_cast<int64_t>(c));
   }
+  const std::vector<int64_t> counts = part_clause_counts(net, plan.part_of, plan.parts);
   for (int p = 0; p < plan.parts; ++p) {
     EXPECT_EQ(idx.members[p], members[p]) << "part " << p;
-    EXPECT_EQ(std::vector<int64_t>(idx.clauses[p].begin(), idx.clauses[p].end()), clauses[p]) << "part " << p;
+    const HostArray<int64_t> pc = part_clauses(net, plan.part_of, p);
+    EXPECT_EQ(std::vector<int64_t>(pc.begin(), pc.end()), clauses[p]) << "part " << p;
+    EXPECT_EQ(counts[p], static_cast<int64_t>(clauses[p].size())) << "part " << p;
+  }
+}
+
+// A kept walk's part, extracted in two passes over the network, is the
+// network extract_subnetwork makes from the part's atoms, then the other
+// parts' atoms its clauses touch, over part_clauses' list.
+TEST(SolverSpread, HeldPartIsTheSubnetworkOfItsAtomsThenTheHeldOnes) {
+  mln::Network net = ladder(50000, 9);  // > 65,536 clauses: several chunks
+  // Literals out of local order, and a clause over three parts' atoms.
+  add_clause(net, {-net.num_atoms, 1, -(net.num_atoms / 2)}, -1.5);
+  const SpreadPlan plan = plan_spread(net, 4, seeded(2), 1000);
+  const PartIndex idx = index_parts(net, plan);
+  for (int p = 0; p < plan.parts; ++p) {
+    const HeldPart hp = extract_held_part(net, plan.part_of, p, idx.members[p]);
+    const HostArray<int64_t> pc = part_clauses(net, plan.part_of, p);
+    std::set<int32_t> held;
+    for (int64_t c : pc)
+      for (int64_t i = net.clauses.offsets[c]; i < net.clauses.offsets[c + 1]; ++i)
+        if (plan.part_of[std::abs(net.clauses.lits[i])] != p) held.insert(std::abs(net.clauses.lits[i]));
+    EXPECT_EQ(hp.held, std::vector<int32_t>(held.begin(), held.end())) << "part " << p;
+    std::vector<int32_t> atoms = idx.members[p];
+    atoms.insert(atoms.end(), held.begin(), held.end());
+    const SubNetwork want = extract_subnetwork(net, atoms, pc.data(), pc.size(), nullptr);
+    EXPECT_EQ(hp.sub.net.num_atoms, want.net.num_atoms) << "part " << p;
+    EXPECT_EQ(hp.sub.global, want.global) << "part " << p;
+    EXPECT_EQ(hp.sub.net.clauses.offsets, want.net.clauses.offsets) << "part " << p;
+    EXPECT_EQ(hp.sub.net.clauses.lits, want.net.clauses.lits) << "part " << p;
+    EXPECT_EQ(hp.sub.net.clauses.weights, want.net.clauses.weights) << "part " << p;
   }
 }
 
@@ -167,11 +199,11 @@ TEST(SolverSpread, AutoSpreadsOnlyWhereThePartsShareTheWork) {
   // Many components of equal size: two balanced parts.
   mln::Network many = union_of_random(40, 9, 16, 4, 0, &opt);
   SpreadPlan plan = plan_spread(many, 2, o, kSpreadMetisMaxAtoms, false);
-  EXPECT_TRUE(spread_pays(plan, index_parts(many, plan)));
+  EXPECT_TRUE(spread_pays(many, plan, index_parts(many, plan)));
   // One component, not cut: one part.
   mln::Network one = ladder(2000, 1);
   plan = plan_spread(one, 2, o, kSpreadMetisMaxAtoms, false);
-  EXPECT_FALSE(spread_pays(plan, index_parts(one, plan)));
+  EXPECT_FALSE(spread_pays(one, plan, index_parts(one, plan)));
   // One large component beside small ones: its part holds most of the work.
   mln::Network mixed = ladder(2000, 1);
   for (int i = 0; i < 20; ++i) {
@@ -181,10 +213,10 @@ TEST(SolverSpread, AutoSpreadsOnlyWhereThePartsShareTheWork) {
   mixed.is_query.assign(static_cast<size_t>(mixed.num_atoms) + 1, 1);
   plan = plan_spread(mixed, 2, o, kSpreadMetisMaxAtoms, false);
   EXPECT_EQ(plan.parts, 2);
-  EXPECT_FALSE(spread_pays(plan, index_parts(mixed, plan)));
+  EXPECT_FALSE(spread_pays(mixed, plan, index_parts(mixed, plan)));
   // Cut, it pays.
   plan = plan_spread(mixed, 2, o);
-  EXPECT_TRUE(spread_pays(plan, index_parts(mixed, plan)));
+  EXPECT_TRUE(spread_pays(mixed, plan, index_parts(mixed, plan)));
 }
 
 TEST(SolverSpread, UncutPartsReachTheExactOptimum) {
@@ -247,10 +279,10 @@ TEST(SolverSpread, MarginalPartsAreWholeComponentsWithExactMarginals) {
 }
 
 // The cost of part p's clauses (its own and those it shares) under `truth`.
-double part_clauses_cost(const mln::Network& net, const PartIndex& idx, int p, const std::vector<uint8_t>& truth) {
+double part_clauses_cost(const mln::Network& net, const SpreadPlan& plan, int p, const std::vector<uint8_t>& truth) {
   mln::Network only;
   only.num_atoms = net.num_atoms;
-  for (int64_t c : idx.clauses[p]) {
+  for (int64_t c : part_clauses(net, plan.part_of, p)) {
     std::vector<int32_t> lits(net.clauses.lits.begin() + net.clauses.offsets[c],
                               net.clauses.lits.begin() + net.clauses.offsets[c + 1]);
     add_clause(only, lits, net.clauses.weights[c]);
@@ -347,7 +379,7 @@ TEST(SolverSpreadGpu, KeptWalksOnTheGpuReportTheirPartsCost) {
   const PartOutcome po = w.step(truth, part_options(o, plan, idx, 0, 1, 4, 0));
   EXPECT_EQ(po.device, "gpu");
   for (size_t i = 0; i < po.state.size(); ++i) truth[idx.members[0][i]] = po.state[i];
-  EXPECT_NEAR(po.cost, part_clauses_cost(net, idx, 0, truth), 1e-6);
+  EXPECT_NEAR(po.cost, part_clauses_cost(net, plan, 0, truth), 1e-6);
   const SpreadResult a = solve_spread_local(net, o, 2, 4);
   EXPECT_DOUBLE_EQ(a.map.cost, total_cost(net.clauses, a.map.truth));
   const SolveResult whole = solve_map(net, o);
@@ -383,8 +415,8 @@ TEST(SolverSpread, KeptWalksReportTheirPartsCostAndRepeatExactly) {
   EXPECT_FALSE(w.on_gpu());
   EXPECT_EQ(w.atoms(), static_cast<int64_t>(idx.members[1].size()));
   EXPECT_GT(w.held(), 0) << "a cut part holds its neighbours' atoms";
-  EXPECT_EQ(w.clauses(), static_cast<int64_t>(idx.clauses[1].size()));
-  auto part_cost = [&](const std::vector<uint8_t>& t) { return part_clauses_cost(net, idx, 1, t); };
+  EXPECT_EQ(w.clauses(), static_cast<int64_t>(part_clauses(net, plan.part_of, 1).size()));
+  auto part_cost = [&](const std::vector<uint8_t>& t) { return part_clauses_cost(net, plan, 1, t); };
   double before = 0;
   for (int step = 0; step < 2; ++step) {
     const PartOutcome po = w.step(truth, part_options(o, plan, idx, 1, 2 + step, 4, 0));

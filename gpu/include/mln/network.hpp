@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "mln/host_array.hpp"
+
 namespace mln {
 
 // Tuffy's weight for hard clauses (Config.hard_weight) and the threshold at
@@ -20,11 +22,13 @@ constexpr double kMaxSoftWeight = 1e15;
 // Clauses in CSR form.  Atom ids are 1-based; a literal is +id (atom true
 // satisfies it) or -id (atom false satisfies it).  Within a clause the
 // literals are sorted ascending and duplicate-free.
+// The arrays are HostArrays: resize() leaves new elements unwritten, for
+// the extractions and joins that write them in full on threads.
 struct ClauseSet {
-  std::vector<int64_t> offsets{0};  // size = num_clauses + 1
-  std::vector<int32_t> lits;
-  std::vector<double> weights;      // > 0: violated when all literals false;
-                                    // < 0: costs |w| when any literal is true
+  HostArray<int64_t> offsets{0};  // size = num_clauses + 1
+  HostArray<int32_t> lits;
+  HostArray<double> weights;      // > 0: violated when all literals false;
+                                  // < 0: costs |w| when any literal is true
 
   size_t size() const { return weights.size(); }
   void add(const int32_t* l, size_t n, double w) {
