@@ -24,6 +24,10 @@
 #include <thread>
 #include <type_traits>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "core/part_walk.hpp"
 #include "core/run_control.hpp"
 #include "core/spread.hpp"
@@ -268,6 +272,12 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
     if (prev.rows() == 0 || prev.get(0, 0) != me) walker->reset();
   }
   std::thread t([&] {
+#ifdef _OPENMP
+    // The part's passes over the network on this worker's share of the
+    // cores (--threads; main.cpp's core_share): the host's other workers
+    // build and walk their parts at the same time.
+    if (wo.threads > 0) omp_set_num_threads(wo.threads);
+#endif
     try {
       if (marginal) {
         pm = solver::sample_part(net, pi.plan, pi.idx, cp.part, mo);
@@ -662,12 +672,14 @@ bool prepare(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache&
   }
   if (!cache.plan) {
     auto pi = std::make_shared<PlanIndex>();
+    const auto tl = Clock::now();
     if (!load_plan(c, job, cache.net, pi->plan)) return false;  // the leader still plans
     const auto ti = Clock::now();
     pi->idx = solver::index_parts(cache.net, pi->plan);
     cache.plan = pi;
     if (debug_timing() && wo.log)
-      wo.log("job " + std::to_string(job) + ": parts indexed in " +
+      wo.log("job " + std::to_string(job) + ": plan loaded in " +
+             std::to_string(std::chrono::duration<double>(ti - tl).count()) + " s, parts indexed in " +
              std::to_string(std::chrono::duration<double>(Clock::now() - ti).count()) + " s");
   }
   return true;
