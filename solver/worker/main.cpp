@@ -13,7 +13,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -60,18 +59,6 @@ std::vector<std::string> visible_gpus() {
   return ids;
 }
 
-// The CPU threads of a worker bound to one of `gpus` GPUs when --threads
-// does not say: its share of the cores, since the host's other GPUs have
-// workers of their own that run beside it (on the 4x H200 host, four
-// workers of 64 threads each extracting their parts at once left a
-// fifth of a core to the one laying its part out on its GPU: 1.3 s
-// against 0.4 s).  0 (all cores) with one GPU.
-int core_share(size_t gpus) {
-  if (gpus <= 1) return 0;
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  return static_cast<int>(std::max<long>(1, cores / static_cast<long>(gpus)));
-}
-
 // --gpus all: one child per GPU, each this program with --gpu N in place
 // of --gpus all; signals are passed on; returns the worst exit status.
 int run_per_gpu(int argc, char** argv) {
@@ -90,9 +77,7 @@ int run_per_gpu(int argc, char** argv) {
     if (pid == 0) {
       setenv("CUDA_VISIBLE_DEVICES", gpus[g].c_str(), 1);
       std::vector<std::string> args;
-      bool threads_given = false;
       for (int i = 0; i < argc; ++i) {
-        threads_given = threads_given || std::strcmp(argv[i], "--threads") == 0;
         if (std::strcmp(argv[i], "--gpus") == 0) {
           ++i;
           args.push_back("--gpu");
@@ -102,7 +87,6 @@ int run_per_gpu(int argc, char** argv) {
         }
         args.push_back(argv[i]);
       }
-      if (!threads_given) args.insert(args.end(), {"--threads", std::to_string(core_share(gpus.size()))});
       std::vector<char*> cargs;
       for (auto& a : args) cargs.push_back(a.data());
       cargs.push_back(nullptr);
@@ -176,7 +160,6 @@ int main(int argc, char** argv) {
   if (o.gpu >= 0 && !visible_set) {
     // Bound to one GPU before anything touches CUDA: it is device 0 here.
     const std::vector<std::string> gpus = visible_gpus();
-    o.threads = o.threads > 0 ? o.threads : core_share(gpus.size());
     if (!gpus.empty() && static_cast<size_t>(o.gpu) >= gpus.size()) {
       std::cerr << "mln_worker: --gpu " << o.gpu << ": only " << gpus.size() << " GPU(s) visible\n";
       return 2;

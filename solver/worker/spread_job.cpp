@@ -24,10 +24,6 @@
 #include <thread>
 #include <type_traits>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "core/part_walk.hpp"
 #include "core/run_control.hpp"
 #include "core/spread.hpp"
@@ -272,12 +268,6 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
     if (prev.rows() == 0 || prev.get(0, 0) != me) walker->reset();
   }
   std::thread t([&] {
-#ifdef _OPENMP
-    // The part's passes over the network on this worker's share of the
-    // cores (--threads; main.cpp's core_share): the host's other workers
-    // build and walk their parts at the same time.
-    if (wo.threads > 0) omp_set_num_threads(wo.threads);
-#endif
     try {
       if (marginal) {
         pm = solver::sample_part(net, pi.plan, pi.idx, cp.part, mo);
