@@ -18,6 +18,7 @@
 #   MLN_SPREAD_TIMEOUT=30   T, seconds
 #   MLN_SPREAD_ROUNDS=N     rounds over the cut parts (default: the job's, 30 with kept walks)
 #   MLN_SPREAD_DEVICE=gpu   the jobs' device (cpu: the same runs on CPU workers, for trying the script)
+#   MLN_SPREAD_VARIANT="VAR=value ..." [MLN_SPREAD_VARIANT_GPUS=2]: that run again with these variables
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: spread_run.sh OUT_DIR [PAPERS] [BUILD_DIR]}
@@ -109,10 +110,15 @@ for n in 2 4 8; do
   unset 'wargs[${#wargs[@]}-1]'
   run "$n GPUs" "$n" "$T" "${wargs[@]}"
 done
-# MLN_SPREAD_VARIANT="VAR=value ...": the 2-GPU run again with these
-# variables in the workers' environment (tuning runs).
-if [ -n "${MLN_SPREAD_VARIANT:-}" ] && [ "$gpus" -ge 2 ]; then
-  run_env=$MLN_SPREAD_VARIANT run "2 GPUs, $MLN_SPREAD_VARIANT" 2 "$T" --gpu 0 ";" --gpu 1
+# MLN_SPREAD_VARIANT="VAR=value ...": the run on MLN_SPREAD_VARIANT_GPUS
+# GPUs (2 by default) again with these variables in the workers'
+# environment (tuning runs).
+vn=${MLN_SPREAD_VARIANT_GPUS:-2}
+if [ -n "${MLN_SPREAD_VARIANT:-}" ] && [ "$gpus" -ge "$vn" ]; then
+  wargs=()
+  for ((g = 0; g < vn; g++)); do wargs+=(--gpu "$g" ";"); done
+  unset 'wargs[${#wargs[@]}-1]'
+  run_env=$MLN_SPREAD_VARIANT run "$vn GPUs, $MLN_SPREAD_VARIANT" "$vn" "$T" "${wargs[@]}"
 fi
 if [ "${MLN_SPREAD_HALF:-0}" = 1 ] && [ "$gpus" -ge 2 ]; then
   run "$gpus GPUs, T/2" "$gpus" "$(awk -v t="$T" 'BEGIN { print t / 2 }')" --gpus all

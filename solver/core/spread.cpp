@@ -238,10 +238,15 @@ bool walk_kept(const SpreadPlan& plan, int p, int rounds, const SolveOptions& o)
   return plan.cut[p] && rounds > 1 && part_walk_applies(o);
 }
 
-int rounds_to_stop(const SpreadPlan& plan, int rounds, const SolveOptions& o) {
+RoundStop::RoundStop(const SpreadPlan& plan, int rounds, const SolveOptions& o) {
   for (int p = 0; p < plan.parts; ++p)
-    if (walk_kept(plan, p, rounds, o)) return 2;
-  return 1;
+    if (walk_kept(plan, p, rounds, o)) after_ = 2;
+}
+
+bool RoundStop::ends_after(int r, bool changed) {
+  if (settled_ > 0) ++settled_;
+  else if (!changed && r > 1) settled_ = 1;
+  return settled_ >= after_;
 }
 
 int default_rounds(const SolveOptions& o) { return part_walk_applies(o) ? kKeptRounds : kSolvedRounds; }
@@ -279,8 +284,7 @@ SpreadResult solve_spread_local(const mln::Network& net, const SolveOptions& o, 
   std::vector<uint8_t> best;
   double best_cost = 0;
   std::map<int, std::unique_ptr<PartWalker>> walkers;  // the kept walks, by part
-  const int stop_after = rounds_to_stop(plan, rounds, o);
-  int unchanged = 0;
+  RoundStop ending(plan, rounds, o);
   for (int r = 1; r <= rounds; ++r) {
     const std::vector<int> ps = round_parts(plan, r);
     if (ps.empty()) break;
@@ -307,8 +311,7 @@ SpreadResult solve_spread_local(const mln::Network& net, const SolveOptions& o, 
     res.rounds_run = r;
     const SpreadTotals t = spread_totals(net, plan, truth);
     if (best.empty() || t.cost < best_cost) best = truth, best_cost = t.cost, res.map.hard_violated = t.hard_violated;
-    unchanged = changed || r == 1 ? 0 : unchanged + 1;
-    if (unchanged >= stop_after) break;
+    if (ending.ends_after(r, changed)) break;
   }
   res.map.truth = std::move(best);
   res.map.cost = best_cost;

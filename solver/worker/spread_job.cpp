@@ -558,8 +558,7 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
     scored_round = r;
     scoring = std::async(std::launch::async, [&net, &pi, &scored] { return solver::spread_totals(net, pi.plan, scored); });
   };
-  const int stop_after = solver::rounds_to_stop(pi.plan, rounds, o);
-  int unchanged = 0;
+  solver::RoundStop ending(pi.plan, rounds, o);
   for (int r = 1; r <= rounds && !cancel; ++r) {
     const std::vector<int> ps = solver::round_parts(pi.plan, r);
     if (ps.empty()) break;
@@ -594,9 +593,8 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
       log("round " + std::to_string(r) + ": queued and run in " +
           std::to_string(std::chrono::duration<double>(tw - tr).count()) + " s, then states read in " +
           std::to_string(std::chrono::duration<double>(Clock::now() - tw).count()) + " s");
-    unchanged = changed || r == 1 ? 0 : unchanged + 1;
-    if (unchanged > 0) log("round " + std::to_string(r) + ": no atom changed");
-    if (unchanged >= stop_after) break;
+    if (!changed && r > 1) log("round " + std::to_string(r) + ": no atom changed");
+    if (ending.ends_after(r, changed)) break;
   }
   settle();
   res.cancelled = cancel.load();

@@ -408,6 +408,20 @@ TEST(SolverSpread, KeptWalksReportTheirPartsCostAndRepeatExactly) {
   EXPECT_FALSE(walk_kept(plan, 0, 4, seeded(4))) << "Tuffy's CPU walk keeps nothing";
   EXPECT_EQ(default_rounds(o), kKeptRounds);
   EXPECT_EQ(default_rounds(seeded(4)), kSolvedRounds);
+  // Kept walks end after the round that follows the first that changed no
+  // atom (its full-floor search), whatever that round changed; parts
+  // solved afresh end at the first.
+  auto ends_at = [&](const SolveOptions& so, const std::vector<bool>& changed) {
+    RoundStop stop(plan, 30, so);
+    for (size_t i = 0; i < changed.size(); ++i)
+      if (stop.ends_after(static_cast<int>(i) + 1, changed[i])) return static_cast<int>(i) + 1;
+    return 0;
+  };
+  EXPECT_EQ(ends_at(o, {false, true, false, true, true}), 4) << "round 1 counts as a change";
+  EXPECT_EQ(ends_at(o, {true, true, false, false, true}), 4);
+  EXPECT_EQ(ends_at(o, {true, true, true}), 0);
+  EXPECT_EQ(ends_at(seeded(4), {true, false, true}), 2);
+  EXPECT_EQ(ends_at(seeded(4), {false, true}), 0);
   // A part's step: its cost is its clauses' under its state and the held
   // neighbours, and a second step starts from the first's answer.
   std::vector<uint8_t> truth = spread_initial_truth(net, plan, o.seed);
