@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -24,32 +23,6 @@ inline void cuda_check(cudaError_t e, const char* what) {
 }
 #define MLN_CUDA_TRY(call) ::mln::solver::gpu_detail::cuda_check((call), #call)
 #define MLN_CUDA_LAUNCHED(name) ::mln::solver::gpu_detail::cuda_check(cudaGetLastError(), name)
-
-// A host-to-device copy.  From kLockedCopyMin bytes on, the host pages are
-// locked (cudaHostRegister) for the copy's time, so that it is one DMA at
-// the link's speed: a copy from pageable memory goes through the driver's
-// staging buffers by CPU memcpy on the calling thread, and on the 4x H200
-// host a worker laying out its part (1.7 GB) beside three others
-// extracting theirs on every core took 1.3 s for it, 0.4 s alone.  Where
-// the pages cannot be locked (a limit, a kernel or driver that refuses),
-// or with MLN_GPU_LOCKED_COPY=0 in the environment (comparison runs), the
-// copy is the pageable one.
-constexpr size_t kLockedCopyMin = size_t{64} << 20;
-inline void copy_to_device(void* dst, const void* src, size_t bytes) {
-  static const bool locked = [] {
-    const char* e = std::getenv("MLN_GPU_LOCKED_COPY");
-    return !(e && e[0] == '0');
-  }();
-  if (locked && bytes >= kLockedCopyMin &&
-      cudaHostRegister(const_cast<void*>(src), bytes, cudaHostRegisterDefault) == cudaSuccess) {
-    const cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
-    cudaHostUnregister(const_cast<void*>(src));
-    cuda_check(e, "cudaMemcpy (host pages locked)");
-    return;
-  }
-  cudaGetLastError();  // a refused registration is not an error of the copy
-  cuda_check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
-}
 
 // Records `delta` bytes of device memory taken (> 0) or given back (< 0).
 void note_device_bytes(std::ptrdiff_t delta);
@@ -74,7 +47,7 @@ class DeviceArray {
   template <class Alloc>
   void upload(const std::vector<T, Alloc>& v) {
     resize(v.size());
-    if (!v.empty()) copy_to_device(p_, v.data(), v.size() * sizeof(T));
+    if (!v.empty()) MLN_CUDA_TRY(cudaMemcpy(p_, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
   }
   T* get() const { return p_; }
   size_t size() const { return n_; }
