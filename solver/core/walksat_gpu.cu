@@ -119,6 +119,17 @@ bool gpu_walksat_available(std::string* why_not) {
   return true;
 }
 
+bool gpu_warm_up(std::string* why_not) {
+  if (!gpu_walksat_available(why_not)) return false;
+  const cudaError_t e = cudaFree(nullptr);  // the runtime's way to create the primary context
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    if (why_not) *why_not = cudaGetErrorString(e);
+    return false;
+  }
+  return true;
+}
+
 WalkInstance gpu_layout(const WalkInstance& header) {
   if (!header.header_only()) throw std::invalid_argument("gpu_layout: not a header-only instance");
   WalkInstance out = header;

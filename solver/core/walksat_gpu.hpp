@@ -38,6 +38,15 @@ struct GpuWalkOptions {
 // True when compiled with CUDA and a device is usable; otherwise why not.
 bool gpu_walksat_available(std::string* why_not);
 
+// Creates this process's CUDA context on the current device now (a worker
+// bound to a GPU, at its start), not inside its first job's search, where
+// it was timed as part of the walk's set-up.  (On the 4x H200 host the
+// leader of a spread job laid its part out in 1.2 s where the three other
+// workers took 0.3-0.6 s; it does so while they extract theirs on every
+// core, and the context's creation lies in that span.  Not yet measured
+// apart.)  True if a device was made ready; otherwise why not.
+bool gpu_warm_up(std::string* why_not);
+
 // Device memory held by the GPU walks of this process: the high-water mark
 // since the last reset (reset = true also starts a new mark at the current use).
 size_t gpu_walksat_peak_bytes(bool reset = false);

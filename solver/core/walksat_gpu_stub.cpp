@@ -9,6 +9,8 @@ bool gpu_walksat_available(std::string* why_not) {
   return false;
 }
 
+bool gpu_warm_up(std::string* why_not) { return gpu_walksat_available(why_not); }
+
 size_t gpu_walksat_peak_bytes(bool) { return 0; }
 
 WalkOutcome walksat_gpu(const WalkInstance&, const std::vector<uint8_t>&, const WalkParams&, const GpuWalkOptions&) {

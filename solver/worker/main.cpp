@@ -21,6 +21,7 @@
 #include <iostream>
 #include <string>
 
+#include "core/walksat_gpu.hpp"
 #include "worker/pq.hpp"
 #include "worker/worker.hpp"
 
@@ -173,6 +174,10 @@ int main(int argc, char** argv) {
   }
   const std::string prefix = o.gpu >= 0 ? "mln_worker[gpu " + std::to_string(o.gpu) + "]: " : "mln_worker: ";
   if (!quiet) o.log = [prefix](const std::string& s) { std::cerr << prefix << s << std::endl; };
+  if (o.gpu >= 0) {  // its GPU's context now, not in its first job's search
+    std::string why;
+    if (!mln::solver::gpu_warm_up(&why) && o.log) o.log("GPU " + std::to_string(o.gpu) + " not usable: " + why);
+  }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   try {
