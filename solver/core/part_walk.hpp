@@ -56,8 +56,8 @@ class PartWalker {
   // part's state in `truth`.  A round after one in which the part found
   // nothing better and its neighbours did not move searches longer before
   // it gives up (the walk's full time floor, not a quarter of it): a job
-  // ends when two rounds in a row change no atom (rounds_to_stop), and the
-  // second is that longer search.
+  // ends with such a round, the one after the first round that changed no
+  // atom (RoundStop).
   PartOutcome step(const std::vector<uint8_t>& truth, const SolveOptions& o);
 
   int part() const { return part_; }
