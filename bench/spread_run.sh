@@ -19,6 +19,7 @@
 #   MLN_SPREAD_ROUNDS=N     rounds over the cut parts (default: the job's, 30 with kept walks)
 #   MLN_SPREAD_DEVICE=gpu   the jobs' device (cpu: the same runs on CPU workers, for trying the script)
 #   MLN_SPREAD_VARIANT="VAR=value ..." [MLN_SPREAD_VARIANT_GPUS=2]: that run again with these variables
+#   MLN_SPREAD_RUNS="1 2 4"  only these GPU counts (default: 1 and every count the host has)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: spread_run.sh OUT_DIR [PAPERS] [BUILD_DIR]}
@@ -101,10 +102,14 @@ run() {
        FROM mln.job_parts WHERE job = $j ORDER BY round, part" >>"$work/parts.md"
   write_md
 }
-run "1 GPU" 1 "$T" --gpu 0
+# MLN_SPREAD_RUNS="1 4": only these GPU counts (a diagnostic call; the
+# report's ratios want 1 beside the others).
+want() { [ -z "${MLN_SPREAD_RUNS:-}" ] || [[ " $MLN_SPREAD_RUNS " == *" $1 "* ]]; }
+want 1 && run "1 GPU" 1 "$T" --gpu 0
 # 2, 4, 8 GPUs as the host has them: one worker per GPU (--gpu g each).
 for n in 2 4 8; do
   [ "$gpus" -ge "$n" ] || break
+  want "$n" || continue
   wargs=()
   for ((g = 0; g < n; g++)); do wargs+=(--gpu "$g" ";"); done
   unset 'wargs[${#wargs[@]}-1]'
