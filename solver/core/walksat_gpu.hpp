@@ -40,11 +40,11 @@ bool gpu_walksat_available(std::string* why_not);
 
 // Creates this process's CUDA context on the current device now (a worker
 // bound to a GPU, at its start), not inside its first job's search, where
-// it was timed as part of the walk's set-up.  (On the 4x H200 host the
+// it was timed as part of the walk's set-up: on the 4x H200 host the
 // leader of a spread job laid its part out in 1.2 s where the three other
-// workers took 0.3-0.6 s; it does so while they extract theirs on every
-// core, and the context's creation lies in that span.  Not yet measured
-// apart.)  True if a device was made ready; otherwise why not.
+// workers took 0.3-0.6 s (it did so while they extracted theirs on every
+// core), and 0.64 s with the context made at start.  True if a device was
+// made ready; otherwise why not.
 bool gpu_warm_up(std::string* why_not);
 
 // Device memory held by the GPU walks of this process: the high-water mark
