@@ -13,6 +13,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -58,10 +61,18 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
                        int64_t metis_max_atoms = kSpreadMetisMaxAtoms, bool split = true);
 
 // Each part's atoms (ascending ids), from one pass over the plan.  A part's
-// clauses are found where it is solved (part_extract.hpp), by the worker
-// that solves it.
+// clauses are found where it is solved, by the worker that solves it
+// (part_extract.hpp), and kept here for its next rounds: clauses(net, plan,
+// p) finds them on first use (copies of an index share what they found).
 struct PartIndex {
   std::vector<std::vector<int32_t>> members;
+  const HostArray<int64_t>& clauses(const mln::Network& net, const SpreadPlan& plan, int p) const;
+
+  struct Found {
+    std::mutex mu;
+    std::map<int, HostArray<int64_t>> by_part;  // never erased: references stay valid
+  };
+  std::shared_ptr<Found> found = std::make_shared<Found>();
 };
 PartIndex index_parts(const mln::Network& net, const SpreadPlan& plan);
 

@@ -162,6 +162,9 @@ TEST(SolverSpread, PartIndexListsEachPartsAtomsAndClausesInOrder) {
     const HostArray<int64_t> pc = part_clauses(net, plan.part_of, p);
     EXPECT_EQ(std::vector<int64_t>(pc.begin(), pc.end()), clauses[p]) << "part " << p;
     EXPECT_EQ(counts[p], static_cast<int64_t>(clauses[p].size())) << "part " << p;
+    const HostArray<int64_t>& kept = idx.clauses(net, plan, p);
+    EXPECT_EQ(std::vector<int64_t>(kept.begin(), kept.end()), clauses[p]) << "part " << p;
+    EXPECT_EQ(&idx.clauses(net, plan, p), &kept) << "found once, then kept";
   }
 }
 
