@@ -74,3 +74,8 @@ BEGIN
 END $$;
 COMMENT ON FUNCTION mln._share_results(text) IS
   'internal: grants the program''s owner the result tables and views the calling worker created';
+
+-- A spread plan's part_of is kept as runs where that is shorter (a plan of
+-- atom id ranges: a few runs, not an int4 per atom).
+COMMENT ON COLUMN mln.job_plans.part_of IS
+  'internal: each atom''s part (-1: not searched), a little-endian int4 per atom id, or ''RUN1'' then little-endian int4 (part, atoms in a row) pairs';

@@ -142,6 +142,59 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
   return plan;
 }
 
+namespace {
+constexpr char kRunsTag[4] = {'R', 'U', 'N', '1'};  // an int4 array starts with part_of[0] = -1: ff ff ff ff
+void put_le4(std::string& b, int32_t v) {
+  const uint32_t u = static_cast<uint32_t>(v);
+  for (int k = 0; k < 4; ++k) b.push_back(static_cast<char>(u >> (8 * k)));
+}
+int32_t get_le4(const char* p) {
+  uint32_t u = 0;
+  for (int k = 0; k < 4; ++k) u |= static_cast<uint32_t>(static_cast<unsigned char>(p[k])) << (8 * k);
+  return static_cast<int32_t>(u);
+}
+}  // namespace
+
+std::string pack_part_of(const std::vector<int32_t>& part_of) {
+  const size_t n = part_of.size();
+  size_t runs = 0;
+  for (size_t i = 0; i < n; ++i) runs += i == 0 || part_of[i] != part_of[i - 1];
+  std::string b;
+  if (4 + 8 * runs < 4 * n) {
+    b.reserve(4 + 8 * runs);
+    b.append(kRunsTag, 4);
+    for (size_t i = 0; i < n;) {
+      size_t j = i;
+      while (j < n && part_of[j] == part_of[i] && j - i < INT32_MAX) ++j;
+      put_le4(b, part_of[i]);
+      put_le4(b, static_cast<int32_t>(j - i));
+      i = j;
+    }
+    return b;
+  }
+  b.reserve(4 * n);
+  for (int32_t v : part_of) put_le4(b, v);
+  return b;
+}
+
+std::vector<int32_t> unpack_part_of(const char* bytes, size_t n) {
+  std::vector<int32_t> out;
+  if (n >= 4 && std::equal(kRunsTag, kRunsTag + 4, bytes)) {
+    if ((n - 4) % 8 != 0) throw std::invalid_argument("a plan's part_of: runs of " + std::to_string(n) + " bytes");
+    for (size_t at = 4; at < n; at += 8) {
+      const int32_t v = get_le4(bytes + at), count = get_le4(bytes + at + 4);
+      if (count <= 0 || out.size() + static_cast<size_t>(count) > (size_t{1} << 31))
+        throw std::invalid_argument("a plan's part_of: a run of " + std::to_string(count) + " atoms");
+      out.insert(out.end(), static_cast<size_t>(count), v);
+    }
+    return out;
+  }
+  if (n % 4 != 0) throw std::invalid_argument("a plan's part_of: " + std::to_string(n) + " bytes");
+  out.resize(n / 4);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = get_le4(bytes + 4 * i);
+  return out;
+}
+
 PartIndex index_parts(const mln::Network& net, const SpreadPlan& plan) {
   PartIndex idx;
   idx.members.resize(static_cast<size_t>(plan.parts));

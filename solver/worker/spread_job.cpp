@@ -99,7 +99,7 @@ std::string raw_le(const std::vector<T>& v) {
 void save_plan(Conn& c, int64_t job, const solver::SpreadPlan& plan) {
   c.exec_b("INSERT INTO mln.job_plans (job, parts, part_of, cut, components, solved_components) "
            "VALUES ($1, $2, $3::bytea, $4::bytea, $5, $6)",
-           {std::to_string(job), std::to_string(plan.parts), raw_le(plan.part_of),
+           {std::to_string(job), std::to_string(plan.parts), solver::pack_part_of(plan.part_of),
             raw_bytes(plan.cut.data(), plan.cut.size()), std::to_string(plan.components),
             std::to_string(plan.solved_components)},
            {false, false, true, true, false, false});
@@ -120,8 +120,12 @@ bool load_plan(Conn& c, int64_t job, const Network& net, solver::SpreadPlan& pla
                  "SELECT v.k, v.b FROM mln.job_plans, LATERAL (VALUES (0, part_of), (1, cut)) v(k, b) "
                  "WHERE job = " + id,
                  [&](int32_t key, const char* p, size_t n) {
-                   if (key == 0) binary::le_int4s(p, static_cast<int32_t>(n), part_of);
-                   else cut.assign(p, n);
+                   if (key != 0) cut.assign(p, n);
+                   else try {
+                     part_of = solver::unpack_part_of(p, n);
+                   } catch (const std::invalid_argument& e) {
+                     throw DbError(std::string("the spread plan of job ") + id + ": " + e.what());
+                   }
                  });
   if (part_of.size() != static_cast<size_t>(net.num_atoms) + 1 || cut.size() != static_cast<size_t>(plan.parts))
     throw DbError("the spread plan of job " + id + " does not fit its network");

@@ -168,6 +168,28 @@ TEST(SolverSpread, PartIndexListsEachPartsAtomsAndClausesInOrder) {
   }
 }
 
+// A plan's part_of as mln.job_plans keeps it: runs where they are shorter,
+// the int4 array otherwise, each read back as it was.
+TEST(SolverSpread, PartOfIsStoredAsRunsWhereShorter) {
+  std::vector<int32_t> ranges(1000001);
+  ranges[0] = -1;
+  for (size_t a = 1; a < ranges.size(); ++a) ranges[a] = static_cast<int32_t>(4 * (a - 1) / (ranges.size() - 1));
+  const std::string packed = pack_part_of(ranges);
+  EXPECT_EQ(packed.size(), 4u + 8u * 5u) << "-1 and four ranges";
+  EXPECT_EQ(unpack_part_of(packed.data(), packed.size()), ranges);
+  std::vector<int32_t> mixed = {-1, 0, 1, 0, 1, 2, 2, 0};
+  const std::string raw = pack_part_of(mixed);
+  EXPECT_EQ(raw.size(), 4 * mixed.size()) << "runs would be longer";
+  EXPECT_EQ(unpack_part_of(raw.data(), raw.size()), mixed);
+  EXPECT_EQ(raw.substr(0, 4), std::string(4, '\xff'));
+  EXPECT_TRUE(unpack_part_of(nullptr, 0).empty());
+  EXPECT_THROW(unpack_part_of(raw.data(), raw.size() - 1), std::invalid_argument);
+  EXPECT_THROW(unpack_part_of(packed.data(), packed.size() - 4), std::invalid_argument);
+  std::string zero_run = packed;
+  zero_run[8] = zero_run[9] = zero_run[10] = zero_run[11] = 0;  // the first run's count
+  EXPECT_THROW(unpack_part_of(zero_run.data(), zero_run.size()), std::invalid_argument);
+}
+
 // A kept walk's part, extracted in two passes over the network, is the
 // network extract_subnetwork makes from the part's atoms, then the other
 // parts' atoms its clauses touch, over part_clauses' list.
