@@ -185,9 +185,11 @@ wait $wl; kill -9 $wd 2>/dev/null; wait $wd 2>/dev/null
 read -r sk3 ck3 <<<"$(kanswer "$k3" | head -1)"
 echo "# kept walks, a helper died in round 2: $sk3, cost $ck3; rounds 1-2: $(q "SELECT string_agg(round || '/' || part || '=' || worker || ':' || attempts, ' ' ORDER BY round, part) FROM mln.job_parts WHERE job = $k3 AND round BETWEEN 1 AND 2")"
 check "kept walks, a helper died: the job is done" test "$sk3" = done
-check "the part queued for it in round 2 was run by the leader after its lease" \
-  test "$(q "SELECT worker || ' ' || attempts FROM mln.job_parts a WHERE job = $k3 AND round = 2
-             AND EXISTS (SELECT 1 FROM mln.job_parts b WHERE b.job = a.job AND b.round = 1 AND b.part = a.part AND b.worker = 'kdoomed')")" = "kleader3 2"
+# (The helper takes one part of round 1 or both, as the two race for them.)
+check "the parts queued for it in round 2 were run by the leader after their lease, one after the helper took it" \
+  test "$(q "SELECT count(*) > 0 AND bool_and(worker = 'kleader3') AND count(*) FILTER (WHERE attempts = 2) = 1
+             FROM mln.job_parts a WHERE job = $k3 AND round = 2
+             AND EXISTS (SELECT 1 FROM mln.job_parts b WHERE b.job = a.job AND b.round = 1 AND b.part = a.part AND b.worker = 'kdoomed')")" = t
 
 # 5. Marginal and dual jobs: parts of whole components (class: 546
 #    components), each sampled once by whichever worker claims it.
