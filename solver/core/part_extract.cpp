@@ -31,26 +31,10 @@ int64_t chunks_of(int64_t m) { return (m + kCostChunk - 1) / kCostChunk; }
 
 }  // namespace
 
-HostArray<int64_t> part_clauses(const mln::Network& net, const std::vector<int32_t>& part_of, int p) {
-  const auto& cs = net.clauses;
-  const int64_t m = static_cast<int64_t>(cs.size()), chunks = chunks_of(m);
+std::vector<int64_t> part_clauses(const mln::Network& net, const std::vector<int32_t>& part_of, int p) {
   const std::vector<uint8_t> mine = mine_of(part_of, p);
-  std::vector<int64_t> at(static_cast<size_t>(chunks) + 1, 0);
-#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
-  for (int64_t b = 0; b < chunks; ++b) {
-    int64_t k = 0;
-    for (int64_t c = b * kCostChunk; c < std::min(m, (b + 1) * kCostChunk); ++c) k += touches(cs, c, mine.data());
-    at[b + 1] = k;
-  }
-  for (int64_t b = 0; b < chunks; ++b) at[b + 1] += at[b];
-  HostArray<int64_t> out(static_cast<size_t>(at[chunks]));
-#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
-  for (int64_t b = 0; b < chunks; ++b) {
-    int64_t k = at[b];
-    for (int64_t c = b * kCostChunk; c < std::min(m, (b + 1) * kCostChunk); ++c)
-      if (touches(cs, c, mine.data())) out[k++] = c;
-  }
-  return out;
+  return select_clauses(static_cast<int64_t>(net.clauses.size()),
+                        [&](int64_t c) { return touches(net.clauses, c, mine.data()); });
 }
 
 std::vector<int64_t> part_clause_counts(const mln::Network& net, const std::vector<int32_t>& part_of, int parts) {

@@ -13,14 +13,13 @@
 #include <vector>
 
 #include "subnetwork.hpp"
-#include "walksat_cpu.hpp"
 #include "mln/network.hpp"
 
 namespace mln::solver {
 
 // The clauses of `net` with a literal over an atom of part p (part_of[a] ==
 // p), ascending.
-HostArray<int64_t> part_clauses(const mln::Network& net, const std::vector<int32_t>& part_of, int p);
+std::vector<int64_t> part_clauses(const mln::Network& net, const std::vector<int32_t>& part_of, int p);
 
 // How many clauses each part of `parts` has a literal in (a clause over
 // atoms of two parts counts for both), from one pass.

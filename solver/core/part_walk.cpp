@@ -117,9 +117,9 @@ PartOutcome PartWalker::step(const std::vector<uint8_t>& truth, const SolveOptio
   std::vector<uint8_t> hv = held_values(truth);
   // Nothing moved since the round before, in the part or around it: this
   // round searches longer before it gives up (it may be the job's last).
-  const bool still = found_nothing_ && hv == last_held_;
+  const double stall = found_nothing_ && hv == last_held_ ? long_stall_ : short_stall_;
   try {
-    session_->set_stall_min_s(still ? long_stall_ : short_stall_);
+    session_->set_stall_min_s(stall);
     session_->hold(hv);
     w = session_->walk(wp);
   } catch (const GpuError& e) {
@@ -131,7 +131,7 @@ PartOutcome PartWalker::step(const std::vector<uint8_t>& truth, const SolveOptio
     std::copy(hv.begin(), hv.end(), init.begin() + free_);
     session_.reset();
     start_cpu(init, o);
-    session_->set_stall_min_s(still ? long_stall_ : short_stall_);
+    session_->set_stall_min_s(stall);
     flips = 0;
     w = session_->walk(wp);
   }

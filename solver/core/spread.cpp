@@ -203,7 +203,7 @@ PartIndex index_parts(const mln::Network& net, const SpreadPlan& plan) {
   return idx;
 }
 
-const HostArray<int64_t>& PartIndex::clauses(const mln::Network& net, const SpreadPlan& plan, int p) const {
+const std::vector<int64_t>& PartIndex::clauses(const mln::Network& net, const SpreadPlan& plan, int p) const {
   std::lock_guard<std::mutex> g(found->mu);
   auto it = found->by_part.find(p);
   if (it == found->by_part.end()) it = found->by_part.emplace(p, part_clauses(net, plan.part_of, p)).first;
@@ -268,7 +268,7 @@ PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const Pa
   PartOutcome out;
   out.state.assign(mem.size(), 0);
   if (mem.empty()) return out;
-  const HostArray<int64_t>& pc = idx.clauses(net, plan, p);
+  const std::vector<int64_t>& pc = idx.clauses(net, plan, p);
   out.clauses = static_cast<int64_t>(pc.size());
   std::vector<int64_t> inner;
   if (!hold_boundary && plan.cut[p]) {
@@ -401,7 +401,7 @@ PartMarginal sample_part(const mln::Network& net, const SpreadPlan& plan, const 
   const auto& mem = idx.members[p];
   PartMarginal out;
   if (mem.empty()) return out;
-  const HostArray<int64_t>& pc = idx.clauses(net, plan, p);
+  const std::vector<int64_t>& pc = idx.clauses(net, plan, p);
   out.clauses = static_cast<int64_t>(pc.size());
   SubNetwork sub = part_network(net, idx, p, pc.data(), pc.size(), nullptr, &net.init_truth);
   const MarginalResult r = solve_marginal(sub.net, o);

@@ -76,11 +76,11 @@ std::vector<int32_t> unpack_part_of(const char* bytes, size_t n);
 // p) finds them on first use (copies of an index share what they found).
 struct PartIndex {
   std::vector<std::vector<int32_t>> members;
-  const HostArray<int64_t>& clauses(const mln::Network& net, const SpreadPlan& plan, int p) const;
+  const std::vector<int64_t>& clauses(const mln::Network& net, const SpreadPlan& plan, int p) const;
 
   struct Found {
     std::mutex mu;
-    std::map<int, HostArray<int64_t>> by_part;  // never erased: references stay valid
+    std::map<int, std::vector<int64_t>> by_part;  // never erased: references stay valid
   };
   std::shared_ptr<Found> found = std::make_shared<Found>();
 };
@@ -164,8 +164,6 @@ class RoundStop {
   RoundStop(const SpreadPlan& plan, int rounds, const SolveOptions& o);
   // Round r ended having changed some atom or not: true if the job ends.
   bool ends_after(int r, bool changed);
-  // Rounds run since the first that changed no atom (0: none yet).
-  int settled() const { return settled_; }
 
  private:
   int after_ = 1;

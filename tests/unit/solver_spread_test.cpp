@@ -159,11 +159,11 @@ TEST(SolverSpread, PartIndexListsEachPartsAtomsAndClausesInOrder) {
   const std::vector<int64_t> counts = part_clause_counts(net, plan.part_of, plan.parts);
   for (int p = 0; p < plan.parts; ++p) {
     EXPECT_EQ(idx.members[p], members[p]) << "part " << p;
-    const HostArray<int64_t> pc = part_clauses(net, plan.part_of, p);
-    EXPECT_EQ(std::vector<int64_t>(pc.begin(), pc.end()), clauses[p]) << "part " << p;
+    const std::vector<int64_t> pc = part_clauses(net, plan.part_of, p);
+    EXPECT_EQ(pc, clauses[p]) << "part " << p;
     EXPECT_EQ(counts[p], static_cast<int64_t>(clauses[p].size())) << "part " << p;
-    const HostArray<int64_t>& kept = idx.clauses(net, plan, p);
-    EXPECT_EQ(std::vector<int64_t>(kept.begin(), kept.end()), clauses[p]) << "part " << p;
+    const std::vector<int64_t>& kept = idx.clauses(net, plan, p);
+    EXPECT_EQ(kept, clauses[p]) << "part " << p;
     EXPECT_EQ(&idx.clauses(net, plan, p), &kept) << "found once, then kept";
   }
 }
@@ -201,7 +201,7 @@ TEST(SolverSpread, HeldPartIsTheSubnetworkOfItsAtomsThenTheHeldOnes) {
   const PartIndex idx = index_parts(net, plan);
   for (int p = 0; p < plan.parts; ++p) {
     const HeldPart hp = extract_held_part(net, plan.part_of, p, idx.members[p]);
-    const HostArray<int64_t> pc = part_clauses(net, plan.part_of, p);
+    const std::vector<int64_t> pc = part_clauses(net, plan.part_of, p);
     std::set<int32_t> held;
     for (int64_t c : pc)
       for (int64_t i = net.clauses.offsets[c]; i < net.clauses.offsets[c + 1]; ++i)
