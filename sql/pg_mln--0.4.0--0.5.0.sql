@@ -79,3 +79,7 @@ COMMENT ON FUNCTION mln._share_results(text) IS
 -- atom id ranges: a few runs, not an int4 per atom).
 COMMENT ON COLUMN mln.job_plans.part_of IS
   'internal: each atom''s part (-1: not searched), a little-endian int4 per atom id, or ''RUN1'' then little-endian int4 (part, atoms in a row) pairs';
+
+-- A part's MAP state is kept a bit per atom (a byte per atom before).
+COMMENT ON COLUMN mln.job_parts.state IS
+  'internal: MAP: the part''s state, a bit per atom of the part in ascending atom id, least significant bit first';

@@ -66,16 +66,21 @@ HeldPart extract_held_part(const mln::Network& net, const std::vector<int32_t>& 
   const int64_t m = static_cast<int64_t>(cs.size()), chunks = chunks_of(m);
   const int32_t n_atoms = net.num_atoms;
   const std::vector<uint8_t> mine = mine_of(part_of, p);
-  // Pass 1: each chunk's clauses and literals over the part, and the held
-  // atoms (marked by relaxed stores of 1, read first: most are marked
-  // already, and stores from every thread to one line contend).
+  // Pass 1: each chunk's clauses and literals over the part, the clauses
+  // marked in a bit map (a chunk's words are its own: kCostChunk is a
+  // multiple of 64) so that pass 2 reads only those, and the held atoms
+  // (marked by relaxed stores of 1, read first: most are marked already,
+  // and stores from every thread to one line contend).
+  static_assert(kCostChunk % 64 == 0, "a chunk's clauses fill whole words of the bit map");
   std::vector<uint8_t> seen(static_cast<size_t>(n_atoms) + 1, 0);
   std::vector<int64_t> kept(static_cast<size_t>(chunks) + 1, 0), lits(static_cast<size_t>(chunks) + 1, 0);
+  std::vector<uint64_t> touched(static_cast<size_t>((m + 63) / 64), 0);
 #pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
   for (int64_t b = 0; b < chunks; ++b) {
     int64_t k = 0, l = 0;
     for (int64_t c = b * kCostChunk; c < std::min(m, (b + 1) * kCostChunk); ++c) {
       if (!touches(cs, c, mine.data())) continue;
+      touched[c / 64] |= uint64_t{1} << (c % 64);
       ++k;
       l += cs.offsets[c + 1] - cs.offsets[c];
       for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
@@ -101,8 +106,8 @@ HeldPart extract_held_part(const mln::Network& net, const std::vector<int32_t>& 
     local_of[out.held[i]] = loc;
     sub.global[loc] = out.held[i];
   }
-  // Pass 2: each chunk writes its clauses at its offsets, literals sorted
-  // by local id as extract_subnetwork sorts them.
+  // Pass 2: each chunk writes its marked clauses at its offsets, literals
+  // sorted by local id as extract_subnetwork sorts them.
   auto& o = sub.net.clauses;
   o.offsets.assign(static_cast<size_t>(kept[chunks]) + 1, 0);
   o.lits.resize(static_cast<size_t>(lits[chunks]));
@@ -110,16 +115,18 @@ HeldPart extract_held_part(const mln::Network& net, const std::vector<int32_t>& 
 #pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
   for (int64_t b = 0; b < chunks; ++b) {
     int64_t k = kept[b], l = lits[b];
-    for (int64_t c = b * kCostChunk; c < std::min(m, (b + 1) * kCostChunk); ++c) {
-      if (!touches(cs, c, mine.data())) continue;
-      const int64_t l0 = l;
-      for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
-        const int32_t x = cs.lits[i], loc = local_of[std::abs(x)];
-        o.lits[l++] = x > 0 ? loc : -loc;
+    const int64_t w_end = (std::min(m, (b + 1) * kCostChunk) + 63) / 64;
+    for (int64_t w = b * kCostChunk / 64; w < w_end; ++w) {
+      for (uint64_t bits = touched[w]; bits != 0; bits &= bits - 1) {
+        const int64_t c = w * 64 + __builtin_ctzll(bits), l0 = l;
+        for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
+          const int32_t x = cs.lits[i], loc = local_of[std::abs(x)];
+          o.lits[l++] = x > 0 ? loc : -loc;
+        }
+        std::sort(o.lits.begin() + l0, o.lits.begin() + l);
+        o.weights[k] = cs.weights[c];
+        o.offsets[++k] = l;
       }
-      std::sort(o.lits.begin() + l0, o.lits.begin() + l);
-      o.weights[k] = cs.weights[c];
-      o.offsets[++k] = l;
     }
   }
   return out;

@@ -195,6 +195,29 @@ std::vector<int32_t> unpack_part_of(const char* bytes, size_t n) {
   return out;
 }
 
+std::string pack_state(const std::vector<uint8_t>& state) {
+  std::string b((state.size() + 7) / 8, '\0');
+  for (size_t i = 0; i < state.size(); ++i)
+    if (state[i]) b[i / 8] = static_cast<char>(static_cast<unsigned char>(b[i / 8]) | (1u << (i % 8)));
+  return b;
+}
+
+bool unpack_state(const char* bytes, size_t n, const std::vector<int32_t>& members, std::vector<uint8_t>& truth) {
+  const int64_t atoms = static_cast<int64_t>(members.size());
+  if (n != static_cast<size_t>((atoms + 7) / 8))
+    throw std::invalid_argument("a part's state of " + std::to_string(n) + " bytes for " + std::to_string(atoms) +
+                                " atoms");
+  bool changed = false;
+#pragma omp parallel for schedule(static) reduction(|| : changed) if (atoms >= 65536)
+  for (int64_t i = 0; i < atoms; ++i) {
+    const uint8_t v = (static_cast<unsigned char>(bytes[i / 8]) >> (i % 8)) & 1u;
+    uint8_t& t = truth[members[i]];
+    changed = changed || t != v;
+    t = v;
+  }
+  return changed;
+}
+
 PartIndex index_parts(const mln::Network& net, const SpreadPlan& plan) {
   PartIndex idx;
   idx.members.resize(static_cast<size_t>(plan.parts));

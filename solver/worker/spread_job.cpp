@@ -138,13 +138,11 @@ bool load_plan(Conn& c, int64_t job, const Network& net, solver::SpreadPlan& pla
 bool apply_states(Conn& c, const std::string& rows, const PlanIndex& pi, std::vector<uint8_t>& truth) {
   bool changed = false;
   each_int_bytea(c, rows, [&](int32_t p, const char* s, size_t n) {
-    if (p < 0 || p >= pi.plan.parts || n != pi.idx.members[p].size())
-      throw DbError("a part's state does not fit its part (" + std::to_string(p) + ")");
-    const auto& mem = pi.idx.members[p];
-    for (size_t i = 0; i < n; ++i) {
-      const uint8_t v = s[i] != 0;
-      changed = changed || truth[mem[i]] != v;
-      truth[mem[i]] = v;
+    if (p < 0 || p >= pi.plan.parts) throw DbError("a state of part " + std::to_string(p) + ", which the plan lacks");
+    try {
+      changed = solver::unpack_state(s, n, pi.idx.members[p], truth) || changed;
+    } catch (const std::invalid_argument& e) {
+      throw DbError("part " + std::to_string(p) + ": " + e.what());
     }
   });
   return changed;
@@ -358,7 +356,7 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
       "  state = $5::bytea, cost = $6, bound = $7, optimal = $8, flips = $9, flips_per_s = $10, device = $11, "
       "  seconds = $12, clauses = $13 WHERE job = $1 AND round = $2 AND part = $3 AND worker = $4 AND status = 'running' "
       "RETURNING pg_notify('mln_parts', job::text)",
-      {key[0], key[1], key[2], key[3], raw_bytes(out.state.data(), out.state.size()), float8_text(out.cost),
+      {key[0], key[1], key[2], key[3], solver::pack_state(out.state), float8_text(out.cost),
        float8_text(out.bound), out.proven ? "true" : "false", std::to_string(out.flips),
        std::to_string(secs > 0 ? static_cast<double>(out.flips) / secs : 0.0), device, float8_text(secs),
        std::to_string(out.clauses)},

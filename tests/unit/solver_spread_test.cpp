@@ -2,6 +2,7 @@
 // exact answer where no part is cut, and the rounds where parts are cut.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -188,6 +189,32 @@ TEST(SolverSpread, PartOfIsStoredAsRunsWhereShorter) {
   std::string zero_run = packed;
   zero_run[8] = zero_run[9] = zero_run[10] = zero_run[11] = 0;  // the first run's count
   EXPECT_THROW(unpack_part_of(zero_run.data(), zero_run.size()), std::invalid_argument);
+}
+
+// A part's state is a bit per atom in members order: written into the
+// whole state at the members' ids, with whether an atom changed.
+TEST(SolverSpread, PartStateIsABitPerAtom) {
+  const std::vector<int32_t> members = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29};
+  std::vector<uint8_t> state = {1, 0, 0, 1, 1, 0, 0, 0, 0, 1};
+  const std::string packed = pack_state(state);
+  ASSERT_EQ(packed.size(), 2u) << "ten atoms in two bytes";
+  EXPECT_EQ(static_cast<unsigned char>(packed[0]), 0x19u) << "least significant bit first";
+  EXPECT_EQ(static_cast<unsigned char>(packed[1]), 0x02u);
+  std::vector<uint8_t> truth(30, 0);
+  EXPECT_TRUE(unpack_state(packed.data(), packed.size(), members, truth));
+  for (size_t i = 0; i < members.size(); ++i) EXPECT_EQ(truth[members[i]], state[i]) << "atom " << members[i];
+  EXPECT_EQ(std::count(truth.begin(), truth.end(), 1), 4) << "no atom but the members' is written";
+  EXPECT_FALSE(unpack_state(packed.data(), packed.size(), members, truth)) << "the same state again changes nothing";
+  EXPECT_THROW(unpack_state(packed.data(), 1, members, truth), std::invalid_argument);
+  EXPECT_THROW(unpack_state(packed.data(), 3, members, truth), std::invalid_argument);
+  // Large enough for the threaded path, and a length not a multiple of 8.
+  std::vector<int32_t> many(200003);
+  std::vector<uint8_t> big(many.size());
+  for (size_t i = 0; i < many.size(); ++i) many[i] = static_cast<int32_t>(2 * i + 1), big[i] = (i * 7919) % 3 == 0;
+  const std::string pb = pack_state(big);
+  std::vector<uint8_t> whole(2 * many.size() + 1, 0);
+  EXPECT_TRUE(unpack_state(pb.data(), pb.size(), many, whole));
+  for (size_t i = 0; i < many.size(); ++i) ASSERT_EQ(whole[many[i]], big[i]) << "atom " << many[i];
 }
 
 // A kept walk's part, extracted in two passes over the network, is the
