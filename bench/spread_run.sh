@@ -20,6 +20,7 @@
 #   MLN_SPREAD_DEVICE=gpu   the jobs' device (cpu: the same runs on CPU workers, for trying the script)
 #   MLN_SPREAD_VARIANT="VAR=value ..." [MLN_SPREAD_VARIANT_GPUS=2]: that run again with these variables
 #   MLN_SPREAD_RUNS="1 2 4"  only these GPU counts (default: 1 and every count the host has)
+#   MLN_SPREAD_REPEAT=K     those runs K times over, in turn
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: spread_run.sh OUT_DIR [PAPERS] [BUILD_DIR]}
@@ -56,7 +57,7 @@ write_md() {
   echo
   echo "- commit: \`${MLN_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null)}\`, date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "- machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $gpus x $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
-  echo "- command: \`MLN_SPREAD_TIMEOUT=$T MLN_SPREAD_ROUNDS=${R:-default} bash bench/spread_run.sh OUT $papers\`"
+  echo "- command: \`MLN_SPREAD_TIMEOUT=$T MLN_SPREAD_ROUNDS=${R:-default}${MLN_SPREAD_REPEAT:+ MLN_SPREAD_REPEAT=$MLN_SPREAD_REPEAT} bash bench/spread_run.sh OUT $papers\`"
   echo "- workload: generated RC, $papers papers: $atoms atoms, $clauses clauses (loaded and grounded once by the"
   echo "  command line: $(grep -E '^(load|ground) +[0-9.]+$' "$log" | head -2 | awk '{ printf "%s %s s ", $1, $2 }'))"
   echo "- end to end: the job's claim to its answer written (the workers read the network, plan, walk, write back);"
@@ -105,15 +106,21 @@ run() {
 # MLN_SPREAD_RUNS="1 4": only these GPU counts (a diagnostic call; the
 # report's ratios want 1 beside the others).
 want() { [ -z "${MLN_SPREAD_RUNS:-}" ] || [[ " $MLN_SPREAD_RUNS " == *" $1 "* ]]; }
-want 1 && run "1 GPU" 1 "$T" --gpu 0
-# 2, 4, 8 GPUs as the host has them: one worker per GPU (--gpu g each).
-for n in 2 4 8; do
-  [ "$gpus" -ge "$n" ] || break
-  want "$n" || continue
-  wargs=()
-  for ((g = 0; g < n; g++)); do wargs+=(--gpu "$g" ";"); done
-  unset 'wargs[${#wargs[@]}-1]'
-  run "$n GPUs" "$n" "$T" "${wargs[@]}"
+# MLN_SPREAD_REPEAT=K: the runs below K times over, in turn (labelled
+# "run k"), for how much a time varies from one job to the next.
+K=${MLN_SPREAD_REPEAT:-1}
+for ((k = 1; k <= K; k++)); do
+  tag=; [ "$K" -gt 1 ] && tag=", run $k"
+  want 1 && run "1 GPU$tag" 1 "$T" --gpu 0
+  # 2, 4, 8 GPUs as the host has them: one worker per GPU (--gpu g each).
+  for n in 2 4 8; do
+    [ "$gpus" -ge "$n" ] || break
+    want "$n" || continue
+    wargs=()
+    for ((g = 0; g < n; g++)); do wargs+=(--gpu "$g" ";"); done
+    unset 'wargs[${#wargs[@]}-1]'
+    run "$n GPUs$tag" "$n" "$T" "${wargs[@]}"
+  done
 done
 # MLN_SPREAD_VARIANT="VAR=value ...": the run on MLN_SPREAD_VARIANT_GPUS
 # GPUs (2 by default) again with these variables in the workers'

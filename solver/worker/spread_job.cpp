@@ -135,10 +135,13 @@ bool load_plan(Conn& c, int64_t job, const Network& net, solver::SpreadPlan& pla
 }
 
 // Writes the parts' states of `rows` into `truth`; true if an atom changed.
-bool apply_states(Conn& c, const std::string& rows, const PlanIndex& pi, std::vector<uint8_t>& truth) {
+// `read` (where given) marks the parts whose state was read.
+bool apply_states(Conn& c, const std::string& rows, const PlanIndex& pi, std::vector<uint8_t>& truth,
+                  std::vector<uint8_t>* read = nullptr) {
   bool changed = false;
   each_int_bytea(c, rows, [&](int32_t p, const char* s, size_t n) {
     if (p < 0 || p >= pi.plan.parts) throw DbError("a state of part " + std::to_string(p) + ", which the plan lacks");
+    if (read) (*read)[p] = 1;
     try {
       changed = solver::unpack_state(s, n, pi.idx.members[p], truth) || changed;
     } catch (const std::invalid_argument& e) {
@@ -152,15 +155,24 @@ bool apply_states(Conn& c, const std::string& rows, const PlanIndex& pi, std::ve
 // rounds before (the starting state where it has none).
 std::vector<uint8_t> state_before(Conn& c, int64_t job, int r, const Network& net, const PlanIndex& pi,
                                   uint64_t seed) {
-  std::vector<uint8_t> truth = solver::spread_initial_truth(net, pi.plan, seed);
   // (each part's latest round first, then only those rows' states: a
   // kept walk's job has up to 30 rounds of rows)
   const std::string j = std::to_string(job);
+  std::vector<uint8_t> truth(static_cast<size_t>(net.num_atoms) + 1, 0);  // atoms of no part: false
+  std::vector<uint8_t> read(static_cast<size_t>(pi.plan.parts), 0);
   apply_states(c,
                "SELECT p.part, p.state FROM mln.job_parts p JOIN (SELECT part, max(round) AS round FROM mln.job_parts "
                "  WHERE job = " + j + " AND round >= 1 AND round < " + std::to_string(r) +
                    " AND status = 'done' GROUP BY part) l USING (part, round) WHERE p.job = " + j,
-               pi, truth);
+               pi, truth, &read);
+  // The parts with no state yet (round 1, or a part not solved since)
+  // start from the starting state.
+  if (std::find(read.begin(), read.end(), 0) != read.end()) {
+    const std::vector<uint8_t> start = solver::spread_initial_truth(net, pi.plan, seed);
+    for (int p = 0; p < pi.plan.parts; ++p)
+      if (!read[p])
+        for (int32_t a : pi.idx.members[p]) truth[a] = start[a];
+  }
   return truth;
 }
 
