@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "components.hpp"
+#include "le_bytes.hpp"
 #include "network_cost.hpp"
 #include "part_extract.hpp"
 #include "part_walk.hpp"
@@ -144,15 +145,6 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
 
 namespace {
 constexpr char kRunsTag[4] = {'R', 'U', 'N', '1'};  // an int4 array starts with part_of[0] = -1: ff ff ff ff
-void put_le4(std::string& b, int32_t v) {
-  const uint32_t u = static_cast<uint32_t>(v);
-  for (int k = 0; k < 4; ++k) b.push_back(static_cast<char>(u >> (8 * k)));
-}
-int32_t get_le4(const char* p) {
-  uint32_t u = 0;
-  for (int k = 0; k < 4; ++k) u |= static_cast<uint32_t>(static_cast<unsigned char>(p[k])) << (8 * k);
-  return static_cast<int32_t>(u);
-}
 }  // namespace
 
 std::string pack_part_of(const std::vector<int32_t>& part_of) {
@@ -166,15 +158,13 @@ std::string pack_part_of(const std::vector<int32_t>& part_of) {
     for (size_t i = 0; i < n;) {
       size_t j = i;
       while (j < n && part_of[j] == part_of[i] && j - i < INT32_MAX) ++j;
-      put_le4(b, part_of[i]);
-      put_le4(b, static_cast<int32_t>(j - i));
+      append_le(b, part_of[i]);
+      append_le(b, static_cast<int32_t>(j - i));
       i = j;
     }
     return b;
   }
-  b.reserve(4 * n);
-  for (int32_t v : part_of) put_le4(b, v);
-  return b;
+  return le_bytes(part_of);
 }
 
 std::vector<int32_t> unpack_part_of(const char* bytes, size_t n) {
@@ -182,7 +172,7 @@ std::vector<int32_t> unpack_part_of(const char* bytes, size_t n) {
   if (n >= 4 && std::equal(kRunsTag, kRunsTag + 4, bytes)) {
     if ((n - 4) % 8 != 0) throw std::invalid_argument("a plan's part_of: runs of " + std::to_string(n) + " bytes");
     for (size_t at = 4; at < n; at += 8) {
-      const int32_t v = get_le4(bytes + at), count = get_le4(bytes + at + 4);
+      const int32_t v = read_le<int32_t>(bytes + at), count = read_le<int32_t>(bytes + at + 4);
       if (count <= 0 || out.size() + static_cast<size_t>(count) > (size_t{1} << 31))
         throw std::invalid_argument("a plan's part_of: a run of " + std::to_string(count) + " atoms");
       out.insert(out.end(), static_cast<size_t>(count), v);
@@ -191,7 +181,7 @@ std::vector<int32_t> unpack_part_of(const char* bytes, size_t n) {
   }
   if (n % 4 != 0) throw std::invalid_argument("a plan's part_of: " + std::to_string(n) + " bytes");
   out.resize(n / 4);
-  for (size_t i = 0; i < out.size(); ++i) out[i] = get_le4(bytes + 4 * i);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = read_le<int32_t>(bytes + 4 * i);
   return out;
 }
 

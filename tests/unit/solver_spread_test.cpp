@@ -9,6 +9,7 @@
 #include "core/marginal.hpp"
 
 #include "core/components.hpp"
+#include "core/le_bytes.hpp"
 #include "core/part_extract.hpp"
 #include "core/part_walk.hpp"
 #include "core/partition.hpp"
@@ -189,6 +190,20 @@ TEST(SolverSpread, PartOfIsStoredAsRunsWhereShorter) {
   std::string zero_run = packed;
   zero_run[8] = zero_run[9] = zero_run[10] = zero_run[11] = 0;  // the first run's count
   EXPECT_THROW(unpack_part_of(zero_run.data(), zero_run.size()), std::invalid_argument);
+}
+
+// The little-endian bytes the plan's and the parts' bytea columns keep.
+TEST(SolverSpread, LittleEndianBytesReadBackAsWritten) {
+  const std::string b = le_bytes(std::vector<int32_t>{-1, 0x01020304});
+  ASSERT_EQ(b.size(), 8u);
+  EXPECT_EQ(b.substr(0, 4), std::string(4, '\xff'));
+  EXPECT_EQ(b.substr(4), std::string("\x04\x03\x02\x01", 4)) << "least significant byte first";
+  EXPECT_EQ(read_le<int32_t>(b.data() + 4), 0x01020304);
+  const std::vector<double> probs = {0.0, 0.125, 1.0 / 3, -2.5e-300};
+  const std::string d = le_bytes(probs);
+  ASSERT_EQ(d.size(), 32u);
+  for (size_t i = 0; i < probs.size(); ++i) EXPECT_EQ(read_le<double>(d.data() + 8 * i), probs[i]);
+  EXPECT_EQ(static_cast<unsigned char>(d[15]), 0x3fu) << "0.125's sign and exponent byte last";
 }
 
 // A part's state is a bit per atom in members order: written into the
