@@ -469,6 +469,7 @@ int main(int argc, char** argv) {
     std::cerr << "ERROR: " << e.what() << "\n" << mln::cli::usage();
     return 2;
   }
+  for (const std::string& n : o.notes) std::printf("### Note: %s\n", n.c_str());
   if (o.help) { std::cout << mln::cli::usage(); return 0; }
   if (o.version) { std::cout << "pg_mln " MLN_VERSION_STRING "\n"; return 0; }
   if (o.stop_server) {

@@ -107,15 +107,16 @@ double to_d(const std::string& flag, const std::string& v) {
 
 Options parse_options(int argc, char** argv) {
   Options o;
-  // Tuffy's modes that pg_mln does not implement yet.
-  static const std::set<std::string> unsupported = {"-mle", "-mcsat", "-gibbs", "-nopart"};
-  // Tuffy's research/no-op flags: accepted and ignored, as Tuffy does.
-  static const std::set<std::string> ignored_bool = {"-snap", "-innerPara", "-serialmix", "-partComponent", "-small",
-                                                     "-log", "-debug", "-gp", "-dbNeedTranslate", "-mcsatCumulative",
-                                                     "-rawString", "-jt"};
-  static const std::set<std::string> ignored_val = {"-iterSpan", "-key", "-gibbsThinning", "-sgdStepSize", "-sgdDecay",
+  // Tuffy's research, MLE and SGD flags (they change no MAP, marginal or
+  // learning answer): accepted and ignored, each with its arity in Tuffy's
+  // CommandOptions (args4j: a boolean takes no value, any other type one),
+  // so that the value of one is not taken for an option.
+  static const std::set<std::string> ignored_bool = {"-snap", "-partComponent", "-small", "-log", "-debug", "-gp",
+                                                     "-dbNeedTranslate", "-mcsatCumulative", "-rawString", "-jt",
+                                                     "-key", "-gibbs", "-mcsat"};
+  static const std::set<std::string> ignored_val = {"-iterSpan", "-gibbsThinning", "-sgdStepSize", "-sgdDecay",
                                                     "-sgdMetaSample", "-sgdMU", "-softT", "-dribble",
-                                                    "-lineHeader", "-mcsatDumpInt"};
+                                                    "-lineHeader", "-mcsatDumpInt", "-innerPara", "-serialmix"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto val = [&]() -> std::string {
@@ -129,7 +130,7 @@ Options parse_options(int argc, char** argv) {
     else if (a == "-r" || a == "-o" || a == "-result") o.output = val();
     else if (a == "-conf") o.conf = val();
     else if (a == "-db") o.db_schema = val();
-    else if (a == "-cw") for (auto& p : split_commas(val())) o.closed_world.push_back(p);
+    else if (a == "-cw" || a == "-closedWorld") for (auto& p : split_commas(val())) o.closed_world.push_back(p);
     else if (a == "-maxFlips") o.max_flips = to_ll(a, val());
     else if (a == "-maxTries") o.max_tries = static_cast<int>(to_ll(a, val()));
     else if (a == "-timeout") o.timeout = to_d(a, val());
@@ -141,6 +142,9 @@ Options parse_options(int argc, char** argv) {
     else if (a == "-keepData") o.keep_data = true;
     else if (a == "-gz") o.gz = true;
     else if (a == "-nopush") o.nopush = true;
+    else if (a == "-nopart")
+      o.notes.push_back("-nopart changes nothing here: pg_mln walks each connected component whole, as Tuffy does "
+                        "without partitions (it splits only components beyond 64M atoms)");
     else if (a == "-marginal") o.marginal = true;
     else if (a == "-dual") o.dual = true;
     else if (a == "-mcsatSamples") o.mcsat_samples = to_ll(a, val());
@@ -162,8 +166,9 @@ Options parse_options(int argc, char** argv) {
     else if (a == "-help" || a == "--help" || a == "-h") o.help = true;
     else if (a == "--version") o.version = true;
     else if (a == "--stop-server") o.stop_server = true;
-    else if (unsupported.count(a))
-      throw std::invalid_argument("option " + a + " is not yet supported by pg_mln (MAP, marginal inference and -learnwt)");
+    else if (a == "-mle")
+      throw std::invalid_argument("option -mle (Tuffy's experimental MLE sampler) is not supported by pg_mln; "
+                                  "-marginal gives MC-SAT marginals and the default mode the most likely world");
     else if (ignored_bool.count(a)) continue;
     else if (ignored_val.count(a)) (void)val();
     else throw std::invalid_argument("unknown option \"" + a + "\"");

@@ -48,6 +48,7 @@ struct Options {
   bool help = false;
   bool version = false;
   bool stop_server = false;                 // --stop-server: stop the kept private server
+  std::vector<std::string> notes;           // said before the run (a Tuffy flag that changes nothing here)
 };
 
 // Parses argv; throws std::invalid_argument with a user-facing message.

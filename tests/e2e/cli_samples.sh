@@ -56,7 +56,14 @@ check "missing query: clear message" grep -q 'a query is required' "$tmp/err1"
 "$PGMLN" -i "$DATA/smoke/prog.mln" -q 'Cancer(x)' -r "$tmp/x.out" -bogus >/dev/null 2>"$tmp/err2"; rc=$?
 check "unknown flag: exit 2 and message" bash -c "[ $rc -eq 2 ] && grep -q 'unknown option \"-bogus\"' '$tmp/err2'"
 "$PGMLN" -i "$DATA/smoke/prog.mln" -q 'Cancer(x)' -r "$tmp/x.out" -mle >/dev/null 2>"$tmp/err3"; rc=$?
-check "-mle: not yet supported" bash -c "[ $rc -eq 2 ] && grep -q 'not yet supported' '$tmp/err3'"
+check "-mle: refused, naming it" bash -c "[ $rc -eq 2 ] && grep -q 'option -mle .* is not supported' '$tmp/err3'"
+# Tuffy's research flags with their arity (a value for -innerPara and
+# -serialmix, none for -key, -gibbs, -mcsat), -closedWorld for -cw, and
+# -nopart: the same answer, and a note for -nopart.
+"$PGMLN" -i "$DATA/smoke/prog.mln" -e "$DATA/smoke/evidence.db" -q 'Cancer(x)' -r "$tmp/smoke4.out" -key -gibbs \
+  -innerPara 4 -mcsat -serialmix 2 -closedWorld Friends -nopart -gibbsThinning 10 >"$tmp/flags.log" 2>&1
+check "Tuffy's research flags and -nopart: the same answer" diff -u "$tmp/smoke.expected" <(sort "$tmp/smoke4.out")
+check "-nopart: a note says it changes nothing" grep -q '### Note: -nopart changes nothing' "$tmp/flags.log"
 "$PGMLN" -i /nonexistent.mln -q 'Cancer(x)' -r "$tmp/x.out" >/dev/null 2>"$tmp/err4"; rc=$?
 check "missing program file: message names it" bash -c "[ $rc -ne 0 ] && grep -q '/nonexistent.mln' '$tmp/err4'"
 printf 'Smokes(person)\n1 Smokes(x) v v Smokes(y)\n' >"$tmp/bad.mln"
