@@ -300,34 +300,32 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
   const std::string& dev = marginal ? pm.device : out.device;
   const std::string device =
       dev + (wo.gpu >= 0 && dev.find("gpu") != std::string::npos ? " (GPU " + std::to_string(wo.gpu) + ")" : "");
+  // The part done: what every part reports ($5-$9), then its answer ($10, a
+  // binary bytea, and on); false if the part was no longer this worker's.
+  const int64_t f = marginal ? pm.flips : out.flips;
+  std::vector<std::string> params = {key[0], key[1], key[2], key[3], std::to_string(f),
+                                     std::to_string(secs > 0 ? static_cast<double>(f) / secs : 0.0), device,
+                                     float8_text(secs), std::to_string(marginal ? pm.clauses : out.clauses)};
+  std::string answer;
   if (marginal) {
-    std::vector<bool> bin(15, false);
-    bin[4] = true;
-    Result r = c.exec_b(
-        "UPDATE mln.job_parts SET status = 'done', lease_until = NULL, finished_at = clock_timestamp(), "
-        "  probabilities = $5::bytea, samples = $6, average_cost = $7, components = $8, exact_components = $9, "
-        "  flips = $10, flips_per_s = $11, device = $12, seconds = $13, cancelled = $14, clauses = $15 "
-        "WHERE job = $1 AND round = $2 AND part = $3 AND worker = $4 AND status = 'running' "
-        "RETURNING pg_notify('mln_parts', job::text)",
-        {key[0], key[1], key[2], key[3], solver::le_bytes(pm.prob), std::to_string(pm.samples),
-         float8_text(pm.average_cost), std::to_string(pm.solved_components), std::to_string(pm.exact_components),
-         std::to_string(pm.flips), std::to_string(secs > 0 ? static_cast<double>(pm.flips) / secs : 0.0), device,
-         float8_text(secs), pm.cancelled ? "true" : "false", std::to_string(pm.clauses)},
-        bin);
-    return r.rows() == 1;
+    answer = "probabilities = $10::bytea, samples = $11, average_cost = $12, components = $13, "
+             "exact_components = $14, cancelled = $15";
+    params.insert(params.end(), {solver::le_bytes(pm.prob), std::to_string(pm.samples), float8_text(pm.average_cost),
+                                 std::to_string(pm.solved_components), std::to_string(pm.exact_components),
+                                 pm.cancelled ? "true" : "false"});
+  } else {
+    answer = "state = $10::bytea, cost = $11, bound = $12, optimal = $13";
+    params.insert(params.end(), {solver::pack_state(out.state), float8_text(out.cost), float8_text(out.bound),
+                                 out.proven ? "true" : "false"});
   }
-  std::vector<bool> bin(13, false);
-  bin[4] = true;
+  std::vector<bool> bin(params.size(), false);
+  bin[9] = true;
   Result r = c.exec_b(
       "UPDATE mln.job_parts SET status = 'done', lease_until = NULL, finished_at = clock_timestamp(), "
-      "  state = $5::bytea, cost = $6, bound = $7, optimal = $8, flips = $9, flips_per_s = $10, device = $11, "
-      "  seconds = $12, clauses = $13 WHERE job = $1 AND round = $2 AND part = $3 AND worker = $4 AND status = 'running' "
-      "RETURNING pg_notify('mln_parts', job::text)",
-      {key[0], key[1], key[2], key[3], solver::pack_state(out.state), float8_text(out.cost),
-       float8_text(out.bound), out.proven ? "true" : "false", std::to_string(out.flips),
-       std::to_string(secs > 0 ? static_cast<double>(out.flips) / secs : 0.0), device, float8_text(secs),
-       std::to_string(out.clauses)},
-      bin);
+      "  flips = $5, flips_per_s = $6, device = $7, seconds = $8, clauses = $9, " + answer +
+          " WHERE job = $1 AND round = $2 AND part = $3 AND worker = $4 AND status = 'running' "
+          "RETURNING pg_notify('mln_parts', job::text)",
+      params, bin);
   return r.rows() == 1;
 }
 
