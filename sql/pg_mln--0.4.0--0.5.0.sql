@@ -83,3 +83,10 @@ COMMENT ON COLUMN mln.job_plans.part_of IS
 -- A part's MAP state is kept a bit per atom (a byte per atom before).
 COMMENT ON COLUMN mln.job_parts.state IS
   'internal: MAP: the part''s state, a bit per atom of the part in ascending atom id, least significant bit first';
+
+-- A marginal job asked for more partitions than its plan has parts samples
+-- each part in slices, one worker each; round 0's part is then the unit
+-- part * slices + slice.
+ALTER TABLE mln.job_plans ADD COLUMN slices int NOT NULL DEFAULT 1 CHECK (slices >= 1);
+COMMENT ON COLUMN mln.job_plans.slices IS
+  'internal: marginal jobs: each part is sampled in this many slices (round 0''s part = part * slices + slice)';

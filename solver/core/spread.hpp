@@ -45,7 +45,16 @@ struct SpreadPlan {
   int components = 0;            // components of the whole network
   int solved_components = 0;     // those searched (query atoms, or skipping off)
   int64_t cut_clauses = 0;       // clauses over atoms of two parts or more (not kept with a stored plan)
+  // Marginal jobs: each part is sampled in this many slices, by as many
+  // workers, each slice counting its share of the samples with chains of its
+  // own (unit u = part * slices + slice in mln.job_parts' round 0).  A job
+  // of one giant component so samples on several GPUs.  MAP rounds ignore it.
+  int slices = 1;
 };
+
+// The slices of a marginal plan for `workers` workers: workers / parts,
+// at least 1, at most `samples` (each slice counts one sample or more).
+int marginal_slices(const SpreadPlan& plan, int workers, int64_t samples);
 
 // The parts of `net` for `workers` workers.  Every searched component
 // (skip_components_without_query as solve_map) goes to exactly one part,
@@ -203,8 +212,11 @@ struct SpreadResult {
 SpreadResult solve_spread_local(const mln::Network& net, const SolveOptions& o, int workers, int rounds);
 
 // Marginal inference over a part of whole components (a plan made with
-// split false): MC-SAT on the part's components by solve_marginal, with
-// the job's options and a seed of the part's own.
+// split false), or over one slice of it: MC-SAT on the part's components
+// by solve_marginal, with the job's options and a seed of the part's own
+// (of the slice's own, the slice's share of the samples: samples / slices,
+// one more for the first samples mod slices, and the burn-in of one of as
+// many chains, mcsat_chain_burn_in, where slices > 1).
 struct PartMarginal {
   std::vector<double> prob;  // P(true) of the part's atoms, in members[p] order
   int64_t samples = 0;       // per component (the smallest over the part's components)
@@ -217,19 +229,25 @@ struct PartMarginal {
   bool cancelled = false;
   std::vector<std::string> warnings;
 };
-MarginalOptions part_marginal_options(const MarginalOptions& job, int p, double seconds_left);
+MarginalOptions part_marginal_options(const MarginalOptions& job, int p, double seconds_left, int slice = 0,
+                                      int slices = 1);
 PartMarginal sample_part(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx, int p,
                          const MarginalOptions& o);
 
-// The parts' answers as the job's: probabilities by atom id (NaN for atoms
-// not searched), samples the smallest, costs and flips summed (the empty
-// clauses' constant cost added once, as solve_marginal adds it).
+// The parts' answers as the job's (`parts` by unit: part * slices + slice):
+// a part's slices merged, probabilities and average cost weighted by the
+// samples each counted (NaN where no slice has the atom's component) and
+// samples summed; then over the parts, probabilities by atom id (NaN for
+// atoms not searched), samples the smallest, costs and flips summed (the
+// empty clauses' constant cost added once, as solve_marginal adds it).
 MarginalResult merge_marginals(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx,
                                const std::vector<PartMarginal>& parts);
 
-// A marginal job spread over `workers` parts, in this process (the tests'
-// reference for the workers' answer).
-MarginalResult solve_spread_marginal_local(const mln::Network& net, const MarginalOptions& o, int workers);
+// A marginal job spread over `workers` parts (and `slices` slices of each,
+// 0: marginal_slices), in this process (the tests' reference for the
+// workers' answer).
+MarginalResult solve_spread_marginal_local(const mln::Network& net, const MarginalOptions& o, int workers,
+                                           int slices = 1);
 
 // The searched components' cost under `truth` (solve_map's figure: the
 // clauses of the planned atoms and the empty clauses) and their violated

@@ -55,6 +55,10 @@ void lead_plan(Conn& c, const Job& job, const Network& net, PlanIndex& pi, Log&&
     // of search where one took 19.3 s; bench/results/gpu-2xNVIDIA-H200).
     const bool split = job.partitions > 1 && !job.wants_marginal();
     pi.plan = solver::plan_spread(net, job.spread, job.map, solver::kSpreadMetisMaxAtoms, split);
+    // A marginal job asked for more partitions than it has parts samples
+    // each part in slices, one worker each (a giant component on N GPUs).
+    if (job.wants_marginal() && job.partitions > 1)
+      pi.plan.slices = solver::marginal_slices(pi.plan, job.partitions, job.marginal.samples);
     c.exec("BEGIN");
     c.exec("DELETE FROM mln.job_parts WHERE job = $1", {id});
     const auto ts = Clock::now();
@@ -68,8 +72,12 @@ void lead_plan(Conn& c, const Job& job, const Network& net, PlanIndex& pi, Log&&
   if (debug_timing()) log("parts indexed in " + std::to_string(std::chrono::duration<double>(Clock::now() - ti).count()) + " s");
   int cut = 0;
   for (uint8_t x : pi.plan.cut) cut += x;
-  c.exec("UPDATE mln.jobs SET parts = $2, rounds = coalesce(rounds, 0) WHERE id = $1", {id, std::to_string(pi.plan.parts)});
-  log("plan: " + std::to_string(pi.plan.parts) + " parts, " + std::to_string(cut) + " of them cut" +
+  // (a marginal plan's slices are parts of the work too: helpers take them)
+  c.exec("UPDATE mln.jobs SET parts = $2, rounds = coalesce(rounds, 0) WHERE id = $1",
+         {id, std::to_string(pi.plan.parts * pi.plan.slices)});
+  log("plan: " + std::to_string(pi.plan.parts) + " parts" +
+      (pi.plan.slices > 1 ? " (sampled in " + std::to_string(pi.plan.slices) + " slices each)" : std::string()) + ", " +
+      std::to_string(cut) + " of them cut" +
       (pi.plan.cut_clauses ? " (" + std::to_string(pi.plan.cut_clauses) + " of " + std::to_string(net.clauses.size()) +
                                  " clauses across parts)" : "") + ", in " +
       std::to_string(std::chrono::duration<double>(Clock::now() - t0).count()) + " s");
@@ -110,7 +118,8 @@ struct Lead {
 };
 
 struct QueuedPart {
-  int part;
+  int part;  // round 0: the marginal unit, part * slices + slice
+  int64_t atoms;
   uint64_t seed;
   int64_t max_flips;
   double time_limit;
@@ -133,7 +142,7 @@ bool run_round(Conn& c, const WorkerOptions& wo, const std::string& me, const Jo
     add(seeds, std::to_string(static_cast<int64_t>(x.seed)));
     add(flips, std::to_string(x.max_flips));
     add(limits, float8_text(x.time_limit));
-    add(atoms, std::to_string(pi.idx.members[x.part].size()));
+    add(atoms, std::to_string(x.atoms));
     add(kept, x.kept ? "true" : "false");
   }
   for (std::string* s : {&parts, &seeds, &flips, &limits, &atoms, &kept}) *s += "}";
@@ -244,7 +253,7 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
     std::vector<QueuedPart> q;
     for (int p : ps) {
       const solver::SolveOptions po = solver::part_options(o, pi.plan, pi.idx, p, r, rounds, left);
-      q.push_back({p, po.seed, po.max_flips, po.timeout_s,
+      q.push_back({p, static_cast<int64_t>(pi.idx.members[p].size()), po.seed, po.max_flips, po.timeout_s,
                    r > 1 && solver::walk_kept(pi.plan, p, rounds, o)});
     }
     const auto tr = Clock::now();
@@ -354,26 +363,29 @@ solver::MarginalResult solve_spread_marginal(const WorkerOptions& wo, const std:
   const solver::MarginalOptions& o = job.marginal;
   Lead lead(wo, job, net, o.cancel);
   if (lead.unspread(job, net)) return solver::solve_marginal(net, o);
+  const int slices = lead.pi.plan.slices, units = lead.pi.plan.parts * slices;
   std::vector<QueuedPart> q;
-  for (int p = 0; p < lead.pi.plan.parts; ++p) {
-    const solver::MarginalOptions po = solver::part_marginal_options(o, p, o.timeout_s);
-    q.push_back({p, po.seed, o.max_flips, po.timeout_s});
+  for (int u = 0; u < units; ++u) {
+    const solver::MarginalOptions po = solver::part_marginal_options(o, u / slices, o.timeout_s, u % slices, slices);
+    q.push_back({u, static_cast<int64_t>(lead.pi.idx.members[u / slices].size()), po.seed, o.max_flips, po.timeout_s});
   }
   const bool all = run_round(lead.c, wo, me, job, net, lead.pi, 0, q, lead.cancel, o.progress);
-  std::vector<solver::PartMarginal> parts(static_cast<size_t>(lead.pi.plan.parts));
+  std::vector<solver::PartMarginal> parts(static_cast<size_t>(units));
   solver::MarginalResult res;
   if (all) {
     each_int_bytea(lead.c, "SELECT part, probabilities FROM mln.job_parts WHERE job = " + lead.id + " AND round = 0",
-                   [&](int32_t p, const char* d, size_t n) {
-                     if (p < 0 || p >= lead.pi.plan.parts || n != 8 * lead.pi.idx.members[p].size())
-                       throw DbError("a part's probabilities do not fit its part (" + std::to_string(p) + ")");
-                     binary::le_float8s(d, static_cast<int32_t>(n), parts[p].prob);
+                   [&](int32_t u, const char* d, size_t n) {
+                     if (u < 0 || u >= units || n != 8 * lead.pi.idx.members[u / slices].size())
+                       throw DbError("a part's probabilities do not fit its part (" + std::to_string(u) + ")");
+                     binary::le_float8s(d, static_cast<int32_t>(n), parts[u].prob);
                    });
     Result r = lead.c.exec("SELECT part, samples, average_cost, components, exact_components, flips, device, "
                            "  cancelled FROM mln.job_parts WHERE job = $1 AND round = 0",
                            {lead.id});
     for (int i = 0; i < r.rows(); ++i) {
-      auto& pm = parts[static_cast<size_t>(r.num(i, 0))];
+      const int64_t u = r.num(i, 0);
+      if (u < 0 || u >= units) throw DbError("job " + lead.id + " has a marginal part " + std::to_string(u) + " of " + std::to_string(units));
+      auto& pm = parts[static_cast<size_t>(u)];
       pm.samples = r.num(i, 1);
       pm.average_cost = r.dbl(i, 2);
       pm.solved_components = static_cast<int>(r.num(i, 3));
@@ -383,8 +395,9 @@ solver::MarginalResult solve_spread_marginal(const WorkerOptions& wo, const std:
       pm.cancelled = r.get(i, 7) == "t";
     }
     res = solver::merge_marginals(net, lead.pi.plan, lead.pi.idx, parts);
-    lead.log("marginal: " + std::to_string(lead.pi.plan.parts) + " parts sampled, " + std::to_string(res.samples) +
-             " samples per component");
+    lead.log("marginal: " + std::to_string(lead.pi.plan.parts) + " parts sampled" +
+             (slices > 1 ? " in " + std::to_string(slices) + " slices each" : std::string()) + ", " +
+             std::to_string(res.samples) + " samples per component");
   } else {
     res.prob.assign(static_cast<size_t>(net.num_atoms) + 1, std::nan(""));
     res.components = lead.pi.plan.components;

@@ -66,21 +66,23 @@ void each_int_bytea(Conn& c, const std::string& query,
 }
 
 void save_plan(Conn& c, int64_t job, const solver::SpreadPlan& plan) {
-  c.exec_b("INSERT INTO mln.job_plans (job, parts, part_of, cut, components, solved_components) "
-           "VALUES ($1, $2, $3::bytea, $4::bytea, $5, $6)",
+  c.exec_b("INSERT INTO mln.job_plans (job, parts, part_of, cut, components, solved_components, slices) "
+           "VALUES ($1, $2, $3::bytea, $4::bytea, $5, $6, $7)",
            {std::to_string(job), std::to_string(plan.parts), solver::pack_part_of(plan.part_of),
             raw_bytes(plan.cut.data(), plan.cut.size()), std::to_string(plan.components),
-            std::to_string(plan.solved_components)},
-           {false, false, true, true, false, false});
+            std::to_string(plan.solved_components), std::to_string(plan.slices)},
+           {false, false, true, true, false, false, false});
 }
 
 bool load_plan(Conn& c, int64_t job, const Network& net, solver::SpreadPlan& plan) {
   const std::string id = std::to_string(job);
-  Result k = c.exec("SELECT parts, components, solved_components FROM mln.job_plans WHERE job = $1", {id});
+  Result k = c.exec("SELECT parts, components, solved_components, slices FROM mln.job_plans WHERE job = $1", {id});
   if (k.rows() == 0) return false;
   plan.parts = static_cast<int>(k.num(0, 0));
   plan.components = static_cast<int>(k.num(0, 1));
   plan.solved_components = static_cast<int>(k.num(0, 2));
+  plan.slices = static_cast<int>(k.num(0, 3));
+  if (plan.slices < 1) throw DbError("the spread plan of job " + id + " has " + std::to_string(plan.slices) + " slices");
   std::vector<int32_t> part_of;
   std::string cut;
   // Both arrays by one binary COPY, keyed 0 (part_of) and 1 (cut).
@@ -205,7 +207,10 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
   const std::vector<uint8_t> truth = marginal ? std::vector<uint8_t>()
                                               : state_before(c, cp.job, cp.round, net, pi, job.map.seed);
   const double read_s = std::chrono::duration<double>(Clock::now() - t_read).count();
-  solver::MarginalOptions mo = solver::part_marginal_options(job.marginal, cp.part, cp.time_limit);
+  // (a marginal unit is part * slices + slice)
+  const int part = marginal ? cp.part / pi.plan.slices : cp.part;
+  solver::MarginalOptions mo =
+      solver::part_marginal_options(job.marginal, part, cp.time_limit, cp.part % pi.plan.slices, pi.plan.slices);
   mo.seed = cp.seed;
   solver::SolveOptions o = job.map;
   o.seed = cp.seed;
@@ -239,7 +244,7 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
   std::thread t([&] {
     try {
       if (marginal) {
-        pm = solver::sample_part(net, pi.plan, pi.idx, cp.part, mo);
+        pm = solver::sample_part(net, pi.plan, pi.idx, part, mo);
       } else if (walker) {
         if (!*walker) {
           *walker = std::make_unique<solver::PartWalker>(net, pi.plan, pi.idx, cp.part, truth, o);

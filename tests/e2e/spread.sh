@@ -219,6 +219,25 @@ echo "# marginal parts by worker: $(q "SELECT string_agg(worker || '=' || n, ' '
 check "the same marginals as one worker" test "$(marg)" = "$mm1"
 check "samples reported per component" \
   test "$(q "SELECT (mln.wait($m2))->>'samples'")" = 200
+# RC's one component asked for 3 partitions: one part sampled in 3 slices
+# (each a third of the samples, a seed of its own), by whichever workers.
+SOPTS='{"partitions": 3, "seed": 5, "threads": 1, "samples": 900, "device": "cpu"}'
+rmarg() { q "SELECT md5(string_agg(arguments::text || probability::text, ';' ORDER BY predicate, arguments::text)) FROM mln.marginals('rc')"; }
+s1=$(q "SELECT mln.infer('rc', 'marginal', '$SOPTS')")
+"$WORKER" --quiet --once --name ssolo >/dev/null 2>&1
+check "one component, 3 partitions: one part in 3 slices, done" \
+  test "$(q "SELECT (mln.wait($s1, interval '300 s'))->>'status', j.parts, count(*), min(p.atoms) = max(p.atoms) FROM mln.jobs j JOIN mln.job_parts p ON p.job = j.id AND p.round = 0 WHERE j.id = $s1 GROUP BY 1, 2")" = "done|3|3|t"
+check "the slices' samples add up to the job's" test "$(q "SELECT (mln.wait($s1))->>'samples'")" = 900
+sm1=$(rmarg)
+s2=$(q "SELECT mln.infer('rc', 'marginal', '$SOPTS')")
+"$WORKER" --quiet --once --name sleader >/dev/null 2>&1 & wl=$!
+claimed "$s2" sleader
+"$WORKER" --quiet --name shelper >/dev/null 2>&1 & wh=$!
+wait $wl; kill $wh; wait $wh 2>/dev/null
+check "slices over two workers: done" test "$(q "SELECT (mln.wait($s2, interval '300 s'))->>'status'")" = done
+echo "# slices by worker: $(q "SELECT string_agg(worker || '=' || n, ' ') FROM (SELECT worker, count(*) n FROM mln.job_parts WHERE job = $s2 GROUP BY 1 ORDER BY 1) t")"
+check "the helper sampled a slice" test "$(q "SELECT count(*) > 0 FROM mln.job_parts WHERE job = $s2 AND worker = 'shelper'")" = t
+check "slices: the same marginals as one worker" test "$(rmarg)" = "$sm1"
 d1=$(q "SELECT mln.infer('class', 'dual', '{\"partitions\": 2, \"seed\": 5, \"threads\": 1, \"samples\": 50, \"device\": \"cpu\", \"solver\": \"walksat\"}')")
 "$WORKER" --quiet --once >/dev/null 2>&1
 check "dual: MAP rounds and marginal parts over the same plan, done" \

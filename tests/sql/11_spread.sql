@@ -6,7 +6,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(21);
+SELECT plan(23);
 
 SELECT has_table('mln', 'job_parts', 'mln.job_parts holds the parts of spread jobs');
 SELECT has_table('mln', 'job_plans', 'mln.job_plans holds their plans');
@@ -53,6 +53,12 @@ SET LOCAL ROLE mln_spread_other;
 SELECT is((SELECT count(*)::int FROM mln.job_parts), 0, 'another role sees no part of the job');
 SELECT is((SELECT count(*)::int FROM mln.part_progress), 0, 'nor in part_progress');
 RESET ROLE;
+
+-- A marginal plan's slices (0.5.0): one by default, never fewer.
+SELECT col_default_is('mln', 'job_plans', 'slices', '1', 'a plan samples each part in one slice by default');
+SELECT throws_ok($$INSERT INTO mln.job_plans (job, parts, part_of, cut, components, solved_components, slices)
+                   SELECT min(id), 1, '\x'::bytea, '\x00'::bytea, 1, 1, 0 FROM mln.jobs$$,
+                 '23514', NULL, 'a plan of 0 slices is refused');
 
 -- A deleted job takes its parts and plan with it.
 INSERT INTO mln.job_plans (job, parts, part_of, cut, components, solved_components)

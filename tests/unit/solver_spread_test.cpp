@@ -298,6 +298,88 @@ TEST(SolverSpread, UncutPartsReachTheExactOptimum) {
   }
 }
 
+// A part sampled in slices (a giant component on several workers): each
+// slice counts its share of the samples with a seed of its own, and the
+// merge weights the slices by what they counted.
+TEST(SolverSpread, SlicesOfAPartSplitItsSamplesAndMergeByThem) {
+  SpreadPlan one;
+  one.parts = 1;
+  EXPECT_EQ(marginal_slices(one, 4, 100), 4);
+  EXPECT_EQ(marginal_slices(one, 4, 2), 2) << "a slice counts one sample or more";
+  EXPECT_EQ(marginal_slices(one, 1, 100), 1);
+  SpreadPlan three;
+  three.parts = 3;
+  EXPECT_EQ(marginal_slices(three, 4, 100), 1) << "fewer workers than twice the parts: no slices";
+  EXPECT_EQ(marginal_slices(three, 7, 100), 2);
+
+  MarginalOptions o;
+  o.seed = 11;
+  o.samples = 100;
+  std::set<uint64_t> seeds;
+  int64_t total = 0;
+  for (int k = 0; k < 3; ++k) {
+    const MarginalOptions so = part_marginal_options(o, 2, 0, k, 3);
+    EXPECT_EQ(so.samples, k == 0 ? 34 : 33) << "slice " << k;
+    EXPECT_EQ(so.burn_in, 3) << "a chain's burn-in: a tenth of its samples";
+    total += so.samples;
+    seeds.insert(so.seed);
+  }
+  EXPECT_EQ(total, 100);
+  EXPECT_EQ(seeds.size(), 3u) << "each slice its own seed";
+  EXPECT_EQ(part_marginal_options(o, 2, 0).seed, part_marginal_options(o, 2, 0, 0, 1).seed);
+  EXPECT_EQ(seeds.count(part_marginal_options(o, 2, 0).seed), 0u) << "a slice's seed is not the whole part's";
+  EXPECT_THROW(part_marginal_options(o, 2, 0, 3, 3), std::invalid_argument);
+
+  // Two slices of a part of atoms 1 and 2, counted 100 and 300 samples.
+  mln::Network net;
+  net.num_atoms = 2;
+  net.clauses.offsets = {0};
+  SpreadPlan plan;
+  plan.parts = 1;
+  plan.slices = 2;
+  plan.part_of = {-1, 0, 0};
+  plan.cut = {0};
+  const PartIndex idx = index_parts(net, plan);
+  std::vector<PartMarginal> units(2);
+  units[0].prob = {0.2, std::nan("")};  // the second atom's component not reached
+  units[0].samples = 100;
+  units[0].average_cost = 1.0;
+  units[1].prob = {0.5, 0.4};
+  units[1].samples = 300;
+  units[1].average_cost = 2.0;
+  MarginalResult m = merge_marginals(net, plan, idx, units);
+  EXPECT_NEAR(m.prob[1], (0.2 * 100 + 0.5 * 300) / 400, 1e-12);
+  EXPECT_NEAR(m.prob[2], 0.4, 1e-12) << "a slice without the atom's component does not count for it";
+  EXPECT_EQ(m.samples, 400);
+  EXPECT_NEAR(m.average_cost, (1.0 * 100 + 2.0 * 300) / 400, 1e-12);
+  units[0].samples = units[1].samples = 0;  // enumerated components: no samples, plain mean
+  m = merge_marginals(net, plan, idx, units);
+  EXPECT_NEAR(m.prob[1], 0.35, 1e-12);
+  EXPECT_THROW(merge_marginals(net, plan, idx, std::vector<PartMarginal>(1)), std::invalid_argument);
+}
+
+// One network of 12 atoms sampled in 4 slices (no enumeration): close to
+// its exact marginals, with the job's samples in all; with enumeration on
+// every slice gives the exact ones.
+TEST(SolverSpread, AComponentSampledInSlicesMatchesItsExactMarginals) {
+  const mln::Network net = random_mixed_network(12, 24, 4242);
+  const std::vector<double> exact = brute_force_marginals(net);
+  MarginalOptions o;
+  o.seed = 3;
+  o.threads = 1;
+  o.exact_max_atoms = 0;
+  o.samples = 8000;
+  const MarginalResult r = solve_spread_marginal_local(net, o, 1, 4);
+  EXPECT_EQ(r.samples, 8000) << "four slices of 2000";
+  EXPECT_LT(mean_abs_error(r.prob, exact), 0.02);
+  const MarginalResult one = solve_spread_marginal_local(net, o, 1, 1);
+  EXPECT_LT(mean_abs_error(one.prob, exact), 0.02);
+  EXPECT_NE(r.prob, one.prob) << "the slices sample with seeds of their own";
+  o.exact_max_atoms = 12;
+  const MarginalResult e = solve_spread_marginal_local(net, o, 1, 4);
+  for (int32_t a = 1; a <= net.num_atoms; ++a) EXPECT_NEAR(e.prob[a], exact[a], 1e-9) << "atom " << a;
+}
+
 TEST(SolverSpread, MarginalPartsAreWholeComponentsWithExactMarginals) {
   // 30 random networks of 9 atoms: enumeration gives each component's
   // exact marginals, so spreading them over parts must give the same.
