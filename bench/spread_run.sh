@@ -21,6 +21,8 @@
 #   MLN_SPREAD_VARIANT="VAR=value ..." [MLN_SPREAD_VARIANT_GPUS=2]: that run again with these variables
 #   MLN_SPREAD_RUNS="1 2 4"  only these GPU counts (default: 1 and every count the host has)
 #   MLN_SPREAD_REPEAT=K     those runs K times over, in turn
+#   MLN_SPREAD_TASK=marginal  marginal jobs of MLN_SPREAD_SAMPLES samples (default 100) instead:
+#                           a part per GPU where the components allow, else slices of one part
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: spread_run.sh OUT_DIR [PAPERS] [BUILD_DIR]}
@@ -29,6 +31,13 @@ build=${3:-$root/build/cmake}
 T=${MLN_SPREAD_TIMEOUT:-30}
 R=${MLN_SPREAD_ROUNDS:-}
 rounds_opt=${R:+\"rounds\": $R, }
+task=${MLN_SPREAD_TASK:-map}
+S=${MLN_SPREAD_SAMPLES:-100}
+case $task in
+  map) task_opt= ;;
+  marginal) task_opt="\"samples\": $S, "; rounds_opt= ;;
+  *) echo "MLN_SPREAD_TASK: map or marginal" >&2; exit 2 ;;
+esac
 dev=${MLN_SPREAD_DEVICE:-gpu}
 mkdir -p "$out"
 if [ -z "${PGHOST:-}" ]; then eval "$(bash "$root/scripts/cluster.sh" env)"; fi
@@ -53,11 +62,11 @@ md=$out/spread_run.md
 # The report, written again after each run (a run cut short keeps the ones before).
 write_md() {
 {
-  echo "# One MAP job on several GPUs (issue #23)"
+  echo "# One $task job on several GPUs (issue #23)"
   echo
   echo "- commit: \`${MLN_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null)}\`, date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "- machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $gpus x $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
-  echo "- command: \`MLN_SPREAD_TIMEOUT=$T MLN_SPREAD_ROUNDS=${R:-default}${MLN_SPREAD_REPEAT:+ MLN_SPREAD_REPEAT=$MLN_SPREAD_REPEAT} bash bench/spread_run.sh OUT $papers\`"
+  echo "- command: \`MLN_SPREAD_TIMEOUT=$T MLN_SPREAD_ROUNDS=${R:-default}${MLN_SPREAD_TASK:+ MLN_SPREAD_TASK=$task MLN_SPREAD_SAMPLES=$S}${MLN_SPREAD_REPEAT:+ MLN_SPREAD_REPEAT=$MLN_SPREAD_REPEAT} bash bench/spread_run.sh OUT $papers\`"
   echo "- workload: generated RC, $papers papers: $atoms atoms, $clauses clauses (loaded and grounded once by the"
   echo "  command line: $(grep -E '^(load|ground) +[0-9.]+$' "$log" | head -2 | awk '{ printf "%s %s s ", $1, $2 }'))"
   echo "- end to end: the job's claim to its answer written (the workers read the network, plan, walk, write back);"
@@ -67,7 +76,8 @@ write_md() {
   echo "|---|---:|---:|---:|---:|---:|---:|---|---|"
   for r in "${rows[@]}"; do echo "| $r |"; done
   echo
-  echo "Parts (round | part | worker | device | atoms | clauses | seconds | flips | cost with neighbours held):"
+  echo "Parts (round | part | worker | device | atoms | clauses | seconds | flips | cost with neighbours held, or a"
+  echo "marginal part's average cost | its samples):"
   echo
   echo '```'
   cat "$work/parts.md"
@@ -91,16 +101,29 @@ run() {
   done
   sleep 1  # the workers connect and listen
   local j
-  j=$(q "SELECT mln.infer('$prog', options => '{\"partitions\": $parts, $rounds_opt\"timeout\": $tmo, \"seed\": 1, \"device\": \"$dev\"}')")
+  j=$(q "SELECT mln.infer('$prog', '$task', '{\"partitions\": $parts, $rounds_opt$task_opt\"timeout\": $tmo, \"seed\": 1, \"device\": \"$dev\"}')")
   q "SELECT (mln.wait($j, interval '900 s'))->>'status'" >/dev/null
   kill $wk 2>/dev/null; wait $wk 2>/dev/null; wk=
   rows+=("$(q "SELECT concat_ws(' | ', '$label', $parts, $tmo,
                       round(extract(epoch FROM finished_at - started_at)::numeric, 1), round(seconds::numeric, 1),
-                      round(best_cost::numeric, 1), coalesce(rounds::text, '-'), device, status)
+                      round(coalesce(best_cost, average_cost)::numeric, 1), coalesce(rounds::text, '-'), device, status)
                FROM mln.jobs WHERE id = $j")")
   echo "## $label (job $j)" >>"$work/parts.md"
-  q "SELECT concat_ws(' | ', round, part, worker, device, atoms, clauses, round(seconds::numeric, 2), flips, round(cost::numeric, 1))
+  q "SELECT concat_ws(' | ', round, part, worker, device, atoms, clauses, round(seconds::numeric, 2), flips,
+                      round(coalesce(cost, average_cost)::numeric, 1), samples)
        FROM mln.job_parts WHERE job = $j ORDER BY round, part" >>"$work/parts.md"
+  if [ "$task" = marginal ]; then
+    # Each run's marginals against the first run's (one GPU): both are
+    # estimates from $S samples, so this is their difference, not an error.
+    if [ -z "${marg_base:-}" ]; then
+      q "DROP TABLE IF EXISTS mln_spread_marg; CREATE TABLE mln_spread_marg AS
+         SELECT predicate, arguments::text AS args, probability FROM mln.marginals('$prog')"
+      marg_base=$label
+    else
+      echo "mean |p - p($marg_base)|: $(q "SELECT round(avg(abs(m.probability - b.probability))::numeric, 4) || ' over ' || count(*) || ' atoms'
+             FROM mln.marginals('$prog') m JOIN mln_spread_marg b ON b.predicate = m.predicate AND b.args = m.arguments::text")" >>"$work/parts.md"
+    fi
+  fi
   write_md
 }
 # MLN_SPREAD_RUNS="1 4": only these GPU counts (a diagnostic call; the
@@ -139,5 +162,6 @@ if [ "${MLN_SPREAD_SHARED:-0}" = 1 ] || [ "$gpus" -lt 2 ]; then
   run "2 workers on GPU 0" 2 "$T" --gpu 0 ";" --gpu 0
 fi
 
+q "DROP TABLE IF EXISTS mln_spread_marg" >/dev/null
 q "SELECT mln.drop_program('$prog')" >/dev/null
 cat "$md"
