@@ -57,7 +57,7 @@ void lead_plan(Conn& c, const Job& job, const Network& net, PlanIndex& pi, Log&&
     pi.plan = solver::plan_spread(net, job.spread, job.map, solver::kSpreadMetisMaxAtoms, split);
     // A marginal job asked for more partitions than it has parts samples
     // each part in slices, one worker each (a giant component on N GPUs).
-    if (job.wants_marginal() && job.partitions > 1)
+    if (job.wants_marginal() && job.partitions > 1 && plans_have_slices(c))
       pi.plan.slices = solver::marginal_slices(pi.plan, job.partitions, job.marginal.samples);
     c.exec("BEGIN");
     c.exec("DELETE FROM mln.job_parts WHERE job = $1", {id});

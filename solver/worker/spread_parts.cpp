@@ -65,18 +65,33 @@ void each_int_bytea(Conn& c, const std::string& query,
   });
 }
 
+bool plans_have_slices(Conn& c) {
+  return c.exec("SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'mln.job_plans'::regclass "
+                "AND attname = 'slices' AND NOT attisdropped)")
+             .get(0, 0) == "t";
+}
+
 void save_plan(Conn& c, int64_t job, const solver::SpreadPlan& plan) {
-  c.exec_b("INSERT INTO mln.job_plans (job, parts, part_of, cut, components, solved_components, slices) "
-           "VALUES ($1, $2, $3::bytea, $4::bytea, $5, $6, $7)",
-           {std::to_string(job), std::to_string(plan.parts), solver::pack_part_of(plan.part_of),
-            raw_bytes(plan.cut.data(), plan.cut.size()), std::to_string(plan.components),
-            std::to_string(plan.solved_components), std::to_string(plan.slices)},
-           {false, false, true, true, false, false, false});
+  const bool slices = plans_have_slices(c);
+  if (!slices && plan.slices != 1)
+    throw DbError("a plan of " + std::to_string(plan.slices) + " slices needs pg_mln 0.5.0 (ALTER EXTENSION pg_mln UPDATE)");
+  std::vector<std::string> params = {std::to_string(job), std::to_string(plan.parts),
+                                     solver::pack_part_of(plan.part_of), raw_bytes(plan.cut.data(), plan.cut.size()),
+                                     std::to_string(plan.components), std::to_string(plan.solved_components)};
+  if (slices) params.push_back(std::to_string(plan.slices));
+  std::vector<bool> bin(params.size(), false);
+  bin[2] = bin[3] = true;
+  c.exec_b(std::string("INSERT INTO mln.job_plans (job, parts, part_of, cut, components, solved_components") +
+               (slices ? ", slices) VALUES ($1, $2, $3::bytea, $4::bytea, $5, $6, $7)"
+                       : ") VALUES ($1, $2, $3::bytea, $4::bytea, $5, $6)"),
+           params, bin);
 }
 
 bool load_plan(Conn& c, int64_t job, const Network& net, solver::SpreadPlan& plan) {
   const std::string id = std::to_string(job);
-  Result k = c.exec("SELECT parts, components, solved_components, slices FROM mln.job_plans WHERE job = $1", {id});
+  Result k = c.exec(std::string("SELECT parts, components, solved_components, ") +
+                        (plans_have_slices(c) ? "slices" : "1") + " FROM mln.job_plans WHERE job = $1",
+                    {id});
   if (k.rows() == 0) return false;
   plan.parts = static_cast<int>(k.num(0, 0));
   plan.components = static_cast<int>(k.num(0, 1));

@@ -64,6 +64,17 @@ claimed() {  # job worker: waits until the worker leads the job
   done
   return 1
 }
+# job leader helper: the leader takes the job, then the helper joins it;
+# returns when the leader is done (the helper stopped).
+two_workers() {
+  "$WORKER" --quiet --once --name "$2" >/dev/null 2>&1 &
+  local wl=$!
+  claimed "$1" "$2"
+  "$WORKER" --quiet --name "$3" >/dev/null 2>&1 &
+  local wh=$!
+  wait $wl; kill $wh; wait $wh 2>/dev/null
+}
+by_worker() { q "SELECT string_agg(worker || '=' || n, ' ') FROM (SELECT worker, count(*) n FROM mln.job_parts WHERE job = $1 GROUP BY 1 ORDER BY 1) t"; }
 
 # 2. Two workers: the leader takes the job, a helper takes parts; the
 #    same answer as one worker, with few flips (it depends on the seeds).
@@ -72,13 +83,9 @@ jf=$(q "SELECT mln.infer('rc', options => '$FAST')")
 read -r stf costf <<<"$(answer "$jf" | head -1)"; mapf=$(answer "$jf" | tail -1)
 check "few flips, one worker: done" test "$stf" = done
 j2=$(q "SELECT mln.infer('rc', options => '$FAST')")
-"$WORKER" --quiet --once --name leader >/dev/null 2>&1 & wl=$!
-claimed "$j2" leader
-"$WORKER" --quiet --name helper >/dev/null 2>&1 & wh=$!
-wait $wl
+two_workers "$j2" leader helper
 read -r st2 cost2 <<<"$(answer "$j2" | head -1)"; map2=$(answer "$j2" | tail -1)
-kill $wh; wait $wh 2>/dev/null
-echo "# few flips: one worker cost $costf; two workers: $st2, cost $cost2; parts by worker: $(q "SELECT string_agg(worker || '=' || n, ' ') FROM (SELECT worker, count(*) n FROM mln.job_parts WHERE job = $j2 GROUP BY 1 ORDER BY 1) t")"
+echo "# few flips: one worker cost $costf; two workers: $st2, cost $cost2; parts by worker: $(by_worker "$j2")"
 check "two workers: done" test "$st2" = done
 check "both workers solved parts" test "$(q "SELECT count(DISTINCT worker) FROM mln.job_parts WHERE job = $j2")" = 2
 check "the same cost as one worker" test "$cost2" = "$costf"
@@ -161,12 +168,9 @@ check "each cut part's walk is made once and kept (the worker says so)" \
   test "$(grep -c 'kept walk of' "$tmp/ksolo.log")" = 2
 check "rounds after the first ran" test "$(q "SELECT rounds >= 2 FROM mln.jobs WHERE id = $k1")" = t
 k2=$(q "SELECT mln.infer('rch', options => '$KOPTS')")
-"$WORKER" --quiet --once --name kleader >/dev/null 2>&1 & wl=$!
-claimed "$k2" kleader
-"$WORKER" --quiet --name khelper >/dev/null 2>&1 & wh=$!
-wait $wl; kill $wh; wait $wh 2>/dev/null
+two_workers "$k2" kleader khelper
 read -r sk2 ck2 <<<"$(kanswer "$k2" | head -1)"; mk2=$(kanswer "$k2" | tail -1)
-echo "# kept walks, two workers: $sk2, cost $ck2; parts by worker: $(q "SELECT string_agg(worker || '=' || n, ' ') FROM (SELECT worker, count(*) n FROM mln.job_parts WHERE job = $k2 GROUP BY 1 ORDER BY 1) t")"
+echo "# kept walks, two workers: $sk2, cost $ck2; parts by worker: $(by_worker "$k2")"
 check "kept walks, two workers: the same answer as one" test "$sk2 $ck2 $mk2" = "done $ck1 $mk1"
 check "each part stays with the worker that ran it first" \
   test "$(q "SELECT count(*) FROM mln.job_parts a JOIN mln.job_parts b ON b.job = a.job AND b.part = a.part AND b.round = a.round + 1
@@ -201,43 +205,41 @@ SELECT mln.ground('class');
 SQL
 check "class grounded" test $? -eq 0
 MOPTS='{"partitions": 3, "seed": 5, "threads": 1, "samples": 200, "device": "cpu"}'
-marg() { q "SELECT md5(string_agg(arguments::text || probability::text, ';' ORDER BY predicate, arguments::text)) FROM mln.marginals('class')"; }
+marg() { q "SELECT md5(string_agg(arguments::text || probability::text, ';' ORDER BY predicate, arguments::text)) FROM mln.marginals('${1:-class}')"; }
 m1=$(q "SELECT mln.infer('class', 'marginal', '$MOPTS')")
 "$WORKER" --quiet --once --name msolo >/dev/null 2>&1
 check "marginal, one worker: done over 3 parts" \
   test "$(q "SELECT (mln.wait($m1, interval '300 s'))->>'status', parts FROM mln.jobs WHERE id = $m1")" = "done|3"
 mm1=$(marg)
 m2=$(q "SELECT mln.infer('class', 'marginal', '$MOPTS')")
-"$WORKER" --quiet --once --name mleader >/dev/null 2>&1 & wl=$!
-claimed "$m2" mleader
-"$WORKER" --quiet --name mhelper >/dev/null 2>&1 & wh=$!
-wait $wl; kill $wh; wait $wh 2>/dev/null
+two_workers "$m2" mleader mhelper
 check "marginal, two workers: done" test "$(q "SELECT (mln.wait($m2, interval '300 s'))->>'status'")" = done
 check "the parts are sampled once each (round 0)" \
   test "$(q "SELECT count(*) FILTER (WHERE round = 0), count(*) FROM mln.job_parts WHERE job = $m2")" = "3|3"
-echo "# marginal parts by worker: $(q "SELECT string_agg(worker || '=' || n, ' ') FROM (SELECT worker, count(*) n FROM mln.job_parts WHERE job = $m2 GROUP BY 1 ORDER BY 1) t")"
+echo "# marginal parts by worker: $(by_worker "$m2")"
 check "the same marginals as one worker" test "$(marg)" = "$mm1"
 check "samples reported per component" \
   test "$(q "SELECT (mln.wait($m2))->>'samples'")" = 200
 # RC's one component asked for 3 partitions: one part sampled in 3 slices
 # (each a third of the samples, a seed of its own), by whichever workers.
-SOPTS='{"partitions": 3, "seed": 5, "threads": 1, "samples": 900, "device": "cpu"}'
-rmarg() { q "SELECT md5(string_agg(arguments::text || probability::text, ';' ORDER BY predicate, arguments::text)) FROM mln.marginals('rc')"; }
+SOPTS='{"partitions": 3, "seed": 5, "threads": 1, "samples": 1500, "device": "cpu"}'
 s1=$(q "SELECT mln.infer('rc', 'marginal', '$SOPTS')")
 "$WORKER" --quiet --once --name ssolo >/dev/null 2>&1
 check "one component, 3 partitions: one part in 3 slices, done" \
   test "$(q "SELECT (mln.wait($s1, interval '300 s'))->>'status', j.parts, count(*), min(p.atoms) = max(p.atoms) FROM mln.jobs j JOIN mln.job_parts p ON p.job = j.id AND p.round = 0 WHERE j.id = $s1 GROUP BY 1, 2")" = "done|3|3|t"
-check "the slices' samples add up to the job's" test "$(q "SELECT (mln.wait($s1))->>'samples'")" = 900
-sm1=$(rmarg)
+check "the slices' samples add up to the job's" test "$(q "SELECT (mln.wait($s1))->>'samples'")" = 1500
+sm1=$(marg rc)
+# Two workers started together: whichever leads, the other is ready (it
+# reads the network while the leader plans) before the leader's first
+# slice is done.
 s2=$(q "SELECT mln.infer('rc', 'marginal', '$SOPTS')")
-"$WORKER" --quiet --once --name sleader >/dev/null 2>&1 & wl=$!
-claimed "$s2" sleader
-"$WORKER" --quiet --name shelper >/dev/null 2>&1 & wh=$!
-wait $wl; kill $wh; wait $wh 2>/dev/null
+"$WORKER" --quiet --name sone >/dev/null 2>&1 & wa=$!
+"$WORKER" --quiet --name stwo >/dev/null 2>&1 & wb=$!
 check "slices over two workers: done" test "$(q "SELECT (mln.wait($s2, interval '300 s'))->>'status'")" = done
-echo "# slices by worker: $(q "SELECT string_agg(worker || '=' || n, ' ') FROM (SELECT worker, count(*) n FROM mln.job_parts WHERE job = $s2 GROUP BY 1 ORDER BY 1) t")"
-check "the helper sampled a slice" test "$(q "SELECT count(*) > 0 FROM mln.job_parts WHERE job = $s2 AND worker = 'shelper'")" = t
-check "slices: the same marginals as one worker" test "$(rmarg)" = "$sm1"
+kill $wa $wb; wait $wa $wb 2>/dev/null
+echo "# slices by worker: $(by_worker "$s2")"
+check "both workers sampled slices" test "$(q "SELECT count(DISTINCT worker) FROM mln.job_parts WHERE job = $s2")" = 2
+check "slices: the same marginals as one worker" test "$(marg rc)" = "$sm1"
 d1=$(q "SELECT mln.infer('class', 'dual', '{\"partitions\": 2, \"seed\": 5, \"threads\": 1, \"samples\": 50, \"device\": \"cpu\", \"solver\": \"walksat\"}')")
 "$WORKER" --quiet --once >/dev/null 2>&1
 check "dual: MAP rounds and marginal parts over the same plan, done" \
