@@ -378,6 +378,20 @@ TEST(SolverSpread, AComponentSampledInSlicesMatchesItsExactMarginals) {
   o.exact_max_atoms = 12;
   const MarginalResult e = solve_spread_marginal_local(net, o, 1, 4);
   for (int32_t a = 1; a <= net.num_atoms; ++a) EXPECT_NEAR(e.prob[a], exact[a], 1e-9) << "atom " << a;
+  // The one part is every atom: its slices sample the network itself.
+  SolveOptions so;
+  so.skip_components_without_query = o.skip_components_without_query;
+  ASSERT_EQ(index_parts(net, plan_spread(net, 1, so, kSpreadMetisMaxAtoms, false)).members[0].size(),
+            static_cast<size_t>(net.num_atoms));
+  EXPECT_NEAR(e.average_cost, solve_marginal(net, o).average_cost, 1e-9);
+  // With an empty clause (a constant cost) the part is extracted, and the
+  // constant counted once.
+  mln::Network with_empty = net;
+  add_clause(with_empty, {}, 1.5);
+  const MarginalResult we = solve_spread_marginal_local(with_empty, o, 1, 4);
+  EXPECT_NEAR(we.average_cost, solve_marginal(with_empty, o).average_cost, 1e-9);
+  EXPECT_NEAR(we.average_cost, e.average_cost + 1.5, 1e-9);
+  for (int32_t a = 1; a <= net.num_atoms; ++a) EXPECT_NEAR(we.prob[a], exact[a], 1e-9) << "atom " << a;
 }
 
 TEST(SolverSpread, MarginalPartsAreWholeComponentsWithExactMarginals) {
