@@ -224,8 +224,20 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
   const double read_s = std::chrono::duration<double>(Clock::now() - t_read).count();
   // (a marginal unit is part * slices + slice)
   const int part = marginal ? cp.part / pi.plan.slices : cp.part;
+  // The marginal units share the job's time: a unit claimed after others
+  // began (fewer workers than units run them in turn) gets what is left of
+  // it since the first unit's start, and its row says so.
+  double time_limit = cp.time_limit;
+  if (marginal && time_limit > 0) {
+    Result e = c.exec(
+        "UPDATE mln.job_parts p SET time_limit = greatest(0.001, p.time_limit - extract(epoch FROM clock_timestamp() - "
+        "  (SELECT min(q.started_at) FROM mln.job_parts q WHERE q.job = p.job AND q.round = 0))) "
+        "WHERE job = $1 AND round = 0 AND part = $2 AND worker = $3 RETURNING time_limit",
+        {std::to_string(cp.job), std::to_string(cp.part), me});
+    if (e.rows() == 1) time_limit = e.dbl(0, 0);
+  }
   solver::MarginalOptions mo =
-      solver::part_marginal_options(job.marginal, part, cp.time_limit, cp.part % pi.plan.slices, pi.plan.slices);
+      solver::part_marginal_options(job.marginal, part, time_limit, cp.part % pi.plan.slices, pi.plan.slices);
   mo.seed = cp.seed;
   solver::SolveOptions o = job.map;
   o.seed = cp.seed;

@@ -240,6 +240,12 @@ kill $wa $wb; wait $wa $wb 2>/dev/null
 echo "# slices by worker: $(by_worker "$s2")"
 check "both workers sampled slices" test "$(q "SELECT count(DISTINCT worker) FROM mln.job_parts WHERE job = $s2")" = 2
 check "slices: the same marginals as one worker" test "$(marg rc)" = "$sm1"
+# The slices share the job's time: one worker runs them in turn, and the
+# slices it takes after the first get what is left of the timeout.
+t1=$(q "SELECT mln.infer('rc', 'marginal', '{\"partitions\": 3, \"seed\": 5, \"threads\": 1, \"samples\": 10000000, \"timeout\": 0.8, \"device\": \"cpu\"}')")
+"$WORKER" --quiet --once >/dev/null 2>&1
+check "slices after the first get what is left of the job's time" \
+  test "$(q "SELECT (mln.wait($t1, interval '60 s'))->>'status', count(*) FILTER (WHERE time_limit < 0.4), count(*) FROM mln.job_parts WHERE job = $t1 AND round = 0")" = "done|2|3"
 d1=$(q "SELECT mln.infer('class', 'dual', '{\"partitions\": 2, \"seed\": 5, \"threads\": 1, \"samples\": 50, \"device\": \"cpu\", \"solver\": \"walksat\"}')")
 "$WORKER" --quiet --once >/dev/null 2>&1
 check "dual: MAP rounds and marginal parts over the same plan, done" \
