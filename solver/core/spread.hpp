@@ -12,6 +12,7 @@
 // "One job on several workers".
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -19,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "marginal.hpp"
 #include "maxwalksat.hpp"
+#include "subnetwork.hpp"
 #include "walksat_cpu.hpp"
 #include "mln/network.hpp"
 
@@ -52,9 +53,6 @@ struct SpreadPlan {
   int slices = 1;
 };
 
-// The slices of a marginal plan for `workers` workers: workers / parts,
-// at least 1, at most `samples` (each slice counts one sample or more).
-int marginal_slices(const SpreadPlan& plan, int workers, int64_t samples);
 
 // The parts of `net` for `workers` workers.  Every searched component
 // (skip_components_without_query as solve_map) goes to exactly one part,
@@ -211,43 +209,22 @@ struct SpreadResult {
 };
 SpreadResult solve_spread_local(const mln::Network& net, const SolveOptions& o, int workers, int rounds);
 
-// Marginal inference over a part of whole components (a plan made with
-// split false), or over one slice of it: MC-SAT on the part's components
-// by solve_marginal, with the job's options and a seed of the part's own
-// (of the slice's own, the slice's share of the samples: samples / slices,
-// one more for the first samples mod slices, and the burn-in of one of as
-// many chains, mcsat_chain_burn_in, where slices > 1).
-struct PartMarginal {
-  std::vector<double> prob;  // P(true) of the part's atoms, in members[p] order
-  int64_t samples = 0;       // per component (the smallest over the part's components)
-  double average_cost = 0;   // summed over the part's components
-  int64_t flips = 0;
-  int solved_components = 0, exact_components = 0;
-  std::string device;
-  double seconds = 0;
-  int64_t clauses = 0;       // the part's clauses
-  bool cancelled = false;
-  std::vector<std::string> warnings;
-};
-MarginalOptions part_marginal_options(const MarginalOptions& job, int p, double seconds_left, int slice = 0,
-                                      int slices = 1);
-PartMarginal sample_part(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx, int p,
-                         const MarginalOptions& o);
+// Part p as a network of its own over `clauses` (its atoms' local ids in
+// members[p] order), other atoms held at `fixed`; its start from `start`
+// (by atom id) where given.  (solve_part here, sample_part in
+// spread_marginal.cpp.)
+SubNetwork part_network(const mln::Network& net, const PartIndex& idx, int p, const int64_t* clauses, size_t count,
+                        const std::vector<uint8_t>* fixed, const std::vector<uint8_t>* start);
 
-// The parts' answers as the job's (`parts` by unit: part * slices + slice):
-// a part's slices merged, probabilities and average cost weighted by the
-// samples each counted (NaN where no slice has the atom's component) and
-// samples summed; then over the parts, probabilities by atom id (NaN for
-// atoms not searched), samples the smallest, costs and flips summed (the
-// empty clauses' constant cost added once, as solve_marginal adds it).
-MarginalResult merge_marginals(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx,
-                               const std::vector<PartMarginal>& parts);
-
-// A marginal job spread over `workers` parts (and `slices` slices of each,
-// 0: marginal_slices), in this process (the tests' reference for the
-// workers' answer).
-MarginalResult solve_spread_marginal_local(const mln::Network& net, const MarginalOptions& o, int workers,
-                                           int slices = 1);
+// What every part's outcome reports of its solver's result.
+template <class Out, class Result>
+void report_run(Out& out, const Result& r, std::chrono::steady_clock::time_point t0) {
+  out.flips = r.flips;
+  out.device = r.device_used;
+  out.cancelled = r.cancelled;
+  out.warnings = r.warnings;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 // The searched components' cost under `truth` (solve_map's figure: the
 // clauses of the planned atoms and the empty clauses) and their violated

@@ -28,6 +28,7 @@
 #include "core/part_walk.hpp"
 #include "core/run_control.hpp"
 #include "core/spread.hpp"
+#include "core/spread_marginal.hpp"
 #include "worker/job.hpp"
 #include "worker/pq.hpp"
 #include "worker/spread_parts.hpp"

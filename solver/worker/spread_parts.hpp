@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/spread.hpp"
+#include "core/spread_marginal.hpp"
 #include "worker/job.hpp"
 #include "worker/pq.hpp"
 

@@ -14,6 +14,7 @@
 #include "core/part_walk.hpp"
 #include "core/partition.hpp"
 #include "core/spread.hpp"
+#include "core/spread_marginal.hpp"
 #include "core/subnetwork.hpp"
 #include "core/walk_weighted.hpp"
 #include "core/walksat_gpu.hpp"
