@@ -30,7 +30,7 @@ struct PartMarginal {
   int solved_components = 0, exact_components = 0;
   std::string device;
   double seconds = 0;
-  int64_t clauses = 0;       // the part's clauses
+  int64_t clauses = 0;  // the part's clauses
   bool cancelled = false;
   std::vector<std::string> warnings;
 };
