@@ -47,13 +47,9 @@ PartMarginal sample_part(const mln::Network& net, const SpreadPlan& plan, const 
   // 17.8M clauses, a pass to list them and one to copy them, on every GPU).
   // Not where the network has empty clauses: merge_marginals adds their
   // constant cost once for the job.
-  auto empty_clause = [&] {
-    for (size_t c = 0; c < net.clauses.size(); ++c)
-      if (net.clauses.offsets[c] == net.clauses.offsets[c + 1]) return true;
-    return false;
-  };
+  const auto& off = net.clauses.offsets;  // an empty clause: two equal offsets in a row
   MarginalResult r;
-  if (static_cast<int64_t>(mem.size()) == net.num_atoms && !empty_clause()) {
+  if (static_cast<int64_t>(mem.size()) == net.num_atoms && std::adjacent_find(off.begin(), off.end()) == off.end()) {
     out.clauses = static_cast<int64_t>(net.clauses.size());
     r = solve_marginal(net, o);
   } else {

@@ -72,9 +72,10 @@ bool plans_have_slices(Conn& c) {
 }
 
 void save_plan(Conn& c, int64_t job, const solver::SpreadPlan& plan) {
-  const bool slices = plans_have_slices(c);
-  if (!slices && plan.slices != 1)
-    throw DbError("a plan of " + std::to_string(plan.slices) + " slices needs pg_mln 0.5.0 (ALTER EXTENSION pg_mln UPDATE)");
+  // One slice a part is the column's default, and the only plan a 0.4.0
+  // database holds (it has no such column): slices are written only where
+  // there are several (lead_plan makes them only where the column exists).
+  const bool slices = plan.slices != 1;
   std::vector<std::string> params = {std::to_string(job), std::to_string(plan.parts),
                                      solver::pack_part_of(plan.part_of), raw_bytes(plan.cut.data(), plan.cut.size()),
                                      std::to_string(plan.components), std::to_string(plan.solved_components)};
@@ -89,8 +90,9 @@ void save_plan(Conn& c, int64_t job, const solver::SpreadPlan& plan) {
 
 bool load_plan(Conn& c, int64_t job, const Network& net, solver::SpreadPlan& plan) {
   const std::string id = std::to_string(job);
-  Result k = c.exec(std::string("SELECT parts, components, solved_components, ") +
-                        (plans_have_slices(c) ? "slices" : "1") + " FROM mln.job_plans WHERE job = $1",
+  // (slices through the row's JSON: 1 on a 0.4.0 database, which has no such column)
+  Result k = c.exec("SELECT parts, components, solved_components, coalesce((to_jsonb(p) ->> 'slices')::int, 1) "
+                    "FROM mln.job_plans p WHERE job = $1",
                     {id});
   if (k.rows() == 0) return false;
   plan.parts = static_cast<int>(k.num(0, 0));

@@ -32,7 +32,7 @@ void drop_kept_walks(int64_t job);
 void each_int_bytea(Conn& c, const std::string& query, const std::function<void(int32_t, const char*, size_t)>& f);
 
 // Whether mln.job_plans has its slices column (pg_mln 0.5.0; a database
-// at 0.4.0 plans one slice a part).
+// at 0.4.0 plans one slice a part: save_plan and load_plan take either).
 bool plans_have_slices(Conn& c);
 
 // The job's plan in mln.job_plans; load_plan is false when no leader made one yet.
