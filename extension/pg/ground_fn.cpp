@@ -188,6 +188,15 @@ StoreTimes store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOu
   };
   const std::string s = qi(ctx.schema);
   // Drop the previous network, if any (quietly: no NOTICE for absent tables).
+  // The result views the worker made read _map and _marginal: they go
+  // first, by name, so that the CASCADE below reports only objects of the
+  // user's that depended on the network.
+  Rows views = spi.query(
+      "SELECT string_agg(format('%I.%I', $1::text, c.relname), ', ') FROM pg_class c "
+      "JOIN pg_namespace n ON n.oid = c.relnamespace "
+      "WHERE n.nspname = $1 AND c.relkind = 'v' AND c.relname IN ('map_result', 'marginal_result')",
+      {text_param(ctx.schema)});
+  if (!views.isnull(0, 0)) spi.exec("DROP VIEW " + views.text(0, 0));
   Rows old = spi.query(
       "SELECT string_agg(format('%I.%I', $1::text, t), ', ') FROM unnest(ARRAY['_atoms', '_clauses', "
       "'_query_evidence', '_map', '_marginal', '_learn_rules', '_learn_clauses', '_learn_world']) t "

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "cli/server.hpp"
 #include "worker/pq.hpp"
 
 namespace mln::cli {
@@ -205,11 +206,8 @@ void ensure_database(const std::string& base) {
   }
   mln::worker::Conn c(base + " dbname=pg_mln");
   c.exec("SET client_min_messages = warning");
-  c.exec("CREATE EXTENSION IF NOT EXISTS pg_mln");
   // A server kept from an earlier install: bring the extension up to date.
-  mln::worker::Result v = c.exec(
-      "SELECT installed_version IS DISTINCT FROM default_version FROM pg_available_extensions WHERE name = 'pg_mln'");
-  if (v.rows() == 1 && v.get(0, 0) == "t") c.exec("ALTER EXTENSION pg_mln UPDATE");
+  create_extension(c, true);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <csignal>
@@ -17,19 +18,23 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
 #include "cli/embedded.hpp"
 #include "cli/options.hpp"
-#include "cli/progress.hpp"
 #include "cli/output.hpp"
+#include "cli/paths.hpp"
+#include "cli/progress.hpp"
+#include "cli/server.hpp"
 #include "lang/program.hpp"
 #include "worker/pq.hpp"
 #include "worker/worker.hpp"
 
 namespace {
 
+using mln::cli::query;
 using Clock = std::chrono::steady_clock;
 std::atomic<bool> g_interrupted{false};
 void on_signal(int) { g_interrupted = true; }
@@ -88,12 +93,39 @@ struct Phase {
   double seconds;
 };
 
+// The program's name in the database: one per run (the process id), so that
+// runs on one database do not meet.  Messages name it as user_terms says.
+std::string program_name() { return "tuffy_" + std::to_string(getpid()); }
+
+// A server message in the user's terms: the program is the one -i names,
+// not the name this run gave it in the database.
+std::string user_terms(std::string msg, const mln::cli::Options& o) {
+  const std::string prog = program_name();
+  std::string files;
+  for (const auto& f : o.program_files) files += (files.empty() ? "" : ",") + f;
+  const std::string ours = "the program (-i " + files + ")";
+  auto ident = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+  for (const std::string& name : {"program \"" + prog + "\"", "\"" + prog + "\"", "'" + prog + "'", prog}) {
+    for (size_t at = msg.find(name); at != std::string::npos; at = msg.find(name, at)) {
+      const size_t end = at + name.size();
+      // A schema (mln_tuffy_1) or another name that merely contains it stays.
+      if ((at > 0 && ident(msg[at - 1]) && ident(name[0])) || (end < msg.size() && ident(msg[end]))) {
+        at = end;
+        continue;
+      }
+      msg.replace(at, name.size(), ours);
+      at += ours.size();
+    }
+  }
+  return msg;
+}
+
 // Sends large evidence files through COPY in line-aligned chunks, then
 // ingests them server-side (the streaming path).
 long long load_evidence_file(mln::worker::Conn& c, const std::string& prog, const std::string& path) {
   std::string text = read_file(path, "evidence");
-  c.exec("SELECT mln.evidence_staging($1)", {prog});
-  mln::worker::Result s = c.exec("SELECT schema_name FROM mln.programs WHERE name = $1", {prog});
+  query(c, "SELECT mln.evidence_staging($1)", {prog});
+  mln::worker::Result s = query(c, "SELECT schema_name FROM mln.programs WHERE name = $1", {prog});
   std::string table = c.quote_ident(s.get(0, 0)) + "._staging";
   size_t pos = 0;
   int seq = 0, line = 1;
@@ -121,8 +153,365 @@ long long load_evidence_file(mln::worker::Conn& c, const std::string& prog, cons
     return true;
   });
   bar.clear();
-  mln::worker::Result r = c.exec("SELECT mln.ingest_evidence($1)", {prog});
+  mln::worker::Result r = query(c, "SELECT mln.ingest_evidence($1)", {prog});
   return r.num(0, 0);
+}
+
+// Parses the program and query files locally: errors then name the file,
+// line and column.  Returns the program's text; `query_text` receives the query.
+std::string parse_locally(const mln::cli::Options& o, std::string& query_text) {
+  std::string program_text;
+  mln::lang::Program all;
+  for (const auto& f : o.program_files) {
+    say(">>> Parsing program file: " + f);
+    std::string txt = read_file(f, "program");
+    try {
+      mln::lang::parse_program_into(all, txt);
+    } catch (const mln::lang::LangError& e) {
+      throw std::runtime_error(f + ": " + e.where_what());
+    }
+    program_text += txt + "\n";
+  }
+  for (const auto& f : o.query_files) {
+    say(">>> Parsing query file: " + f);
+    std::string q = read_file(f, "query");
+    try {
+      (void)mln::lang::parse_queries(all, q);
+    } catch (const mln::lang::LangError& e) {
+      throw std::runtime_error(f + ": " + e.where_what());
+    }
+    query_text += q + "\n";
+  }
+  for (const auto& p : o.closed_world)
+    if (all.find_pred(p) < 0) throw std::runtime_error("-cw: unknown predicate " + p);
+  if (!o.query_atoms.empty()) query_text += o.query_atoms + "\n";
+  return program_text;
+}
+
+// The database of the run: named (--dsn, -conf, PG* variables); else a
+// throwaway cluster in --workdir; else the kept private server (started only
+// when none is running).
+struct Database {
+  std::unique_ptr<mln::cli::EmbeddedCluster> cluster;
+  std::string dsn;
+  bool embedded = false;  // a private server: no worker but this process's serves it
+};
+
+Database open_database(const mln::cli::Options& o) {
+  Database db;
+  db.dsn = o.dsn;
+  if (db.dsn.empty() && !o.conf.empty()) db.dsn = dsn_from_conf(o.conf);
+  db.embedded = db.dsn.empty() && !env_names_database();
+  if (db.embedded && !o.work_dir.empty()) {
+    db.cluster = std::make_unique<mln::cli::EmbeddedCluster>(o.work_dir, o.verbose > 0);
+    db.dsn = db.cluster->dsn();
+    say(">>> Started private PostgreSQL cluster in " + db.cluster->dir());
+  } else if (db.embedded) {
+    mln::cli::PrivateServer ps = mln::cli::find_or_start_private_server(o.verbose > 0);
+    db.dsn = ps.dsn;
+    say(">>> Using the " + ps.description);
+  }
+  return db;
+}
+
+// Grounds the program (-learnwt: grounds for learning and queues the job,
+// whose id it returns) and prints Tuffy's counts.
+long long ground(mln::worker::Conn& c, const mln::cli::Options& o, const std::string& prog, const std::string& task) {
+  say(">>> Grounding...");
+  std::string cw = "{";
+  for (size_t i = 0; i < o.closed_world.size(); ++i) cw += (i ? "," : "") + std::string("\"") + o.closed_world[i] + "\"";
+  cw += "}";
+  // Progress: mln.ground sends "grounding: <phase> <n>%" NOTICEs at most once
+  // a second; a bar on a terminal, plain lines with -verbose otherwise.
+  mln::cli::ProgressBar bar("grounding");
+  c.on_notice([&](const std::string& m) {
+    const size_t at = m.find("grounding: ");
+    if (at == std::string::npos) return;
+    if (!bar.tty()) {
+      if (o.verbose > 0) say("    " + m.substr(at));
+      return;
+    }
+    const std::string what = m.substr(at + 11);  // "<phase> <n>%"
+    const size_t sp = what.rfind(' ');
+    bar.update(sp == std::string::npos ? 0 : std::atoi(what.c_str() + sp + 1),
+               sp == std::string::npos ? what : what.substr(0, sp));
+  });
+  long long job = 0;
+  // Atoms, clauses before unit propagation, the statistics, then what unit propagation did.
+  const std::string cols =
+      "(s->>'atoms')::bigint, coalesce((s->'unit_propagation'->>'clauses_before')::bigint, (s->>'clauses')::bigint), "
+      "s::text, coalesce(s->'unit_propagation'->>'hard_conflict', 'false'), "
+      "coalesce(s->'unit_propagation'->>'atoms_fixed', '0'), s->'unit_propagation'->>'clauses_removed', "
+      "s->'unit_propagation'->>'clauses_shortened', s->>'clauses'";
+  mln::worker::Result g = [&] {
+    struct Off {  // the handler refers to this frame: clear it on every exit
+      mln::worker::Conn& c;
+      ~Off() { c.on_notice(nullptr); }
+    } off{c};
+    if (task == "learn") {
+      if (!o.closed_world.empty() || o.activate_all)
+        throw std::runtime_error("-learnwt grounds with every unknown atom active; -cw and -activateAll do not apply");
+      try {
+        job = query(c, "SELECT mln.learn_weights($1, $2::jsonb, $3)", {prog, mln::cli::job_options_json(o), o.device})
+                  .num(0, 0);
+      } catch (const mln::cli::ServerError& e) {
+        // The server's hint names its SQL functions; -e is how evidence comes here.
+        const std::string what = e.what();
+        if (what.size() >= 20 && what.compare(what.size() - 20, 20, "has no training data") == 0)
+          throw e.with_hint(
+              "-learnwt learns from the evidence (-e) of the query predicates: it must hold some true query atoms");
+        throw;
+      }
+      return query(c, "SELECT " + cols + " FROM (SELECT ground_stats s FROM mln.programs WHERE name = $1) q", {prog});
+    }
+    return query(c, "SELECT " + cols + " FROM mln.ground($1, $2, $3::boolean, $4::text[]) s",
+                 {prog, o.device, o.activate_all ? "true" : "false", cw});
+  }();
+  bar.clear();
+  // Tuffy's counts are before unit propagation (docs/grounding.md); what it did follows.
+  say("### atoms = " + g.get(0, 0) + "; clauses = " + g.get(0, 1));
+  if (g.get(0, 3) == "true") say("### unit propagation: the hard clauses conflict; the network is left as grounded");
+  else if (!g.get(0, 4).empty() && g.get(0, 4) != "0")
+    say("### unit propagation: " + g.get(0, 4) + " atoms fixed, " + g.get(0, 5) + " clauses removed, " +
+        g.get(0, 6) + " shortened; clauses = " + g.get(0, 7));
+  if (o.verbose > 0) {
+    say("    grounding statistics: " + g.get(0, 2));
+    try {  // peak memory of the backend that grounded (needs pg_read_server_files)
+      mln::worker::Result m = c.exec("SELECT substring(pg_read_file('/proc/self/status') from 'VmHWM:\\s*(\\d+)')");
+      say("    grounding backend peak RSS: " + m.get(0, 0) + " kB");
+    } catch (const std::exception&) {
+    }
+  }
+  return job;
+}
+
+// A worker in this process for one job (WorkerOptions::only_job): it serves
+// the job if it can claim it, and returns at once if another worker has.
+class JobWorker {
+ public:
+  JobWorker(std::string dsn, long long job, const mln::cli::Options& o) : dsn_(std::move(dsn)), job_(job), o_(o) {}
+  ~JobWorker() {
+    stop_ = true;
+    if (th_.joinable()) th_.join();
+  }
+  JobWorker(const JobWorker&) = delete;
+  JobWorker& operator=(const JobWorker&) = delete;
+
+  // Starts the worker, unless it is running.
+  void start() {
+    if (running_) return;
+    if (th_.joinable()) th_.join();
+    running_ = true;
+    th_ = std::thread([this] {
+      try {
+        mln::worker::WorkerOptions wo;
+        wo.dsn = dsn_;
+        wo.only_job = job_;
+        wo.threads = o_.threads;
+        if (o_.verbose > 1) wo.log = [](const std::string& s) { std::cerr << "worker: " << s << std::endl; };
+        mln::worker::serve(wo, stop_);
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> g(mu_);
+        error_ = e.what();
+      }
+      running_ = false;
+    });
+  }
+  bool running() const { return running_; }
+  // What ended it in error ("" if nothing did).
+  std::string error() const {
+    std::lock_guard<std::mutex> g(mu_);
+    return error_;
+  }
+
+ private:
+  std::string dsn_;
+  long long job_;
+  const mln::cli::Options& o_;
+  std::thread th_;
+  std::atomic<bool> stop_{false}, running_{false};
+  mutable std::mutex mu_;
+  std::string error_;
+};
+
+// How long a job may wait, unclaimed, for the workers connected to the
+// database before this process serves it: an idle worker claims a job
+// within milliseconds of its NOTIFY (and polls every second), so a job still
+// queued after 1 s has a busy worker, one that left, or a session that only
+// has the worker's name; the run must not wait for any of them.
+constexpr std::chrono::seconds kClaimWait{1};
+
+// A job's state, from mln.wait's json.
+struct JobState {
+  std::string status, best, hard, flips, err, gpu_mem, samples, samples_total, avg_cost, iterations, objective, device,
+      bound, gap, optimal, solver;
+  double progress = 0;
+  bool lease_expired = false;  // running, but its worker has not renewed its lease
+  bool finished() const { return status == "done" || status == "failed" || status == "cancelled"; }
+};
+
+JobState poll_job(mln::worker::Conn& c, long long job) {
+  // With whether the job's lease ran out (its worker stopped renewing it).
+  const std::string sql =
+      "SELECT s->>'status', s->>'best_cost', s->>'hard_violated', s->>'flips', s->>'error', "
+      "  s->>'gpu_memory_bytes', s->>'samples', s->>'samples_total', s->>'average_cost', s->>'progress', "
+      "  s->>'iterations', s->>'objective', s->>'device', s->>'bound', s->>'gap', s->>'optimal', s->>'solver', "
+      "  coalesce((SELECT lease_until < clock_timestamp() FROM mln.jobs WHERE id = $1::bigint), false) "
+      "FROM mln.wait($1::bigint, interval '0.2 s') s";
+  mln::worker::Result r = query(c, sql, {std::to_string(job)});
+  JobState s;
+  const std::pair<std::string*, int> fields[] = {
+      {&s.status, 0},   {&s.best, 1},        {&s.hard, 2},       {&s.flips, 3},
+      {&s.err, 4},      {&s.gpu_mem, 5},     {&s.samples, 6},    {&s.samples_total, 7},
+      {&s.avg_cost, 8}, {&s.iterations, 10}, {&s.objective, 11}, {&s.device, 12},
+      {&s.bound, 13},   {&s.gap, 14},        {&s.optimal, 15},   {&s.solver, 16}};
+  for (const auto& [field, col] : fields) *field = r.get(0, col);
+  s.progress = r.dbl(0, 9);
+  s.lease_expired = r.get(0, 17) == "t";
+  return s;
+}
+
+// Sees the job served and waits for its end, showing its progress; returns
+// its last state.  An external worker (mln_worker) connected to the
+// database may serve it; if none claims it within kClaimWait, or its worker
+// stops renewing the lease, a worker in this process does.
+JobState follow_job(mln::worker::Conn& c, const mln::cli::Options& o, const std::string& task, long long job,
+                    const Database& db) {
+  JobWorker worker(db.dsn, job, o);
+  // A private server has no other worker, and with none connected there is
+  // none to wait for: serve the job at once.
+  const std::string connected =
+      "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'mln_worker' AND datname = current_database()";
+  if (db.embedded || query(c, connected).num(0, 0) == 0) worker.start();
+  const bool tty = isatty(STDOUT_FILENO);
+  const auto t_search = Clock::now();
+  Clock::time_point unclaimed_since = t_search;
+  bool unclaimed = false;
+  // Cost over time, for the benchmark report (MLN_TRACE_FILE).
+  std::unique_ptr<std::ofstream> trace;
+  if (const char* tf = std::getenv("MLN_TRACE_FILE")) trace = std::make_unique<std::ofstream>(tf, std::ios::app);
+  // On a terminal, after 2 s: MAP shows its best cost so far on one line,
+  // MC-SAT and learning a bar of their progress.
+  mln::cli::ProgressBar bar(task == "learn" ? "learning" : "sampling");
+  bool map_line = false;
+  auto end_line = [&] {  // before a line of its own
+    bar.clear();
+    if (map_line) std::printf("\n");
+    map_line = false;
+  };
+  std::string iterations_seen;
+  JobState s;
+  while (true) {
+    if (g_interrupted) throw std::runtime_error("interrupted");
+    s = poll_job(c, job);
+    const auto now = Clock::now();
+    const double el = std::chrono::duration<double>(now - t_search).count();
+    if (trace && !s.best.empty()) *trace << el << " " << s.best << " " << s.flips << "\n";
+    if (s.finished()) break;
+    const bool waits = s.status == "queued" || (s.status == "running" && s.lease_expired);
+    if (!waits || worker.running()) {
+      unclaimed = false;
+    } else if (!unclaimed) {
+      unclaimed = true;
+      unclaimed_since = now;
+    } else if (now - unclaimed_since >= kClaimWait) {
+      end_line();
+      say(s.status == "queued" ? "### no worker claimed the job within " + std::to_string(kClaimWait.count()) +
+                                     " s; serving it in this process"
+                               : "### the job's worker stopped renewing its lease; serving the job in this process");
+      worker.start();
+      unclaimed = false;
+    }
+    if (task == "learn") {
+      // A line per iteration, as Tuffy prints them (terminal or not; the
+      // worker publishes its count twice a second, so a fast one may skip
+      // some); the bar in between.
+      if (!s.iterations.empty() && s.iterations != "0" && s.iterations != iterations_seen) {
+        end_line();
+        say("    iteration " + s.iterations + "/" + std::to_string(o.learn_iterations) + ", objective " +
+            (s.objective.empty() ? "-" : s.objective));
+        iterations_seen = s.iterations;
+      }
+      if (el > 2 && !s.iterations.empty())
+        bar.update(static_cast<int>(100 * s.progress),
+                   s.iterations + "/" + std::to_string(o.learn_iterations) + " iterations");
+    } else if (tty && el > 2 && task != "map" && !s.samples.empty()) {
+      if (map_line) {  // a dual job's MAP phase is over: its line gives way to the bar
+        std::printf("\n");
+        map_line = false;
+      }
+      bar.update(static_cast<int>(100 * s.progress), s.samples + "/" + s.samples_total + " samples");
+    } else if (tty && el > 2 && task != "marginal" && s.samples.empty()) {
+      std::printf("\r    searching... %.0f s, best cost %s, %s flips   ", el, s.best.empty() ? "-" : s.best.c_str(),
+                  s.flips.empty() ? "0" : s.flips.c_str());
+      std::fflush(stdout);
+      map_line = true;
+    }
+    if (!worker.error().empty()) throw std::runtime_error("worker: " + worker.error());
+  }
+  end_line();
+  if (s.status != "done")
+    throw std::runtime_error(std::string(task == "learn" ? "learning " : "inference ") + s.status +
+                             (s.err.empty() ? "" : ": " + s.err));
+  return s;
+}
+
+// Prints what the job found: the cost and its bound, the learning summary,
+// the job's warnings, the average cost of the samples.
+void report_job(mln::worker::Conn& c, const mln::cli::Options& o, const std::string& task, long long job,
+                const JobState& s) {
+  char buf[64];
+  if (task == "learn") {
+    say("### " + s.iterations + " learning iterations (sampling on " + (s.device.empty() ? "cpu" : s.device) +
+        "); estimated gain in log-likelihood " + s.objective);
+  } else if (task != "marginal") {
+    std::snprintf(buf, sizeof buf, "%.2f", std::stod(s.best));
+    say("### Best answer has cost " + std::string(buf));
+    if (s.hard != "0") say("### " + s.hard + " hard clause(s) violated");
+    // The answer's quality: a lower bound on the optimum and the gap to it.
+    if (!s.bound.empty()) {
+      if (s.optimal == "true") {
+        say("### Proven optimal (" + s.solver + ")");
+      } else {
+        char g[128];
+        std::snprintf(g, sizeof g, "### Lower bound %.2f, gap %.2f%% (%s)", std::stod(s.bound),
+                      100 * (s.gap.empty() ? 0.0 : std::stod(s.gap)), s.solver.c_str());
+        say(g);
+      }
+    }
+  }
+  // The job's warnings (a GPU that fell back to the CPU, a time limit that
+  // ended the search or the sampling early).
+  mln::worker::Result w = query(c, "SELECT unnest(warnings) FROM mln.jobs WHERE id = $1", {std::to_string(job)});
+  for (int i = 0; i < w.rows(); ++i) say("### Warning: " + w.get(i, 0));
+  if (task == "marginal" || task == "dual") {
+    std::snprintf(buf, sizeof buf, "%.2f", s.avg_cost.empty() ? 0.0 : std::stod(s.avg_cost));
+    say("### Average Cost " + std::string(buf));
+    if (o.verbose > 0) say("    " + s.samples + " samples per component");
+  }
+  if (o.verbose > 0 && !s.gpu_mem.empty() && s.gpu_mem != "0")
+    say("    search GPU memory peak: " + std::to_string(std::stoll(s.gpu_mem) / 1024) + " kB");
+}
+
+// Writes the answer in Tuffy's files (output_files: -dual writes out.map and
+// out.marginal).
+void write_answer(mln::worker::Conn& c, const mln::cli::Options& o, const std::string& task, const std::string& prog,
+                  long long job) {
+  const std::vector<std::string> paths = mln::cli::output_files(o);
+  if (task == "learn") {
+    say(">>> Writing learned weights to file: " + paths[0]);
+    mln::cli::write_learned_weights(c, prog, job, paths[0], o.gz);
+    return;
+  }
+  if (task == "map" || task == "dual") {
+    say(">>> Writing answer to file: " + paths[0]);
+    mln::cli::write_map_output(c, prog, paths[0], o.gz);
+  }
+  if (task == "marginal" || task == "dual") {
+    const std::string& path = paths.back();
+    say(">>> Writing answer to file: " + path);
+    mln::cli::write_marginal_output(c, prog, path, o.gz, o.min_prob, o.prolog_facts);
+  }
 }
 
 int run(const mln::cli::Options& o) {
@@ -135,61 +524,19 @@ int run(const mln::cli::Options& o) {
   };
   auto t = Clock::now();
 
-  // Parse locally first: errors then name the file, line and column.
-  std::string program_text;
-  {
-    mln::lang::Program all;
-    for (const auto& f : o.program_files) {
-      say(">>> Parsing program file: " + f);
-      std::string txt = read_file(f, "program");
-      try {
-        mln::lang::parse_program_into(all, txt);
-      } catch (const mln::lang::LangError& e) {
-        throw std::runtime_error(f + ": " + e.where_what());
-      }
-      program_text += txt + "\n";
-    }
-    std::string qtext;
-    for (const auto& f : o.query_files) {
-      say(">>> Parsing query file: " + f);
-      std::string q = read_file(f, "query");
-      try {
-        (void)mln::lang::parse_queries(all, q);
-      } catch (const mln::lang::LangError& e) {
-        throw std::runtime_error(f + ": " + e.where_what());
-      }
-    }
-    for (const auto& p : o.closed_world)
-      if (all.find_pred(p) < 0) throw std::runtime_error("-cw: unknown predicate " + p);
-  }
-  std::string query;
-  for (const auto& f : o.query_files) query += read_file(f, "query") + "\n";
-  if (!o.query_atoms.empty()) query += o.query_atoms + "\n";
-  for (const auto& f : o.evidence_files)
-    if (access(f.c_str(), R_OK) != 0) throw std::runtime_error("cannot open evidence file " + f);
+  // Wrong paths fail here, before a server is started or anything loaded.
+  mln::cli::check_paths(o);
+  std::string query_text;
+  const std::string program_text = parse_locally(o, query_text);
   lap("parse", t);
 
-  // The database: named; else a throwaway cluster in --workdir; else the
-  // kept private server (started only when none is running).
-  std::unique_ptr<mln::cli::EmbeddedCluster> cluster;
-  std::string dsn = o.dsn;
-  if (dsn.empty() && !o.conf.empty()) dsn = dsn_from_conf(o.conf);
-  bool embedded = dsn.empty() && !env_names_database();
-  if (embedded && !o.work_dir.empty()) {
-    cluster = std::make_unique<mln::cli::EmbeddedCluster>(o.work_dir, o.verbose > 0);
-    dsn = cluster->dsn();
-    say(">>> Started private PostgreSQL cluster in " + cluster->dir());
-  } else if (embedded) {
-    mln::cli::PrivateServer ps = mln::cli::find_or_start_private_server(o.verbose > 0);
-    dsn = ps.dsn;
-    say(">>> Using the " + ps.description);
-  }
-  say(">>> Connecting to RDBMS" + std::string(embedded ? " (private cluster)" : ""));
-  mln::worker::Conn c(dsn);
-  c.exec("CREATE EXTENSION IF NOT EXISTS pg_mln");
-  if (o.device == "cpu" || o.device == "gpu") c.exec("SELECT set_config('mln.device', $1, false)", {o.device});
+  Database db = open_database(o);
+  say(">>> Connecting to RDBMS" + std::string(db.embedded ? " (private cluster)" : ""));
+  mln::worker::Conn c(db.dsn);
+  mln::cli::create_extension(c, false);
+  if (o.device == "cpu" || o.device == "gpu") query(c, "SELECT set_config('mln.device', $1, false)", {o.device});
   // CUDA's context creation in the backend (~0.4 s) overlaps the evidence COPY.
-  if (o.device == "gpu" || o.device == "auto") c.exec("SELECT mln.device_warmup()");
+  if (o.device == "gpu" || o.device == "auto") query(c, "SELECT mln.device_warmup()");
   lap("start", t);
 
   // Watch for Ctrl-C: cancel whatever the server is doing.
@@ -210,9 +557,9 @@ int run(const mln::cli::Options& o) {
     ~Joiner() { d = true; if (th.joinable()) th.join(); }
   } joiner{done, watcher};
 
-  std::string prog = "tuffy_" + std::to_string(getpid());
-  c.exec("SELECT mln.drop_program($1) FROM mln.programs WHERE name = $1", {prog});
-  c.exec("SELECT mln.create_program($1, $2)", {prog, program_text});
+  const std::string prog = program_name();
+  query(c, "SELECT mln.drop_program($1) FROM mln.programs WHERE name = $1", {prog});
+  query(c, "SELECT mln.create_program($1, $2)", {prog, program_text});
   bool keep = o.keep_data;
   struct Dropper {
     mln::worker::Conn& c; std::string name; bool& keep;
@@ -232,77 +579,21 @@ int run(const mln::cli::Options& o) {
     say(">>> Parsing evidence file: " + f);
     try {
       natoms_ev += load_evidence_file(c, prog, f);
+    } catch (const mln::cli::ServerError& e) {
+      throw e.with_message(f + ": " + e.what());
     } catch (const mln::worker::DbError& e) {
       throw std::runtime_error(f + ": " + e.what());
     }
   }
   say(">>> Storing evidence... (" + std::to_string(natoms_ev) + " atoms)");
-  c.exec("SELECT mln.set_query($1, $2)", {prog, query});
+  query(c, "SELECT mln.set_query($1, $2)", {prog, query_text});
   lap("load", t);
 
-  say(">>> Grounding...");
-  std::string cw = "{";
-  for (size_t i = 0; i < o.closed_world.size(); ++i) cw += (i ? "," : "") + std::string("\"") + o.closed_world[i] + "\"";
-  cw += "}";
-  // Progress: mln.ground sends "grounding: <phase> <n>%" NOTICEs at most once
-  // a second; a bar on a terminal, plain lines with -verbose otherwise.
-  mln::cli::ProgressBar bar("grounding");
-  c.on_notice([&](const std::string& m) {
-    const size_t at = m.find("grounding: ");
-    if (at == std::string::npos) return;
-    if (!bar.tty()) {
-      if (o.verbose > 0) say("    " + m.substr(at));
-      return;
-    }
-    const std::string what = m.substr(at + 11);  // "<phase> <n>%"
-    const size_t sp = what.rfind(' ');
-    bar.update(sp == std::string::npos ? 0 : std::atoi(what.c_str() + sp + 1),
-               sp == std::string::npos ? what : what.substr(0, sp));
-  });
-  // -learnwt: mln.learn_weights grounds for learning and queues the job.
   const std::string task = mln::cli::inference_task(o);
-  long long job = 0;
-  // Atoms, clauses before unit propagation, the statistics, then what unit propagation did.
-  const std::string cols =
-      "(s->>'atoms')::bigint, coalesce((s->'unit_propagation'->>'clauses_before')::bigint, (s->>'clauses')::bigint), "
-      "s::text, coalesce(s->'unit_propagation'->>'hard_conflict', 'false'), "
-      "coalesce(s->'unit_propagation'->>'atoms_fixed', '0'), s->'unit_propagation'->>'clauses_removed', "
-      "s->'unit_propagation'->>'clauses_shortened', s->>'clauses'";
-  mln::worker::Result g = [&] {
-    struct Off {  // the handler refers to this frame: clear it on every exit
-      mln::worker::Conn& c;
-      ~Off() { c.on_notice(nullptr); }
-    } off{c};
-    if (task == "learn") {
-      if (!o.closed_world.empty() || o.activate_all)
-        throw std::runtime_error("-learnwt grounds with every unknown atom active; -cw and -activateAll do not apply");
-      job = c.exec("SELECT mln.learn_weights($1, $2::jsonb, $3)", {prog, mln::cli::job_options_json(o), o.device})
-                .num(0, 0);
-      return c.exec("SELECT " + cols + " FROM (SELECT ground_stats s FROM mln.programs WHERE name = $1) q", {prog});
-    }
-    return c.exec("SELECT " + cols + " FROM mln.ground($1, $2, $3::boolean, $4::text[]) s",
-                  {prog, o.device, o.activate_all ? "true" : "false", cw});
-  }();
-  bar.clear();
-  // Tuffy's counts are before unit propagation (docs/grounding.md); what it did follows.
-  say("### atoms = " + g.get(0, 0) + "; clauses = " + g.get(0, 1));
-  if (g.get(0, 3) == "true") say("### unit propagation: the hard clauses conflict; the network is left as grounded");
-  else if (!g.get(0, 4).empty() && g.get(0, 4) != "0")
-    say("### unit propagation: " + g.get(0, 4) + " atoms fixed, " + g.get(0, 5) + " clauses removed, " +
-        g.get(0, 6) + " shortened; clauses = " + g.get(0, 7));
-  if (o.verbose > 0) {
-    say("    grounding statistics: " + g.get(0, 2));
-    try {  // peak memory of the backend that grounded (needs pg_read_server_files)
-      mln::worker::Result m = c.exec("SELECT substring(pg_read_file('/proc/self/status') from 'VmHWM:\\s*(\\d+)')");
-      say("    grounding backend peak RSS: " + m.get(0, 0) + " kB");
-    } catch (const std::exception&) {
-    }
-  }
+  long long job = ground(c, o, prog, task);
   lap("ground", t);
 
-  // Inference: queue the job and serve it with an in-process worker unless
-  // an external worker is already serving this database.  -dual is one job:
-  // MAP and then MC-SAT on the network read once.
+  // Inference: one job (-dual: MAP and then MC-SAT on the network read once).
   if (task == "map") say(">>> Running MAP inference");
   else if (task == "marginal") say(">>> Running marginal inference (MC-SAT)");
   else if (task == "learn") say(">>> Learning weights (diagonal Newton, MC-SAT counts; at most " +
@@ -310,144 +601,12 @@ int run(const mln::cli::Options& o) {
   else say(">>> Running MAP inference, then marginal inference (MC-SAT)");
   if (task == "marginal" || task == "dual") say(">>> MCSAT FOR SAMPLES 0 ~ " + std::to_string(o.mcsat_samples));
   if (task != "learn")
-    job = c.exec("SELECT mln.infer($1, $2, $3::jsonb)", {prog, task, mln::cli::job_options_json(o)}).num(0, 0);
-  mln::worker::Result ext = c.exec(
-      "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'mln_worker' AND datname = current_database()");
-  bool own_worker = embedded || ext.num(0, 0) == 0;
-  std::atomic<bool> stop_worker{false};
-  std::string worker_error;
-  std::thread worker;
-  if (own_worker) {
-    worker = std::thread([&] {
-      try {
-        mln::worker::WorkerOptions wo;
-        wo.dsn = dsn;
-        wo.only_job = job;
-        wo.threads = o.threads;
-        if (o.verbose > 1) wo.log = [](const std::string& s) { std::cerr << "worker: " << s << std::endl; };
-        mln::worker::serve(wo, stop_worker);
-      } catch (const std::exception& e) {
-        worker_error = e.what();
-      }
-    });
-  }
-  struct WorkerJoin {
-    std::atomic<bool>& stop; std::thread& th;
-    ~WorkerJoin() { stop = true; if (th.joinable()) th.join(); }
-  } wj{stop_worker, worker};
-  bool tty = isatty(STDOUT_FILENO);
-  auto t_search = Clock::now();
-  // Cost over time, for the benchmark report (MLN_TRACE_FILE).
-  std::unique_ptr<std::ofstream> trace;
-  if (const char* tf = std::getenv("MLN_TRACE_FILE")) trace = std::make_unique<std::ofstream>(tf, std::ios::app);
-  // On a terminal, after 2 s: MAP shows its best cost so far on one line,
-  // MC-SAT a bar of the samples drawn (per component) of those asked for.
-  mln::cli::ProgressBar sample_bar("sampling");
-  bool map_line = false;
-  std::string status, best, hard, flips, err, gpu_mem, samples, samples_total, avg_cost, iterations, objective, device_used;
-  std::string bound, gap, optimal, solver_used;
-  while (true) {
-    if (g_interrupted) throw std::runtime_error("interrupted");
-    mln::worker::Result r = c.exec(
-        "SELECT s->>'status', s->>'best_cost', s->>'hard_violated', s->>'flips', s->>'error', "
-        "  s->>'gpu_memory_bytes', s->>'samples', s->>'samples_total', s->>'average_cost', s->>'progress', "
-        "  s->>'iterations', s->>'objective', s->>'device', s->>'bound', s->>'gap', s->>'optimal', s->>'solver' "
-        "FROM mln.wait($1, interval '0.2 s') s",
-        {std::to_string(job)});
-    status = r.get(0, 0);
-    best = r.get(0, 1);
-    hard = r.get(0, 2);
-    flips = r.get(0, 3);
-    err = r.get(0, 4);
-    gpu_mem = r.get(0, 5);
-    samples = r.get(0, 6);
-    samples_total = r.get(0, 7);
-    avg_cost = r.get(0, 8);
-    iterations = r.get(0, 10);
-    objective = r.get(0, 11);
-    device_used = r.get(0, 12);
-    bound = r.get(0, 13);
-    gap = r.get(0, 14);
-    optimal = r.get(0, 15);
-    solver_used = r.get(0, 16);
-    double el = std::chrono::duration<double>(Clock::now() - t_search).count();
-    if (trace && !best.empty()) *trace << el << " " << best << " " << flips << "\n";
-    if (status == "done" || status == "failed" || status == "cancelled") break;
-    if (task == "learn") {
-      if (tty && el > 2 && !iterations.empty())
-        sample_bar.update(static_cast<int>(100 * r.dbl(0, 9)),
-                          iterations + "/" + std::to_string(o.learn_iterations) + " iterations, objective " +
-                              (objective.empty() ? "-" : objective.substr(0, 10)));
-    } else if (tty && el > 2 && task != "map" && !samples.empty()) {
-      if (map_line) {  // a dual job's MAP phase is over: its line gives way to the bar
-        std::printf("\n");
-        map_line = false;
-      }
-      sample_bar.update(static_cast<int>(100 * r.dbl(0, 9)), samples + "/" + samples_total + " samples");
-    } else if (tty && el > 2 && task != "marginal" && samples.empty()) {
-      std::printf("\r    searching... %.0f s, best cost %s, %s flips   ", el, best.empty() ? "-" : best.c_str(),
-                  flips.empty() ? "0" : flips.c_str());
-      std::fflush(stdout);
-      map_line = true;
-    }
-    if (own_worker && !worker_error.empty()) throw std::runtime_error("worker: " + worker_error);
-  }
-  sample_bar.clear();
-  if (map_line) std::printf("\n");
-  if (status != "done")
-    throw std::runtime_error(std::string(task == "learn" ? "learning " : "inference ") + status +
-                             (err.empty() ? "" : ": " + err));
-  char buf[64];
-  if (task == "learn") {
-    say("### " + iterations + " learning iterations (sampling on " + (device_used.empty() ? "cpu" : device_used) +
-        "); estimated gain in log-likelihood " + objective);
-    lap("learn", t);
-    say(">>> Writing learned weights to file: " + o.output);
-    mln::cli::write_learned_weights(c, prog, job, o.output, o.gz);
-    lap("output", t);
-  } else if (task != "marginal") {
-    std::snprintf(buf, sizeof buf, "%.2f", std::stod(best));
-    say("### Best answer has cost " + std::string(buf));
-    if (hard != "0") say("### " + hard + " hard clause(s) violated");
-    // The answer's quality: a lower bound on the optimum and the gap to it.
-    if (!bound.empty()) {
-      if (optimal == "true") {
-        say("### Proven optimal (" + solver_used + ")");
-      } else {
-        char g[128];
-        std::snprintf(g, sizeof g, "### Lower bound %.2f, gap %.2f%% (%s)", std::stod(bound),
-                      100 * (gap.empty() ? 0.0 : std::stod(gap)), solver_used.c_str());
-        say(g);
-      }
-    }
-  }
-  // The job's warnings (a GPU that fell back to the CPU, a time limit that
-  // ended the search or the sampling early).
-  {
-    mln::worker::Result w = c.exec("SELECT unnest(warnings) FROM mln.jobs WHERE id = $1", {std::to_string(job)});
-    for (int i = 0; i < w.rows(); ++i) say("### Warning: " + w.get(i, 0));
-  }
-  if (task == "marginal" || task == "dual") {
-    std::snprintf(buf, sizeof buf, "%.2f", avg_cost.empty() ? 0.0 : std::stod(avg_cost));
-    say("### Average Cost " + std::string(buf));
-    if (o.verbose > 0) say("    " + samples + " samples per component");
-  }
-  if (o.verbose > 0 && !gpu_mem.empty() && gpu_mem != "0")
-    say("    search GPU memory peak: " + std::to_string(std::stoll(gpu_mem) / 1024) + " kB");
-  if (task != "learn") lap("search", t);
-
-  // Tuffy's file names: -dual writes out.map and out.marginal.
-  if (task == "map" || task == "dual") {
-    const std::string path = task == "dual" ? o.output + ".map" : o.output;
-    say(">>> Writing answer to file: " + path);
-    mln::cli::write_map_output(c, prog, path, o.gz);
-  }
-  if (task == "marginal" || task == "dual") {
-    const std::string path = task == "dual" ? o.output + ".marginal" : o.output;
-    say(">>> Writing answer to file: " + path);
-    mln::cli::write_marginal_output(c, prog, path, o.gz, o.min_prob, o.prolog_facts);
-  }
-  if (task != "learn") lap("output", t);
+    job = query(c, "SELECT mln.infer($1, $2, $3::jsonb)", {prog, task, mln::cli::job_options_json(o)}).num(0, 0);
+  const JobState s = follow_job(c, o, task, job, db);
+  report_job(c, o, task, job, s);
+  lap(task == "learn" ? "learn" : "search", t);
+  write_answer(c, o, task, prog, job);
+  lap("output", t);
 
   say(">>> Cleaning up temporary data");
   if (o.keep_data) say("    Data remains in schema 'mln_" + prog + "'");
@@ -486,8 +645,14 @@ int main(int argc, char** argv) {
   say("*** Welcome to pg_mln " MLN_VERSION_STRING " (Tuffy-compatible)");
   try {
     return run(o);
+  } catch (const mln::cli::ServerError& e) {
+    std::cerr << "ERROR: " << user_terms(e.what(), o) << "\n";
+    if (!e.detail().empty()) std::cerr << "DETAIL: " << user_terms(e.detail(), o) << "\n";
+    if (!e.hint().empty()) std::cerr << "HINT: " << user_terms(e.hint(), o) << "\n";
+    std::cerr << std::flush;
+    return g_interrupted ? 130 : 2;
   } catch (const std::exception& e) {
-    std::cerr << "ERROR: " << e.what() << std::endl;
+    std::cerr << "ERROR: " << user_terms(e.what(), o) << std::endl;
     return g_interrupted ? 130 : 2;
   }
 }

@@ -3,12 +3,15 @@
 #include "cli/output.hpp"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <vector>
 
 #include "cli/embedded.hpp"
+#include "cli/server.hpp"
 #include "worker/pq.hpp"
 
 namespace mln::cli {
@@ -75,16 +78,17 @@ void close_output(std::ofstream& f, const std::string& path, bool gz) {
 void write_map_output(mln::worker::Conn& c, const std::string& program, const std::string& path, bool gz) {
   // The worker materialises the decoded answer as <schema>.map_result when it
   // finishes a job; reading it avoids decoding the arguments a second time.
-  mln::worker::Result t = c.exec(
-      "SELECT quote_ident(schema_name), to_regclass(quote_ident(schema_name) || '.map_result') IS NOT NULL "
-      "FROM mln.programs WHERE name = $1",
-      {program});
+  mln::worker::Result t =
+      query(c,
+            "SELECT quote_ident(schema_name), to_regclass(quote_ident(schema_name) || '.map_result') IS NOT NULL "
+            "FROM mln.programs WHERE name = $1",
+            {program});
   const std::string source = t.rows() == 1 && t.get(0, 1) == "t" ? t.get(0, 0) + ".map_result" : "mln.map($1)";
-  mln::worker::Result r = c.exec(
-      "SELECT predicate, array_to_json(arguments)::text FROM " + source + " WHERE truth ORDER BY 1, 2",
-      source == "mln.map($1)" ? std::vector<std::string>{program} : std::vector<std::string>{});
+  mln::worker::Result r =
+      query(c, "SELECT predicate, array_to_json(arguments)::text FROM " + source + " WHERE truth ORDER BY 1, 2",
+            source == "mln.map($1)" ? std::vector<std::string>{program} : std::vector<std::string>{});
   std::ofstream f(path, std::ios::trunc);
-  if (!f) throw std::runtime_error("cannot write output file " + path);
+  if (!f) throw std::runtime_error("cannot write output file " + path + ": " + std::strerror(errno));
   for (int i = 0; i < r.rows(); ++i) f << atom_line(r.get(i, 0), r.get(i, 1)) << "\n";
   close_output(f, path, gz);
 }
@@ -92,21 +96,19 @@ void write_map_output(mln::worker::Conn& c, const std::string& program, const st
 long long write_marginal_output(mln::worker::Conn& c, const std::string& program, const std::string& path, bool gz,
                                 double min_prob, bool prolog_facts) {
   // mln._marginal_program raises the clear errors (no result yet, ...).
-  mln::worker::Result t = c.exec("SELECT quote_ident((mln._marginal_program($1)).schema_name)", {program});
+  mln::worker::Result t = query(c, "SELECT quote_ident((mln._marginal_program($1)).schema_name)", {program});
   // The same rows as mln.marginals, with the prior of soft-evidence atoms.
   // Predicates sort by name in byte order (Tuffy sorts Java strings).
-  mln::worker::Result r = c.exec(
+  const std::string sql =
       "SELECT a.predicate, array_to_json(a.arguments)::text, m.probability, a.prior "
       "FROM mln.ground_atoms($1) a JOIN " + t.get(0, 0) + "._marginal m ON m.atom = a.id "
       "WHERE a.is_query AND (a.evidence IS NULL OR a.prior IS NOT NULL) AND m.probability >= $2::float8 "
-      "ORDER BY a.predicate COLLATE \"C\", m.probability DESC, a.arguments",
-      {program, [min_prob] {
-         char b[40];
-         std::snprintf(b, sizeof b, "%.17g", min_prob);
-         return std::string(b);
-       }()});
+      "ORDER BY a.predicate COLLATE \"C\", m.probability DESC, a.arguments";
+  char min[40];
+  std::snprintf(min, sizeof min, "%.17g", min_prob);
+  mln::worker::Result r = query(c, sql, {program, min});
   std::ofstream f(path, std::ios::trunc);
-  if (!f) throw std::runtime_error("cannot write output file " + path);
+  if (!f) throw std::runtime_error("cannot write output file " + path + ": " + std::strerror(errno));
   char buf[96];
   for (int i = 0; i < r.rows(); ++i) {
     const double p = r.dbl(i, 2);
@@ -135,20 +137,22 @@ namespace mln::cli {
 
 void write_learned_weights(mln::worker::Conn& c, const std::string& program, long long job, const std::string& path,
                            bool gz) {
-  mln::worker::Result preds = c.exec(
+  mln::worker::Result preds = query(
+      c,
       "SELECT CASE WHEN closed_world THEN '*' ELSE '' END || name || '(' || array_to_string(arg_types, ',') || ')' "
       "FROM mln.predicates WHERE program = $1 ORDER BY idx",
       {program});
   // Per clause: the current weight (the job's result, or as written for
   // clauses that were not learned) and the mean over the job's iterations.
-  mln::worker::Result cl = c.exec(
+  mln::worker::Result cl = query(
+      c,
       "SELECT c.idx + 1, c.clause, c.hard, c.weight, a.avg FROM mln.clauses c "
       "LEFT JOIN (SELECT u.idx, avg(u.w) AS avg FROM mln.learn_iterations i, unnest(i.clauses, i.weights) AS u(idx, w) "
       "           WHERE i.job = $2::bigint AND i.iteration > 0 GROUP BY u.idx) a ON a.idx = c.idx "
       "WHERE c.program = $1 ORDER BY c.idx",
       {program, std::to_string(job)});
   std::ofstream f(path, std::ios::trunc);
-  if (!f) throw std::runtime_error("cannot write output file " + path);
+  if (!f) throw std::runtime_error("cannot write output file " + path + ": " + std::strerror(errno));
   for (int i = 0; i < preds.rows(); ++i) f << preds.get(i, 0) << "\n";
   auto section = [&](const char* title, bool average) {
     f << "\n//" << title << "\n";

@@ -29,6 +29,50 @@ namespace {
 std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop = true; }
 
+// Whether the database has the extension yet; throws when it cannot be reached.
+bool extension_installed(const std::string& dsn) {
+  mln::worker::Conn c(dsn);
+  return c.exec("SELECT 1 FROM pg_extension WHERE extname = 'pg_mln'").rows() == 1;
+}
+
+// Serves the database until SIGINT/SIGTERM.  A worker is started beside a
+// database, often before CREATE EXTENSION: it waits for the extension.  A
+// lost connection (a restarted server, a terminated backend) is not the
+// end of a long-running worker: it connects again after kRetrySeconds, and
+// the jobs it held come back to the queue when their leases run out.  A
+// database it cannot reach at start is an error (a wrong --dsn), as is any
+// error with --once or --job.
+int serve_until_stopped(const mln::worker::WorkerOptions& o, const std::string& prefix, bool quiet) {
+  constexpr int kRetrySeconds = 2;
+  const bool one_shot = o.once || o.only_job;
+  bool told = false;
+  try {
+    while (!g_stop && !extension_installed(o.dsn)) {
+      if (one_shot) throw std::runtime_error("the pg_mln extension is not installed in this database (CREATE EXTENSION pg_mln)");
+      if (!told && !quiet) std::cerr << prefix << "waiting for CREATE EXTENSION pg_mln in this database\n";
+      told = true;
+      sleep(kRetrySeconds);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << prefix << e.what() << "\n";
+    return 1;
+  }
+  int n = 0;
+  while (!g_stop) {
+    try {
+      n += mln::worker::serve(o, g_stop);
+      break;
+    } catch (const std::exception& e) {
+      std::cerr << prefix << e.what() << "\n";
+      if (one_shot) return 1;
+      if (!quiet) std::cerr << prefix << "connecting again in " << kRetrySeconds << " s\n";
+      for (int i = 0; i < kRetrySeconds * 10 && !g_stop; ++i) usleep(100000);
+    }
+  }
+  if (!quiet) std::cerr << "mln_worker: finished " << n << " job(s)\n";
+  return 0;
+}
+
 void usage() {
   std::cerr << "usage: mln_worker [--dsn CONNINFO] [--once] [--job ID] [--threads N] [--lease SECONDS]\n"
                "                  [--gpu N | --gpus all] [--name NAME] [--quiet]\n";
@@ -180,12 +224,5 @@ int main(int argc, char** argv) {
   }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
-  try {
-    int n = mln::worker::serve(o, g_stop);
-    if (!quiet) std::cerr << "mln_worker: finished " << n << " job(s)\n";
-  } catch (const std::exception& e) {
-    std::cerr << "mln_worker: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+  return serve_until_stopped(o, prefix, quiet);
 }

@@ -322,10 +322,22 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   if (!job.bad_options.empty()) return fail(c, job, me, job.bad_options);
   if (!job.wants_map() && !job.wants_marginal() && !job.wants_learn())
     return fail(c, job, me, "unknown task \"" + job.task + "\" (this worker serves map, marginal, dual, learn)");
-  Result g = c.exec("SELECT to_regclass($1) IS NOT NULL, grounded_at IS NOT NULL FROM mln.programs WHERE name = $2",
-                    {c.quote_ident(job.schema) + "._clauses", job.program});
-  if (g.rows() == 0 || g.get(0, 0) != "t" || g.get(0, 1) != "t")
+  // The job's owner must be able to act on the program (a member of its
+  // owner's role) before anything is read or written: a worker reads and
+  // writes every program, so it does not take the queue's word for it.
+  Result g = c.exec(
+      "SELECT to_regclass($1) IS NOT NULL, p.grounded_at IS NOT NULL, pg_has_role(j.owner, p.owner, 'MEMBER'), "
+      "  coalesce((p.ground_stats->>'learning')::boolean, false) "
+      "FROM mln.programs p JOIN mln.jobs j ON j.program = p.name WHERE p.name = $2 AND j.id = $3",
+      {c.quote_ident(job.schema) + "._clauses", job.program, std::to_string(job.id)});
+  if (g.rows() == 0) return fail(c, job, me, "program \"" + job.program + "\" does not exist");
+  if (g.get(0, 2) != "t")
+    return fail(c, job, me, "the job's owner may not act on program \"" + job.program + "\" (not a member of its owner)");
+  if (g.get(0, 0) != "t" || g.get(0, 1) != "t")
     return fail(c, job, me, "program \"" + job.program + "\" is not grounded; run mln.ground('" + job.program + "')");
+  if (!job.wants_learn() && g.get(0, 3) == "t")
+    return fail(c, job, me, "program \"" + job.program + "\" is grounded for weight learning, not for inference; run mln.ground('" +
+                                job.program + "')");
   const auto t_read = Clock::now();
   // The lease, while the network is read and the job planned (the
   // supervising loop below renews it after).
@@ -505,7 +517,9 @@ bool load_job(Conn& c, const WorkerOptions& wo, int64_t id, Job& job) {
 int serve(const WorkerOptions& wo, std::atomic<bool>& stop) {
   std::string me = wo.name.empty() ? default_name() : wo.name;
   Conn c(wo.dsn);
-  c.exec("SET application_name = 'mln_worker'");
+  // A worker for one job (a command line's own) is not one that serves the
+  // database: other command lines must not count on it for their jobs.
+  c.exec(wo.only_job ? "SET application_name = 'mln_worker_job'" : "SET application_name = 'mln_worker'");
   c.exec("LISTEN mln_jobs");
   int finished = 0;
   PartCache cache;

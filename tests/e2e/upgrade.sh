@@ -97,6 +97,26 @@ check "with the same rows ($before)" \
   test "$(q4 "SELECT string_agg(arguments[1] || ':' || truth, ',' ORDER BY arguments[1]) FROM mln_smoke.map_result")" = "$before"
 dropdb mln_e2e_upgrade4
 
+# 0.5.0 -> 0.6.0 on its own: a job queued under 0.5.0 is still served, a
+# plain role's direct insert is then checked like mln.infer, and mln.map
+# says when there is no answer.
+q5() { psql -d mln_e2e_upgrade5 -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
+at 0.5.0 mln_e2e_upgrade5
+q5 "ALTER EXTENSION pg_mln UPDATE TO '0.6.0'" >/dev/null
+check "ALTER EXTENSION pg_mln UPDATE TO '0.6.0' from 0.5.0" test "$(q5 "SELECT extversion FROM pg_extension WHERE extname = 'pg_mln'")" = 0.6.0
+job5=$(q5 "SELECT id FROM mln.jobs WHERE status = 'queued'")
+PGDATABASE=mln_e2e_upgrade5 "$WORKER" --quiet --once >/dev/null 2>&1
+check "the job queued under 0.5.0 is served after the update" \
+  test "$(q5 "SELECT (mln.wait($job5, interval '30 s'))->>'status'")" = done
+q5 "DROP ROLE IF EXISTS mln_e2e_up_bob; CREATE ROLE mln_e2e_up_bob; GRANT CREATE ON DATABASE mln_e2e_upgrade5 TO mln_e2e_up_bob" >/dev/null
+check "after the update a plain role cannot queue a job on another's program" \
+  bash -c "! psql -d mln_e2e_upgrade5 -qXAt -c \"SET ROLE mln_e2e_up_bob; INSERT INTO mln.jobs(program, task) VALUES ('smoke', 'map')\" 2>/dev/null"
+q5 "SELECT mln.ground('smoke')" >/dev/null
+check "after the update mln.map refuses a program with no MAP answer" \
+  bash -c "psql -d mln_e2e_upgrade5 -qXAt -c \"SELECT * FROM mln.map('smoke')\" 2>&1 | grep -q 'no MAP inference result'"
+dropdb mln_e2e_upgrade5
+q "DROP ROLE IF EXISTS mln_e2e_up_bob" >/dev/null
+
 # The same objects as a fresh install (which PostgreSQL builds by the same path).
 objects() {
   psql -qXAt -d "$1" -c "SELECT pg_describe_object(classid, objid, objsubid) FROM pg_depend
