@@ -42,6 +42,16 @@ for c in $(seq 0 "$clients"); do
 done
 check "setup: $((clients + 1)) programs grounded" test "$(q "SELECT count(*) FROM mln.programs WHERE grounded_at IS NOT NULL")" = $((clients + 1))
 
+# Two sessions create one program name at once: the second waits for the
+# first and gets the error it would get after it, not a raw key violation.
+psql -qXAt -c "BEGIN; SELECT mln.create_program('race', 'S(person)'); SELECT pg_sleep(1); COMMIT;" >/dev/null 2>&1 &
+racer=$!
+sleep 0.3
+race_err=$(psql -qXAt -c "SELECT mln.create_program('race', 'S(person)')" 2>&1)
+wait $racer
+check "a program created twice at once: the second is told it exists" \
+  bash -c "echo '$race_err' | grep -q 'program \"race\" already exists' && ! echo '$race_err' | grep -q pkey"
+
 MAPOPT='{"seed": 1, "timeout": 20}'
 MAROPT='{"seed": 1, "samples": 40, "threads": 1}'
 # A finished job's answer, as one line: MAP cost and hard clauses violated;
@@ -122,7 +132,8 @@ client() {
       0|1) j=$(queue $p map "$MAPOPT") || { echo "map - queue-error" >>"$log"; continue; }
          ans=$(map_answer "$j"); st=$(status_of "$j")
          if [ "$st" = done ]; then
-           [ "$ans" = "$(ref_map $p)" ] && echo "map $j ok" >>"$log" || echo "map $j WRONG $ans vs $(ref_map $p)" >>"$log"
+           [ "$ans" = "$(ref_map $p)" ] && echo "map $j ok" >>"$log" ||
+             echo "map $j WRONG '$ans' vs $(ref_map $p): $(q "SELECT concat_ws(' ', status, best_cost, hard_violated, attempts, worker, error) FROM mln.jobs WHERE id = $j")" >>"$log"
          else echo "map $j $st" >>"$log"; fi ;;
       2) j=$(queue $p marginal "$MAROPT") || { echo "marginal - queue-error" >>"$log"; continue; }
          q "SELECT mln.wait($j, interval '90 s')" >/dev/null 2>&1; st=$(status_of "$j")
@@ -131,7 +142,7 @@ client() {
            ans=$(mar_answer $p)
            [ "$ans" = "$(ref_mar $p)" ] && echo "marginal $j ok" >>"$log" || echo "marginal $j WRONG" >>"$log"
          else echo "marginal $j $st" >>"$log"; fi ;;
-      3) j=$(queue $p map "$MAPOPT") || continue
+      3) j=$(queue $p map "$MAPOPT") || { echo "cancel - queue-error" >>"$log"; continue; }
          sleep "0.$((RANDOM % 5))"; q "SELECT mln.cancel($j)" >/dev/null
          echo "cancel $j $(status_of "$j")" >>"$log" ;;
       4) q "SELECT mln.ground('$p', 'cpu')" >/dev/null
@@ -144,7 +155,7 @@ client() {
       5) # Weight learning on the program, cancelled at a random moment; then
          # the program must answer as before (or, if learning finished, after
          # its weights are restored).
-         j=$(q "SELECT mln.learn_weights('$p', '{\"iterations\": 30, \"seed\": 1}', 'cpu')") || continue
+         j=$(q "SELECT mln.learn_weights('$p', '{\"iterations\": 30, \"seed\": 1}', 'cpu')") || { echo "learn - queue-error" >>"$log"; continue; }
          sleep "0.$((RANDOM % 9))"; q "SELECT mln.cancel($j)" >/dev/null
          q "SELECT mln.wait($j, interval '90 s')" >/dev/null 2>&1
          st=$(status_of "$j")
