@@ -15,8 +15,11 @@
 -- * mln.infer refuses a network grounded for weight learning (a learning
 --   job that was cancelled or failed leaves it in place).
 -- * mln.create_program: two sessions creating one name at once get the
---   same "already exists" error; mln.drop_program is quiet about the
---   objects it drops with the program's schema.
+--   same "already exists" error; a rule of weight zero is dropped with a
+--   NOTICE; mln.drop_program is quiet about the objects it drops with the
+--   program's schema.
+-- * mln.learn_iterations.note (and mln.learning_trace.note): why a
+--   learning step was taken back.
 \echo Use "ALTER EXTENSION pg_mln UPDATE TO '0.6.0'" to load this file. \quit
 
 -- Whether the calling role does a worker's part of the job protocol.
@@ -158,12 +161,6 @@ DECLARE
   deadline timestamptz := clock_timestamp() + coalesce(timeout, interval '100 years');
   told boolean := false;
 BEGIN
-  IF mln._queued_here(job) THEN
-    RAISE EXCEPTION 'job % was queued by this transaction: no worker can see it before the transaction commits', job
-      USING ERRCODE = 'object_not_in_prerequisite_state',
-      HINT = 'queue and wait in one call with CALL mln.solve(name), or commit first: SELECT mln.infer(...) \gset, '
-             'then SELECT mln.wait(:infer)';
-  END IF;
   -- Held while waiting: a worker that sees it released without wait_ok_at
   -- having been set knows the wait was cancelled, and cancels the job.
   PERFORM pg_advisory_xact_lock(20260522, job::int4);
@@ -173,6 +170,12 @@ BEGIN
       RAISE EXCEPTION 'job % does not exist', job USING ERRCODE = 'undefined_object';
     END IF;
     EXIT WHEN j.status IN ('done', 'failed', 'cancelled') OR clock_timestamp() >= deadline;
+    IF mln._queued_here(job) THEN
+      RAISE EXCEPTION 'job % was queued by this transaction: no worker can see it before the transaction commits', job
+        USING ERRCODE = 'object_not_in_prerequisite_state',
+        HINT = 'queue and wait in one call with CALL mln.solve(name), or commit first: SELECT mln.infer(...) \gset, '
+               'then SELECT mln.wait(:infer)';
+    END IF;
     -- A job still queued after 2 s with no worker connected will wait forever: say so, once.
     IF NOT told AND j.status = 'queued' AND clock_timestamp() - started > interval '2 s'
        AND NOT EXISTS (SELECT 1 FROM pg_stat_activity
@@ -314,8 +317,14 @@ BEGIN
             ARRAY(SELECT jsonb_array_elements_text(cl->'exist_vars')), (cl->>'line')::int);
     i := i + 1;
   END LOOP;
+  -- A rule of weight zero is dropped, as in Tuffy: said as a NOTICE; any
+  -- other parse warning as a WARNING.
   FOR cl IN SELECT * FROM jsonb_array_elements(parsed->'warnings') LOOP
-    RAISE WARNING '%', cl #>> '{}';
+    IF cl #>> '{}' LIKE '%zero weight%' THEN
+      RAISE NOTICE '%', cl #>> '{}';
+    ELSE
+      RAISE WARNING '%', cl #>> '{}';
+    END IF;
   END LOOP;
 EXCEPTION
   WHEN unique_violation THEN
@@ -359,4 +368,138 @@ BEGIN
       HINT = 'run CALL mln.solve(name, ''marginal'')';
   END IF;
   RETURN r;
+END $$;
+
+-- Why each learning step was taken or taken back (the trust region's
+-- verdict: the objective's actual change against the model's prediction).
+ALTER TABLE mln.learn_iterations ADD COLUMN note text;
+COMMENT ON COLUMN mln.learn_iterations.note IS
+  'why the step was taken back (or its diagnosis), as the learner wrote it; NULL for a step taken as predicted';
+CREATE OR REPLACE VIEW mln.learning_trace WITH (security_invoker = true) AS
+  SELECT i.program, i.job, i.iteration, c.idx + 1 AS clause_no, c.clause, u.weight, i.objective, i.accepted, i.note
+    FROM mln.learn_iterations i
+   CROSS JOIN LATERAL unnest(i.clauses, i.weights) AS u(idx, weight)
+    JOIN mln.clauses c ON c.program = i.program AND c.idx = u.idx;
+
+-- How a MAP answer was reached: seconds to the first whole answer and to
+-- the final bound, and why the search ended.
+ALTER TABLE mln.jobs ADD COLUMN first_answer_seconds float8, ADD COLUMN bound_seconds float8, ADD COLUMN stop_reason text;
+COMMENT ON COLUMN mln.jobs.stop_reason IS
+  'MAP: why the search ended: proven optimal, within the gap tolerance, exact path budget spent, timeout, cancelled, search finished';
+GRANT UPDATE (first_answer_seconds, bound_seconds, stop_reason) ON mln.jobs TO PUBLIC;
+
+CREATE OR REPLACE FUNCTION mln._job_json(j mln.jobs) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT jsonb_build_object('job', j.id, 'task', j.task, 'status', j.status, 'best_cost', j.best_cost,
+                            'hard_violated', j.hard_violated, 'bound', j.bound, 'gap', mln._gap(j.best_cost, j.bound),
+                            'optimal', j.optimal, 'solver', j.solver, 'stop_reason', j.stop_reason,
+                            'first_answer_seconds', j.first_answer_seconds, 'bound_seconds', j.bound_seconds,
+                            'flips', j.flips,
+                            'seconds', coalesce(j.seconds, CASE WHEN j.status = 'running' AND j.started_at IS NOT NULL
+                              THEN round(extract(epoch FROM clock_timestamp() - j.started_at)::numeric, 3)::float8 END),
+                            'samples', j.samples, 'samples_total', j.samples_total,
+                            'samples_per_s', j.samples_per_s, 'average_cost', j.average_cost,
+                            'iterations', j.iterations, 'iterations_total', j.iterations_total, 'objective', j.objective,
+                            'progress', CASE WHEN j.status = 'done' THEN 1.0::float8
+                                             WHEN j.samples_total > 0
+                                             THEN least(1.0, coalesce(j.samples, 0)::float8 / j.samples_total)
+                                             WHEN j.iterations_total > 0
+                                             THEN least(1.0, coalesce(j.iterations, 0)::float8 / j.iterations_total) END,
+                            'device', j.device, 'gpu_memory_bytes', j.gpu_memory_bytes, 'error', j.error,
+                            'warnings', to_jsonb(j.warnings))
+$$;
+
+CREATE OR REPLACE VIEW mln.job_progress WITH (security_invoker = true) AS
+  SELECT id, program, task, status, worker, best_cost, hard_violated, flips, flips_per_s,
+         seconds, device, gpu_memory_bytes, attempts, created_at, started_at, finished_at, error, warnings,
+         samples, samples_total, samples_per_s, average_cost, iterations, iterations_total, objective,
+         bound, mln._gap(best_cost, bound) AS gap, optimal, solver, j.parts, j.rounds,
+         (SELECT jsonb_agg(jsonb_build_object('part', p.part, 'round', p.round, 'status', p.status,
+                                              'worker', p.worker, 'device', p.device, 'flips_per_s', p.flips_per_s)
+                           ORDER BY p.part)
+            FROM mln.job_parts p
+           WHERE p.job = j.id AND p.round = (SELECT max(round) FROM mln.job_parts q WHERE q.job = j.id)) AS part_workers,
+         j.stop_reason, j.first_answer_seconds, j.bound_seconds
+    FROM mln.jobs j;
+
+-- As in 0.4.0, and gap_tolerance (solver auto: the exact path runs only
+-- while the answer's gap to its bound is above it).
+CREATE OR REPLACE FUNCTION mln._check_infer_options(task text, options jsonb) RETURNS void
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  common   text[] := ARRAY['max_flips', 'timeout', 'seed', 'threads', 'device', 'random_step',
+                           'skip_components_without_query', 'exact_max_atoms', 'partitions'];
+  map_only text[] := ARRAY['max_tries', 'dont_break', 'solver', 'ilp_seconds', 'cpu_walk', 'rounds', 'gap_tolerance'];
+  mar_only text[] := ARRAY['samples', 'burn_in', 'mcsat_param', 'sa_temperature'];
+  allowed  text[];
+  k text;
+  lim record;
+BEGIN
+  IF task IS NULL OR task NOT IN ('map', 'marginal', 'dual') THEN
+    RAISE EXCEPTION 'unknown inference task "%"', task USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'tasks are map (the most likely world), marginal (MC-SAT probabilities) and dual (both, from one job)';
+  END IF;
+  IF options IS NULL OR jsonb_typeof(options) <> 'object' THEN
+    RAISE EXCEPTION 'options must be a JSON object' USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'for example ''{"samples": 1000, "seed": 7}''';
+  END IF;
+  allowed := common || CASE task WHEN 'map' THEN map_only WHEN 'marginal' THEN mar_only
+                                 ELSE map_only || mar_only END;
+  FOR k IN SELECT jsonb_object_keys(options) LOOP
+    IF k = ANY (allowed) THEN
+      CONTINUE;
+    ELSIF k = ANY (map_only) THEN
+      RAISE EXCEPTION 'inference option "%" applies to MAP inference, not to task "%"', k, task
+        USING ERRCODE = 'invalid_parameter_value',
+        HINT = format('use task => ''map'' or ''dual''; options of task %s: %s', task, array_to_string(allowed, ', '));
+    ELSIF k = ANY (mar_only) THEN
+      RAISE EXCEPTION 'inference option "%" applies to marginal inference, not to task "%"', k, task
+        USING ERRCODE = 'invalid_parameter_value',
+        HINT = format('use task => ''marginal'' or ''dual''; options of task %s: %s', task, array_to_string(allowed, ', '));
+    END IF;
+    RAISE EXCEPTION 'unknown inference option "%"', k USING ERRCODE = 'invalid_parameter_value',
+      HINT = format('options of task %s: %s', task, array_to_string(allowed, ', '));
+  END LOOP;
+
+  IF options ? 'device' AND jsonb_typeof(options->'device') <> 'null'
+     AND coalesce(options->>'device', '') NOT IN ('auto', 'gpu', 'cpu') THEN
+    RAISE EXCEPTION 'invalid device "%"', options->>'device' USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'valid devices are auto, gpu and cpu';
+  END IF;
+  IF options ? 'solver' AND (jsonb_typeof(options->'solver') <> 'string'
+                             OR options->>'solver' NOT IN ('auto', 'walksat', 'ilp')) THEN
+    RAISE EXCEPTION 'invalid solver %', options->'solver' USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'solvers are auto (MaxWalkSAT, then the exact ILP path within ilp_seconds), '
+             'walksat (MaxWalkSAT only) and ilp (the exact path only)';
+  END IF;
+  IF options ? 'cpu_walk' AND jsonb_typeof(options->'cpu_walk') <> 'null'
+     AND (jsonb_typeof(options->'cpu_walk') <> 'string' OR options->>'cpu_walk' NOT IN ('walksat', 'weighted')) THEN
+    RAISE EXCEPTION 'invalid cpu_walk %', options->'cpu_walk' USING ERRCODE = 'invalid_parameter_value',
+      HINT = 'CPU walks are walksat (Tuffy''s MaxWalkSAT, the default) and weighted (the GPU''s weighted walk on CPU threads)';
+  END IF;
+  FOREACH k IN ARRAY ARRAY['dont_break', 'skip_components_without_query'] LOOP
+    IF options ? k AND jsonb_typeof(options->k) <> 'null' AND coalesce(options->>k, '') NOT IN ('true', 'false') THEN
+      RAISE EXCEPTION 'inference option "%" must be true or false, not %', k, options->k
+        USING ERRCODE = 'invalid_parameter_value', HINT = format('for example {"%s": true}', k);
+    END IF;
+  END LOOP;
+  -- Numeric options: (name, integer?, low, low inclusive?, high, what).
+  FOR lim IN SELECT * FROM (VALUES
+      ('samples',        true,  1::numeric,  true,  2147483647::numeric, 'a positive integer (samples per component)'),
+      ('burn_in',        true,  0,           true,  2147483647,          'an integer >= 0 (MC-SAT steps before counting)'),
+      ('mcsat_param',    false, 0,           false, NULL,                'a number > 0 (a satisfied clause is kept with probability 1 - exp(-|w| x))'),
+      ('sa_temperature', false, 0,           false, NULL,                'a number > 0 (SampleSAT''s simulated-annealing coefficient)'),
+      ('random_step',    false, 0,           true,  1,                   'a probability within [0, 1]'),
+      ('max_flips',      true,  0,           true,  9223372036854775807, 'an integer >= 0 (0: 100 x atoms)'),
+      ('max_tries',      true,  1,           true,  2147483647,          'an integer >= 1'),
+      ('seed',           true,  0,           true,  9223372036854775807, 'an integer >= 0'),
+      ('timeout',        false, 0,           true,  NULL,                'seconds >= 0 (0: none)'),
+      ('threads',        true,  0,           true,  4096,                'an integer from 0 (all cores) to 4096'),
+      ('exact_max_atoms', true, 0,           true,  20,                  'an integer from 0 (off) to 20'),
+      ('ilp_seconds',    false, 0,           true,  NULL,                'seconds >= 0: the exact path''s time for the whole job in solver auto (0: off)'),
+      ('partitions',     true,  0,           true,  4096,                'an integer from 0 (auto: whole components over the connected workers, for networks of 10^6 clauses or more) to 4096 (1: one worker)'),
+      ('rounds',         true,  1,           true,  1000,                'an integer from 1 to 1000 (rounds over the parts that share clauses)'),
+      ('gap_tolerance',  false, 0,           true,  1,                   'a fraction within [0, 1]: solver auto stops at an answer proven within it (default 0.005)')
+    ) t(name, integral, lo, lo_incl, hi, what) LOOP
+    PERFORM mln._check_option_range(options, 'inference', lim.name, lim.integral, lim.lo, lim.lo_incl, lim.hi, lim.what);
+  END LOOP;
 END $$;

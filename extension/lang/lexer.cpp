@@ -2,6 +2,7 @@
 // with inner '-', signed numbers, Java-escaped strings, operators.
 #include "lang/lexer.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -37,11 +38,51 @@ size_t scan_number(std::string_view s) {
   return i;
 }
 
-bool parse_number(std::string_view s, double& out) {
-  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
-  auto r = std::from_chars(s.data(), s.data() + s.size(), out);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size() && std::isfinite(out);
+// The decimal exponent of the leading nonzero digit of a number text
+// (sign, digits, fraction, exponent): 2 for 123, -2 for 0.05, -398 for
+// 1e-400; the exponent part saturates at +-10^9.  Only its sign is used:
+// it tells an overflow from an underflow.
+static long decimal_magnitude(std::string_view s) {
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  long lead = 0;  // exponent of the leading nonzero digit in the mantissa
+  bool nonzero = false, point = false;
+  for (; i < s.size() && (is_digit(s[i]) || s[i] == '.'); ++i) {
+    if (s[i] == '.') {
+      point = true;
+    } else if (!nonzero) {
+      if (s[i] != '0') nonzero = true;
+      if (point) --lead;
+    } else if (!point) {
+      ++lead;
+    }
+  }
+  long e = 0;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    const bool neg = i < s.size() && s[i] == '-';
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    for (; i < s.size() && is_digit(s[i]); ++i) e = std::min(e * 10 + (s[i] - '0'), 1000000000L);
+    if (neg) e = -e;
+  }
+  return lead + e;
 }
+
+NumberError parse_number_checked(std::string_view s, double& out) {
+  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
+  double v = 0;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (r.ptr != s.data() + s.size() || (r.ec != std::errc() && r.ec != std::errc::result_out_of_range))
+    return NumberError::NotANumber;
+  if (r.ec == std::errc::result_out_of_range)  // from_chars leaves v alone
+    return decimal_magnitude(s) < 0 ? NumberError::Underflow : NumberError::Overflow;
+  if (std::isnan(v)) return NumberError::NotANumber;
+  if (std::isinf(v)) return NumberError::Overflow;
+  out = v;
+  return NumberError::None;
+}
+
+bool parse_number(std::string_view s, double& out) { return parse_number_checked(s, out) == NumberError::None; }
 
 bool is_exist_word(std::string_view s) { return s == "EXIST" || s == "Exist" || s == "exist"; }
 bool is_forall_word(std::string_view s) { return s == "FORALL" || s == "Forall" || s == "forall"; }
@@ -145,6 +186,9 @@ LangError syntax_error(const Token& t, const std::string& hint) {
 
 namespace {
 
+// The error for a NUL byte; where_what() adds its line and column.
+const char* const kNulMessage = "unexpected NUL byte (\\0): a program text cannot hold NUL bytes";
+
 // Tokenizer state over one text.
 class Lexer {
  public:
@@ -236,6 +280,9 @@ class Lexer {
         return op.kind;
       }
     }
+    // A NUL byte: named, since a message quoting it as a character would
+    // end there (what() is a C string).
+    if (c == '\0') throw LangError(LangError::Kind::Syntax, t.line, t.col, "\\0", kNulMessage);
     // Unknown character: report it (a whole UTF-8 sequence when non-ASCII).
     size_t n = 1;
     if (static_cast<unsigned char>(c) >= 0xC0)
@@ -255,6 +302,10 @@ class Lexer {
       throw LangError(LangError::Kind::Syntax, t.line, t.col, tok, "unterminated string");
     }
     std::string_view body = s_.substr(i_ + 1, j - i_ - 1);
+    if (size_t z = body.find('\0'); z != std::string_view::npos) {
+      const int col = t.col + 1 + static_cast<int>(z);
+      throw LangError(LangError::Kind::Syntax, t.line, col, "\\0", std::string(kNulMessage) + " (in a string)");
+    }
     size_t bad = decode_java_string(body, t.value);
     if (bad != std::string::npos) {
       std::string tok(body.substr(bad, 2));

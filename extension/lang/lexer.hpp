@@ -57,6 +57,13 @@ bool is_forall_word(std::string_view s);
 // Parses a number token's text into `out`; false if it is not a finite number.
 bool parse_number(std::string_view s, double& out);
 
+// Why a number text is not a finite double: not a number at all, beyond the
+// largest double (overflow), or a nonzero number below the smallest one
+// (underflow: 1e-400, which a double would hold as 0).
+enum class NumberError { None, NotANumber, Overflow, Underflow };
+// parse_number, saying why it failed (None: `out` holds the number).
+NumberError parse_number_checked(std::string_view s, double& out);
+
 // "syntax error at or near "tok"" (or "at end of input") plus an optional hint.
 LangError syntax_error(const Token& t, const std::string& hint = "");
 

@@ -99,9 +99,19 @@ void Parser::parse_rule() {
   double w = 0;
   auto read_weight = [&]() {
     const Token& t = advance();
-    if (!parse_number(t.raw, w))
+    const NumberError bad = parse_number_checked(t.raw, w);
+    // A weight below the smallest double would be read as 0 and the rule
+    // dropped without a word: refused, naming why.
+    const std::string weight = "weight " + std::string(t.raw);
+    if (bad == NumberError::Underflow)
       throw LangError(LangError::Kind::BadValue, t.line, t.col, std::string(t.raw),
-                      "weight " + std::string(t.raw) + " is not a finite number");
+                      weight +
+                          " is too small: it underflows a double (the smallest is about 4.9e-324); "
+                          "write 0 to drop the rule");
+    if (bad != NumberError::None)
+      throw LangError(
+          LangError::Kind::BadValue, t.line, t.col, std::string(t.raw),
+          weight + " is not a finite number" + (bad == NumberError::Overflow ? ": it overflows a double" : ""));
     // Beyond this a soft weight swamps the hard clauses' weight and the
     // solvers' fixed-point costs (a hard rule is written without a weight,
     // ending with ".").
@@ -201,6 +211,10 @@ void Parser::parse_clause_rule(bool has_weight, double weight, const std::string
     info.weight = weight / static_cast<double>(clauses.size());
   }
   merger_.add(std::move(clauses), info);
+  // Said, since the rule then has no effect at all (-0 included).
+  if (info.drop)
+    prog_.warnings.push_back("line " + std::to_string(pos.line) + ", column " + std::to_string(pos.col) +
+                             ": zero weight: the rule is dropped, as in Tuffy");
 }
 
 void Parser::parse_datalog(char prefix, bool scoping, double prior, SourcePos pos) {

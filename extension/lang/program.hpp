@@ -31,13 +31,23 @@ class LangError : public std::runtime_error {
     UnsafeVariable,     // variable used only in a condition / embedded weight unbound
   };
   LangError(Kind kind, int line, int col, std::string token, const std::string& message)
-      : std::runtime_error(message), kind_(kind), line_(line), col_(col), token_(std::move(token)) {}
+      : std::runtime_error(visible_nul(message)),
+        kind_(kind),
+        line_(line),
+        col_(col),
+        token_(visible_nul(std::move(token))) {}
   Kind kind() const noexcept { return kind_; }
   int line() const noexcept { return line_; }
   int col() const noexcept { return col_; }
   const std::string& token() const noexcept { return token_; }
   // "line 3, column 7: <message>"
   std::string where_what() const;
+  // `s` with each NUL byte written \0: what() is a C string, and a NUL from
+  // the text (in a quoted token) cut the message short there.
+  static std::string visible_nul(std::string s) {
+    for (size_t i = s.find('\0'); i != std::string::npos; i = s.find('\0', i + 2)) s.replace(i, 1, "\\0");
+    return s;
+  }
 
  private:
   Kind kind_;

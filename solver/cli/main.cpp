@@ -344,7 +344,7 @@ constexpr std::chrono::seconds kClaimWait{1};
 // A job's state, from mln.wait's json.
 struct JobState {
   std::string status, best, hard, flips, err, gpu_mem, samples, samples_total, avg_cost, iterations, objective, device,
-      bound, gap, optimal, solver;
+      bound, gap, optimal, solver, stop_reason, first_answer_s, bound_s;
   double progress = 0;
   bool lease_expired = false;  // running, but its worker has not renewed its lease
   bool finished() const { return status == "done" || status == "failed" || status == "cancelled"; }
@@ -356,7 +356,8 @@ JobState poll_job(mln::worker::Conn& c, long long job) {
       "SELECT s->>'status', s->>'best_cost', s->>'hard_violated', s->>'flips', s->>'error', "
       "  s->>'gpu_memory_bytes', s->>'samples', s->>'samples_total', s->>'average_cost', s->>'progress', "
       "  s->>'iterations', s->>'objective', s->>'device', s->>'bound', s->>'gap', s->>'optimal', s->>'solver', "
-      "  coalesce((SELECT lease_until < clock_timestamp() FROM mln.jobs WHERE id = $1::bigint), false) "
+      "  coalesce((SELECT lease_until < clock_timestamp() FROM mln.jobs WHERE id = $1::bigint), false), "
+      "  s->>'stop_reason', s->>'first_answer_seconds', s->>'bound_seconds' "
       "FROM mln.wait($1::bigint, interval '0.2 s') s";
   mln::worker::Result r = query(c, sql, {std::to_string(job)});
   JobState s;
@@ -364,7 +365,8 @@ JobState poll_job(mln::worker::Conn& c, long long job) {
       {&s.status, 0},   {&s.best, 1},        {&s.hard, 2},       {&s.flips, 3},
       {&s.err, 4},      {&s.gpu_mem, 5},     {&s.samples, 6},    {&s.samples_total, 7},
       {&s.avg_cost, 8}, {&s.iterations, 10}, {&s.objective, 11}, {&s.device, 12},
-      {&s.bound, 13},   {&s.gap, 14},        {&s.optimal, 15},   {&s.solver, 16}};
+      {&s.bound, 13},   {&s.gap, 14},        {&s.optimal, 15},   {&s.solver, 16},
+      {&s.stop_reason, 18}, {&s.first_answer_s, 19}, {&s.bound_s, 20}};
   for (const auto& [field, col] : fields) *field = r.get(0, col);
   s.progress = r.dbl(0, 9);
   s.lease_expired = r.get(0, 17) == "t";
@@ -478,6 +480,15 @@ void report_job(mln::worker::Conn& c, const mln::cli::Options& o, const std::str
                       100 * (s.gap.empty() ? 0.0 : std::stod(s.gap)), s.solver.c_str());
         say(g);
       }
+    }
+    // How it was reached: why the search ended, and when the first whole
+    // answer and the final bound came.
+    if (!s.stop_reason.empty()) {
+      char h[160];
+      std::snprintf(h, sizeof h, "### Search ended: %s (first answer at %.2f s, bound at %.2f s)", s.stop_reason.c_str(),
+                    s.first_answer_s.empty() ? 0.0 : std::stod(s.first_answer_s),
+                    s.bound_s.empty() ? 0.0 : std::stod(s.bound_s));
+      say(h);
     }
   }
   // The job's warnings (a GPU that fell back to the CPU, a time limit that

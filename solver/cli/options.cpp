@@ -28,7 +28,7 @@ std::string usage() {
          "              [-printResultsAsPrologFacts]\n"
          "              [--dsn CONNINFO] [--device auto|cpu|gpu|sql] [--search-device auto|cpu|gpu] [--seed N]\n"
          "              [--exact-max-atoms 0-20] [--solver auto|walksat|ilp] [--ilp-seconds S]\n"
-         "              [--cpu-walk walksat|weighted]\n"
+         "              [--cpu-walk walksat|weighted] [--gap-tolerance F]\n"
          "              [--workdir DIR] [--version]\n"
          "       pg_mln --stop-server\n"
          "Without --dsn, -conf or PG* environment variables, pg_mln uses a private PostgreSQL server that it\n"
@@ -39,7 +39,8 @@ std::string usage() {
          "exactly, by enumeration (default 12; 0 turns it off).\n"
          "--solver: MAP by MaxWalkSAT then the exact ILP path (COIN-OR CBC) on each component within\n"
          "--ilp-seconds (auto, the default; 10 s), by MaxWalkSAT only (walksat), or by the exact path only\n"
-         "(ilp). Every answer is printed with a lower bound on the optimum and the gap to it.\n"
+         "(ilp). Every answer is printed with a lower bound on the optimum and the gap to it; auto runs the\n"
+         "exact path only while that gap is above --gap-tolerance (a fraction; default 0.005, 0: prove all).\n"
          "--cpu-walk: the MAP walk on CPU threads: Tuffy's MaxWalkSAT (walksat, the default) or the GPU's\n"
          "weighted walk (weighted: parallel downhill flips with dynamic clause weights, on all cores).\n";
 }
@@ -67,6 +68,7 @@ std::string job_options_json(const Options& o) {
     j << ", \"max_tries\": " << o.max_tries << ", \"dont_break\": " << (o.dont_break ? "true" : "false")
       << ", \"solver\": \"" << o.solver << "\"";
     if (o.ilp_seconds >= 0) j << ", \"ilp_seconds\": " << o.ilp_seconds;
+    if (o.gap_tolerance >= 0) j << ", \"gap_tolerance\": " << o.gap_tolerance;
     if (o.cpu_walk != "walksat") j << ", \"cpu_walk\": \"" << o.cpu_walk << "\"";
   }
   if (task != "map")
@@ -159,6 +161,7 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--search-device") o.search_device = val();
     else if (a == "--solver") o.solver = val();
     else if (a == "--ilp-seconds") o.ilp_seconds = to_d(a, val());
+    else if (a == "--gap-tolerance") o.gap_tolerance = to_d(a, val());
     else if (a == "--cpu-walk") o.cpu_walk = val();
     else if (a == "--exact-max-atoms") o.exact_max_atoms = static_cast<int>(to_ll(a, val()));
     else if (a == "--seed") o.seed = to_ll(a, val());
@@ -197,6 +200,8 @@ Options parse_options(int argc, char** argv) {
   if (o.solver != "auto" && o.solver != "walksat" && o.solver != "ilp")
     throw std::invalid_argument("--solver must be auto, walksat or ilp (got '" + o.solver + "')");
   if (o.ilp_seconds < 0 && o.ilp_seconds != -1) throw std::invalid_argument("--ilp-seconds must be >= 0");
+  if ((o.gap_tolerance < 0 && o.gap_tolerance != -1) || o.gap_tolerance > 1)
+    throw std::invalid_argument("--gap-tolerance must be a fraction within [0, 1]");
   if (o.cpu_walk != "walksat" && o.cpu_walk != "weighted")
     throw std::invalid_argument("--cpu-walk must be walksat or weighted (got '" + o.cpu_walk + "')");
   if (o.cpu_walk != "walksat" && (o.marginal || o.learnwt))

@@ -33,6 +33,7 @@ struct Options {
   std::string solver = "auto";              // --solver auto|walksat|ilp (MAP; pg_mln extension)
   std::string cpu_walk = "walksat";         // --cpu-walk walksat|weighted (MAP; pg_mln extension)
   double ilp_seconds = -1;                  // --ilp-seconds S (-1: the worker's default)
+  double gap_tolerance = -1;                // --gap-tolerance F (-1: the worker's default)
   int exact_max_atoms = -1;                 // --exact-max-atoms N (pg_mln extension; -1: the worker's default)
   double mcsat_param = 1.0;                 // -mcsatParam
   double sa = 10;                           // -sa (SampleSAT's simulated-annealing coefficient)

@@ -110,8 +110,16 @@ struct LearnIteration {
   std::vector<double> weights;  // after the iteration
   double objective = 0;         // estimated gain in log posterior since the initial weights
   double gradient_norm = 0;
-  double lambda = 0;
+  double lambda = 0;            // the trust region's, for the next step
   bool accepted = true;         // false: the step was taken back (trust region)
+  // Diagonal Newton: the gain in log posterior the quadratic model
+  // predicted for the step and the one estimated after it (trapezoid rule),
+  // and in words whether the step was taken and why ("step rejected: the
+  // objective fell by ... where the model predicted a rise of ...; taken
+  // back, lambda x4 to ...").  Empty for the perceptron.
+  double predicted = 0;
+  double actual = 0;
+  std::string note;
 };
 
 struct LearnResult {

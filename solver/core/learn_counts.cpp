@@ -419,8 +419,14 @@ FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed)
     for (size_t a = 0; a < k; ++a) {
       const double ma = c.sum[a] / c.total;
       st.mean[c.rules[a]] += ma;
-      for (size_t b = 0; b < k; ++b)
-        st.cov[c.rules[a] * K + c.rules[b]] += c.outer[a * k + b] / c.total - ma * (c.sum[b] / c.total);
+      for (size_t b = 0; b < k; ++b) {
+        double v = c.outer[a * k + b] / c.total - ma * (c.sum[b] / c.total);
+        // A variance: E[n^2] - E[n]^2 of a count that hardly varies came
+        // out at -1e-9 (class), which without a prior turned diagonal
+        // Newton's direction for that weight around.
+        if (a == b) v = std::max(v, 0.0);
+        st.cov[c.rules[a] * K + c.rules[b]] += v;
+      }
     }
   }
   st.exact_components = exact;

@@ -1,8 +1,11 @@
 // learn_weights: diagonal Newton with a trust region (Lowd & Domingos
 // 2007, as Tuffy's DNLearner: docs/tuffy-reference.md section 7.4) on
 // MC-SAT feature expectations, and the voted perceptron on MAP counts.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 
@@ -59,6 +62,45 @@ std::vector<double> tuffy_initial_weights(const LearnNetwork& ln) {
   return w;
 }
 
+// The trust region's verdict on a step in words (LearnIteration::note):
+// whether it was taken, the gains predicted and estimated, and what became
+// of lambda (before: its value for this step).
+std::string step_note(bool accepted, double predicted, double actual, double before, double lambda) {
+  char buf[320];
+  if (predicted == 0) {
+    std::snprintf(buf, sizeof buf, "step taken: the quadratic model predicted no change; lambda /4 to %g", lambda);
+  } else if (accepted) {
+    std::snprintf(buf, sizeof buf, "step taken: the objective rose by %.4g (predicted %.4g, ratio %.2f)%s", actual,
+                  predicted, actual / predicted, lambda < before ? "; lambda halved" : "");
+    if (lambda < before) std::snprintf(buf + std::strlen(buf), sizeof buf - std::strlen(buf), " to %g", lambda);
+  } else {
+    const std::string what =
+        actual <= 0 ? "the objective fell by %.4g where the model predicted a rise of %.4g (the step overshot)"
+                    : "the objective rose by %.4g, under a quarter of the predicted %.4g";
+    std::snprintf(buf, sizeof buf, ("step rejected: " + what + "; taken back, ").c_str(), std::fabs(actual), predicted);
+    std::snprintf(buf + std::strlen(buf), sizeof buf - std::strlen(buf),
+                  lambda > before ? "lambda x4 to %g: the next step is shorter" : "lambda stays at its cap %g", lambda);
+  }
+  return buf;
+}
+
+// Every step taken back: the answer is the initial weights and its
+// estimated gain 0, which is said, with the last step's reason.  (class at
+// Tuffy's initial weights, 2 iterations: the sampled variances lie far
+// below the curvature, so the first steps overshoot -- the estimated
+// objective fell -- and lambda grows 4x a step; the 4th step is taken.)
+void warn_if_no_step(LearnResult& res) {
+  if (res.trace.empty() ||
+      std::any_of(res.trace.begin(), res.trace.end(), [](const LearnIteration& li) { return li.accepted; }))
+    return;
+  const LearnIteration& last = res.trace.back();
+  const std::string why = "iteration " + std::to_string(last.iteration) + ": " + last.note;
+  res.warnings.push_back("no step was taken in " + std::to_string(res.trace.size()) +
+                         " iterations: the trust region took each back, so the weights are the initial ones and "
+                         "the estimated gain is 0 (" +
+                         why + "); allow more iterations (option iterations, -dMaxIter)");
+}
+
 double dot(const std::vector<double>& a, const std::vector<double>& b) {
   double s = 0;
   for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
@@ -102,7 +144,7 @@ LearnResult learn_weights(const LearnNetwork& ln, const LearnOptions& opts) {
 
   std::vector<double> w = res.initial_weights, sum_w(K, 0.0);
   double objective = 0;
-  auto record = [&](int it, double gnorm, double lambda, bool accepted) {
+  auto record = [&](int it, double gnorm, double lambda, bool accepted) -> LearnIteration& {
     LearnIteration li;
     li.iteration = it;
     li.weights = w;
@@ -114,6 +156,7 @@ LearnResult learn_weights(const LearnNetwork& ln, const LearnOptions& opts) {
     for (size_t k = 0; k < K; ++k) sum_w[k] += w[k];
     res.iterations = it;
     if (opts.on_iteration) opts.on_iteration(it, w, objective);
+    return res.trace.back();
   };
 
   if (opts.method == "perceptron") {
@@ -182,6 +225,7 @@ LearnResult learn_weights(const LearnNetwork& ln, const LearnOptions& opts) {
       double actual = 0;
       for (size_t k = 0; k < K; ++k) actual -= dw[k] * 0.5 * (g[k] + g_new[k]);
       const double ratio = predicted != 0 ? actual / predicted : 0;
+      const double lambda_before = lambda;
       bool accepted = true;
       if (predicted == 0) {
         lambda /= 4;
@@ -196,17 +240,20 @@ LearnResult learn_weights(const LearnNetwork& ln, const LearnOptions& opts) {
         st = std::move(st_new);
         objective += actual;
         g = std::move(g_new);
-        record(it, std::sqrt(dot(g, g)), lambda, true);
-      } else {
-        record(it, std::sqrt(dot(g, g)), lambda, false);
       }
+      LearnIteration& li = record(it, std::sqrt(dot(g, g)), lambda, accepted);
+      li.predicted = predicted;
+      li.actual = actual;
+      li.note = step_note(accepted, predicted, actual, lambda_before, lambda);
     }
+    warn_if_no_step(res);
     res.weights = w;
     res.average_weights.assign(K, 0.0);
     for (size_t k = 0; k < K; ++k) res.average_weights[k] = res.iterations > 0 ? sum_w[k] / res.iterations : w[k];
   }
   res.device_used = sampler.device_used();
-  res.warnings = sampler.warnings();
+  const std::vector<std::string> sampler_warnings = sampler.warnings();
+  res.warnings.insert(res.warnings.begin(), sampler_warnings.begin(), sampler_warnings.end());
   if (clamped && clamped->device_used() != res.device_used) res.device_used = "cpu+gpu";
   res.cancelled = stopped() && !res.converged && res.iterations < opts.iterations;
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,10 +1,12 @@
 // Stop and progress plumbing shared by the schedulers and the walkers.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -55,14 +57,21 @@ class StopToken {
 };
 
 // Aggregates per-task best costs and flips, and calls the user's progress
-// callback (serialised, at most every interval_s, 100 ms by default).
+// callback (serialised, at most every interval_s, 100 ms by default) with
+// the whole network's best cost so far: the sum over the tasks (solve_map's
+// components) of each one's best so far, a task not yet searched at the
+// cost it starts from.  The figure never rises: a task's value only falls
+// (two walks racing on one task, or a walk restarting from the task's best,
+// report costs above it), and each call passes the least total seen, so
+// rounding (the walks' fixed-point costs against the exact ones that end a
+// task) cannot lift it either.  The last call (finish) passes the answer's
+// cost.
 // Lock-free on the way in: smokers at 10^6 people has ~300,000 components,
 // each reported twice from every CPU worker thread at once, and one mutex
 // per report made 16 threads queue on it.  Each task's cost is swapped
 // atomically and the difference added to the total, so the total is always
-// the sum of the tasks' last reports (two walks racing on one task
-// included); only the callback takes the lock (try_lock: a thread that
-// finds it taken goes on).
+// the sum of the tasks' values; only the callback takes the lock (try_lock:
+// a thread that finds it taken goes on).
 class ProgressSink {
  public:
   using Fn = std::function<void(double, int64_t)>;
@@ -74,17 +83,48 @@ class ProgressSink {
   }
   // Task `t` starts at cost `c` (no callback).
   void start(size_t t, double c) { add(c - best_[t].exchange(c, std::memory_order_relaxed)); }
-  // Records task `t`'s current best cost and `new_flips` more flips.
+  // A cost that is part of the total but of no task (no callback).
+  void add_fixed(double c) { add(c); }
+  // Task `t`'s value now.
+  double value(size_t t) const { return best_[t].load(std::memory_order_relaxed); }
+  // Tasks ts[i] take the values cs[i], the total changing in one step: a
+  // walk over several tasks at once (solve_map's GPU batches) moves their
+  // values into one task's for the walk, and back after it.  The caller
+  // owns these tasks meanwhile (no report for them from elsewhere).
+  template <class Tasks>
+  void assign(const Tasks& ts, const std::vector<double>& cs) {
+    if (!fn_) return;
+    double d = 0;
+    for (size_t i = 0; i < cs.size(); ++i) d += cs[i] - best_[ts[i]].exchange(cs[i], std::memory_order_relaxed);
+    add(d);
+  }
+  // Task `t`'s best cost so far is `best_cost` (kept if below its value),
+  // and `new_flips` more flips were made.
   void report(size_t t, double best_cost, int64_t new_flips) {
     flips_.fetch_add(new_flips, std::memory_order_relaxed);
     if (!fn_) return;
-    add(best_cost - best_[t].exchange(best_cost, std::memory_order_relaxed));
+    double cur = best_[t].load(std::memory_order_relaxed);
+    while (best_cost < cur && !best_[t].compare_exchange_weak(cur, best_cost, std::memory_order_relaxed)) {
+    }
+    if (best_cost < cur) add(best_cost - cur);
     const int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
     int64_t last = last_.load(std::memory_order_relaxed);
     if (now - last < interval_) return;
     std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
     if (!lock.owns_lock() || !last_.compare_exchange_strong(last, now)) return;
-    fn_(total_.load(std::memory_order_relaxed), flips_.load(std::memory_order_relaxed));
+    sent_ = std::min(sent_, total_.load(std::memory_order_relaxed));
+    fn_(sent_, flips_.load(std::memory_order_relaxed));
+  }
+  // `new_flips` more flips, no cost: a walk whose best cost is not its
+  // task's (one partition of a split component).
+  void add_flips(int64_t new_flips) { flips_.fetch_add(new_flips, std::memory_order_relaxed); }
+  // The last call: `cost`, the answer's (whatever the interval; at most the
+  // rounding of the walks' fixed-point costs above the call before).
+  void finish(double cost) {
+    if (!fn_) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    sent_ = cost;
+    fn_(cost, flips_.load(std::memory_order_relaxed));
   }
   int64_t flips() const { return flips_.load(std::memory_order_relaxed); }
 
@@ -98,6 +138,7 @@ class ProgressSink {
   std::unique_ptr<std::atomic<double>[]> best_;
   std::atomic<double> total_{0};
   std::atomic<int64_t> flips_{0};
+  double sent_ = std::numeric_limits<double>::infinity();  // the least total passed so far (under mu_)
   int64_t interval_;                                    // steady_clock ticks
   std::atomic<int64_t> last_{0};                        // last callback, ticks
 };

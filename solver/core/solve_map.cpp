@@ -26,6 +26,13 @@ namespace mln::solver {
 
 namespace {
 
+// Seconds as %g writes them ("4", "0.5").
+std::string format_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
 // Rejects option values that make no sense.
 void validate(const mln::Network& net, const SolveOptions& o) {
   if (o.max_tries < 1) throw std::invalid_argument("solve_map: max_tries must be >= 1");
@@ -53,12 +60,82 @@ void validate(const mln::Network& net, const SolveOptions& o) {
     throw std::invalid_argument("solve_map: malformed network");
 }
 
+// Walks the queued components on the CPU threads and the GPU feeder thread
+// (cpu_q and gpu_q one component at a time, largest first; gpu_batches
+// each as one walk), in run.passes passes: with two, every component's
+// first try comes before any component's second.  Components not reached
+// before a stop are left alone (comp_done stays 0).
+void walk_components(map_detail::Run& run, const std::vector<int32_t>& cpu_q, const std::vector<int32_t>& gpu_q,
+                     const std::vector<std::vector<int32_t>>& gpu_batches, std::vector<uint8_t>& truth) {
+  std::exception_ptr failure;
+  std::mutex fail_mu;
+  auto failed = [&] {
+    std::lock_guard<std::mutex> lock(fail_mu);
+    if (!failure) failure = std::current_exception();
+  };
+  // Worker loop: takes components from a shared queue until it is empty.
+  // The second pass takes those whose first try left tries to run
+  // (comp_more), also after a stop: each is then bounded as it stands.
+  auto work = [&](const std::vector<int32_t>& q, std::atomic<size_t>& next, bool on_gpu) {
+    try {
+      for (size_t i; (i = next.fetch_add(1)) < q.size();) {
+        if (run.pass == 1 ? !run.comp_more[q[i]] : run.stop.should_stop()) continue;
+        run.solve_component(q[i], on_gpu, truth);
+      }
+    } catch (...) {
+      failed();
+    }
+  };
+  auto batches = [&] {
+    try {
+      for (const auto& b : gpu_batches) {
+        std::vector<int32_t> left;
+        for (int32_t k : b)
+          if (run.pass == 0 || run.comp_more[k]) left.push_back(k);
+        if (left.empty() || (run.pass == 0 && run.stop.should_stop())) continue;
+        run.solve_gpu_batch(left, truth);
+        run.mark("GPU batch of " + std::to_string(left.size()) + " components done");
+      }
+    } catch (...) {
+      failed();
+    }
+  };
+  const SolveOptions& opts = run.opts;
+  int nthreads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  nthreads = static_cast<int>(std::min<size_t>(nthreads, cpu_q.size()));
+  for (run.pass = 0; run.pass < run.passes && !failure; ++run.pass) {
+    std::atomic<size_t> next_cpu{0}, next_gpu{0};
+    std::vector<std::thread> pool;
+    if (!gpu_q.empty() || !gpu_batches.empty())
+      pool.emplace_back([&] {
+        work(gpu_q, next_gpu, true);
+        run.mark("GPU queue done");
+        batches();
+      });
+    for (int t = 1; t < nthreads; ++t) pool.emplace_back(work, std::cref(cpu_q), std::ref(next_cpu), false);
+    if (nthreads >= 1) work(cpu_q, next_cpu, false);
+    run.mark("CPU queue taken");
+    for (auto& th : pool) th.join();
+    run.mark("pass " + std::to_string(run.pass + 1) + " of " + std::to_string(run.passes) + ": components walked");
+  }
+  if (failure) std::rethrow_exception(failure);
+}
 
 }  // namespace
 
 using map_detail::Run;
 
 bool gpu_available(std::string* why_not) { return gpu_walksat_available(why_not); }
+
+// Why the search ended (SolveResult::stop_reason).
+static std::string stop_reason_of(const Run& run, const SolveResult& res) {
+  if (res.optimal) return "proven optimal";
+  if (run.opts.cancel && run.opts.cancel->load()) return "cancelled";
+  if (res.cancelled) return "timeout";
+  if (run.gap_stopped) return "within the gap tolerance";
+  if (run.ilp_used && run.ilp_limit() < 0) return "exact path budget spent";
+  return "search finished";
+}
 
 SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -118,70 +195,53 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
     }
     gpu_q.swap(big);
   }
+  // Two passes (Run::passes) where more than one component is walked and
+  // a walk has more than one try; one walked component gains nothing from
+  // them and would be laid out twice.
+  int walked = 0;
+  for (const auto* q : {&cpu_q, &gpu_q})
+    for (int32_t k : *q) walked += !run.enumerable(run.comps.num_atoms(k));
+  for (const auto& b : gpu_batches) walked += static_cast<int>(b.size());
+  if (opts.solver != "ilp" && (opts.max_tries > 1 || opts.adaptive_noise) && walked > 1) run.passes = 2;
+  run.comp_more.assign(run.comps.count, 0);
   if (opts.progress) {
     std::vector<int32_t> all(cpu_q);
     for (const auto& b : gpu_batches) all.insert(all.end(), b.begin(), b.end());
     all.insert(all.end(), gpu_q.begin(), gpu_q.end());
     run.seed_progress(all);
+    double fixed = 0;  // the empty clauses' cost, in the answer's (below)
+    for (int64_t c : run.comps.empty_clauses) fixed += std::max(0.0, net.clauses.weights[c]);
+    run.sink.add_fixed(fixed);
   }
   run.mark("queues: " + std::to_string(cpu_q.size()) + " on CPU threads, " + std::to_string(gpu_q.size()) + " on the GPU, " +
            std::to_string(gpu_batches.size()) + " GPU batches");
-  std::exception_ptr failure;
-  std::mutex fail_mu;
-  // Worker loop: takes components from a shared queue until it is empty.
-  auto work = [&](const std::vector<int32_t>& q, std::atomic<size_t>& next, bool on_gpu) {
-    try {
-      for (size_t i; (i = next.fetch_add(1)) < q.size();) {
-        if (run.stop.should_stop()) {  // keep the (coin-flip free) all-false state
-          continue;
-        }
-        run.solve_component(q[i], on_gpu, res.truth);
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(fail_mu);
-      if (!failure) failure = std::current_exception();
-    }
-  };
-  std::atomic<size_t> next_cpu{0}, next_gpu{0};
-  int nthreads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  nthreads = static_cast<int>(std::min<size_t>(nthreads, cpu_q.size()));
-  std::vector<std::thread> pool;
-  if (!gpu_q.empty() || !gpu_batches.empty())
-    pool.emplace_back([&] {
-      work(gpu_q, next_gpu, true);
-      run.mark("GPU queue done");
-      try {
-        for (const auto& b : gpu_batches)
-          if (!run.stop.should_stop()) {
-            run.solve_gpu_batch(b, res.truth);
-            run.mark("GPU batch of " + std::to_string(b.size()) + " components done");
-          }
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(fail_mu);
-        if (!failure) failure = std::current_exception();
-      }
-    });
-  for (int t = 1; t < nthreads; ++t) pool.emplace_back(work, std::cref(cpu_q), std::ref(next_cpu), false);
-  if (nthreads >= 1) work(cpu_q, next_cpu, false);
-  run.mark("CPU queue taken");
-  for (auto& th : pool) th.join();
-  run.mark("all components walked");
-  if (failure) std::rethrow_exception(failure);
-  run.solve_batched(res.truth);
-  run.mark("batched exact path");
+  walk_components(run, cpu_q, gpu_q, gpu_batches, res.truth);
+  res.first_answer_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  run.finish_exact(res.truth);
+  run.mark("exact path");
 
   // Totals over the solved components (Tuffy reports exactly this sum).
   const auto& cs = net.clauses;
+  int unreached = 0;
   for (int32_t k = 0; k < run.comps.count; ++k) {
     if (opts.skip_components_without_query && !run.comps.has_query[k]) continue;
     if (run.comp_done[k]) {
       res.cost += run.comp_cost[k];
       res.bound += run.comp_bound[k];
       res.proven_components += run.comp_proven[k];
-    } else {  // not reached before a stop: its all-false state
-      for (int64_t j = run.comps.clause_off[k]; j < run.comps.clause_off[k + 1]; ++j)
-        res.cost += clause_cost_of(cs, run.comps.clauses[j], res.truth);
+    } else {  // not reached before a stop
+      res.cost += run.settle_unreached(k, res.truth);
+      ++unreached;
     }
+  }
+  // Said, rather than an answer far from what the walk reaches (the time
+  // limit, not a cancel: a cancelled job has no answer to qualify).
+  if (unreached > 0 && opts.timeout_s > 0 && !(opts.cancel && opts.cancel->load())) {
+    const std::string limit = "the time limit (" + format_seconds(opts.timeout_s) + " s)";
+    const std::string count = std::to_string(unreached) + " of " + std::to_string(res.solved_components);
+    run.warn(limit + " ran out before every component had its first try: " + count +
+             " components were not searched (each keeps the better of its starting and its all-false state); "
+             "allow more time (option timeout, -timeout) or fewer flips per try (max_flips)");
   }
   // Violated hard clauses, on threads (every clause of the solved
   // components).
@@ -220,7 +280,10 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
     if (used) res.solver_used += (res.solver_used.empty() ? "" : "+") + std::string(name);
   if (res.solver_used.empty()) res.solver_used = "walksat";  // enumeration only: the walk's own exact path
   res.ilp_seconds = static_cast<double>(run.ilp_micros.load()) * 1e-6;
+  run.sink.finish(res.cost);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.bound_s = run.ilp_used ? res.seconds : res.first_answer_s;
+  res.stop_reason = stop_reason_of(run, res);
   return res;
 }
 

@@ -50,6 +50,9 @@ double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool e
                                                  opts.ilp_seconds > 0));
   if (try_ilp && m <= opts.ilp_batch_max_clauses) {
     *defer = true;
+  } else if (try_ilp && opts.solver == "auto") {
+    std::lock_guard<std::mutex> lock(batch_mu);  // finish_exact, if the gap asks for it
+    exact_later.push_back(k);
   } else if (IlpOutcome r; try_ilp && run_exact(pn, best, m > opts.ilp_full_max_clauses, r)) {
     if (r.cost < cost) {
       best = std::move(r.best);
@@ -134,6 +137,54 @@ void Run::solve_batched(std::vector<uint8_t>& truth) {
     double consts = 0;
     for (const Deferred& d : batch) consts += d.constant_cost;
     batch_bound_extra = std::max(0.0, r.bound + consts - own_bounds);
+  }
+}
+
+bool Run::within_gap() const {
+  double cost = 0, bound = batch_bound_extra;
+  for (int32_t k = 0; k < comps.count; ++k)
+    if (comp_done[k]) cost += comp_cost[k], bound += comp_bound[k];
+  return cost - bound <= opts.gap_tolerance * std::max(cost, 1e-9);
+}
+
+void Run::finish_exact(std::vector<uint8_t>& truth) {
+  if (opts.solver != "auto") {
+    solve_batched(truth);
+    return;
+  }
+  if (batch.empty() && exact_later.empty()) return;
+  if (within_gap()) {
+    gap_stopped = true;
+    return;
+  }
+  solve_batched(truth);
+  std::sort(exact_later.begin(), exact_later.end(), [this](int32_t a, int32_t b) {
+    return comp_cost[a] - comp_bound[a] > comp_cost[b] - comp_bound[b];
+  });
+  for (int32_t k : exact_later) {
+    if (stop.should_stop()) return;
+    if (within_gap()) {
+      gap_stopped = true;
+      return;
+    }
+    std::vector<int32_t> atoms(comps.atoms.begin() + comps.atom_off[k], comps.atoms.begin() + comps.atom_off[k + 1]);
+    SubNetwork sub;
+    const bool whole = whole_network(k);
+    if (!whole)
+      sub = extract_subnetwork(net, atoms, comps.clauses.data() + comps.clause_off[k], comps.num_clauses(k),
+                               comps.index_in_comp, nullptr);
+    const mln::Network& pn = whole ? net : sub.net;
+    IlpOutcome r;
+    if (!run_exact(pn, current_state(k, truth), static_cast<int64_t>(pn.clauses.size()) > opts.ilp_full_max_clauses, r))
+      return;  // no time left
+    const double c = r.cost + sub.constant_cost;
+    if (c < comp_cost[k]) {
+      comp_cost[k] = c;
+      for (size_t i = 0; i < atoms.size(); ++i) truth[atoms[i]] = r.best[i + 1];
+    }
+    comp_bound[k] = std::min(comp_cost[k], std::max(comp_bound[k], r.optimal ? comp_cost[k] : r.bound + sub.constant_cost));
+    if (proven_within_tolerance(comp_cost[k], comp_bound[k])) comp_proven[k] = 1;
+    sink.report(k, comp_cost[k], 0);
   }
 }
 

@@ -19,8 +19,29 @@
 
 namespace mln::solver::map_detail {
 
+WalkParams Run::walk_params(int32_t k, int64_t flips, uint64_t seed, bool whole) {
+  WalkParams p;
+  p.flips_per_try = flips;
+  p.max_tries = opts.max_tries;
+  if (passes == 2) {
+    p.first_try = pass;
+    p.last_try = pass == 0 ? 1 : 0;
+  }
+  p.random_step = opts.random_step;
+  p.adaptive_noise = opts.adaptive_noise;
+  p.dont_break = opts.dont_break;
+  p.hard_first = opts.hard_first;
+  p.seed = seed;
+  p.stop = &stop;
+  if (whole)
+    p.on_progress = [this, k](double best, int64_t f) { sink.report(k, best, f); };
+  else
+    p.on_progress = [this](double, int64_t f) { sink.add_flips(f); };
+  return p;
+}
+
 std::vector<uint8_t> Run::solve_piece(int32_t k, bool on_gpu, const mln::Network& sub, const std::vector<uint8_t>& init,
-                                      int64_t flips, uint64_t seed) {
+                                      int64_t flips, uint64_t seed, bool whole) {
   const bool big = debug && sub.clauses.size() >= 100000;
   const int64_t min_atoms = opts.device == "gpu" ? 0 : opts.gpu_min_atoms;
   // The weighted GPU walk alone (no CPU racer) lays the piece out in
@@ -30,16 +51,11 @@ std::vector<uint8_t> Run::solve_piece(int32_t k, bool on_gpu, const mln::Network
   WalkInstance inst = device_layout ? walk_instance_header(sub) : build_walk_instance(sub);
   if (big) mark("component " + std::to_string(k) + ": walk instance built (" + std::to_string(inst.n) + " atoms, " +
                 std::to_string(inst.m) + " clauses)");
-  WalkParams p;
-  p.flips_per_try = flips;
-  p.max_tries = opts.max_tries;
-  p.random_step = opts.random_step;
-  p.adaptive_noise = opts.adaptive_noise;
-  p.dont_break = opts.dont_break;
-  p.hard_first = opts.hard_first;
-  p.seed = seed;
-  p.stop = &stop;
-  p.on_progress = [this, k](double best, int64_t f) { sink.report(k, best, f); };
+  const WalkParams p = walk_params(k, flips, seed, whole);
+  // The walks that take their tries whole get this pass's as max_tries.
+  WalkParams pw = p;
+  pw.max_tries = tries_this_pass();
+  pw.first_try = pw.last_try = 0;
   std::vector<uint8_t> init0(init.begin() + 1, init.end());
   WalkOutcome out;
   bool done = false;
@@ -47,7 +63,12 @@ std::vector<uint8_t> Run::solve_piece(int32_t k, bool on_gpu, const mln::Network
     out = solve_exact_cpu(inst, init0);
     done = true;
     cpu_used = true;
-    sink.report(k, out.best_cost, out.flips);
+    if (whole)
+      sink.report(k, out.best_cost, out.flips);
+    else
+      sink.add_flips(out.flips);
+  } else if (pw.max_tries == 0 && ((on_gpu && inst.n >= min_atoms) || opts.cpu_walk == "weighted")) {
+    return init;  // only walksat_cpu's adaptive tries were left, and this walk has none
   } else if (on_gpu && inst.n >= min_atoms) {
     // In "auto" mode a CPU walk races the GPU walk on the same piece and the
     // better state wins: on structured MLN networks (e.g. RC at 10^5 papers)
@@ -96,7 +117,7 @@ std::vector<uint8_t> Run::solve_piece(int32_t k, bool on_gpu, const mln::Network
                  : opts.gpu_design == "weighted" ? GpuDesign::kWeighted
                                                  : GpuDesign::kPortfolio;
       g.weighted = opts.weighted;
-      out = walksat_gpu(inst, init0, p, g);
+      out = walksat_gpu(inst, init0, pw, g);
       done = true;
       gpu_finished = true;
       if (!race) gpu_used = true;
@@ -130,7 +151,7 @@ std::vector<uint8_t> Run::solve_piece(int32_t k, bool on_gpu, const mln::Network
       // loops cost more than they save on a few hundred clauses).
       WeightedOptions wo = opts.weighted;
       if (inst.n < 10000) wo.threads = 1;
-      out = walk_weighted_cpu(inst, init0, p, wo);
+      out = walk_weighted_cpu(inst, init0, pw, wo);
     } else {
       out = walksat_cpu(inst, init0, p);
     }
@@ -152,13 +173,21 @@ bool Run::whole_network(int32_t k) const {
 }
 
 void Run::solve_gpu_batch(const std::vector<int32_t>& ks, std::vector<uint8_t>& truth) {
+  const bool more = pass == 1;  // the components' tries after the first, from their states so far
+  if (more && (stop.should_stop() || tries_this_pass() == 0)) {  // no walk left: bound each as it is
+    for (int32_t k : ks) {
+      const std::vector<uint8_t> state = current_state(k, truth);
+      solve_component(k, true, truth, &state);
+    }
+    return;
+  }
   std::vector<int32_t> atoms, part;
   std::vector<int64_t> clauses;
   std::vector<uint8_t> init0;
   int64_t flips = 0;
   for (size_t j = 0; j < ks.size(); ++j) {
     const int32_t k = ks[j];
-    const std::vector<uint8_t> init = initial_state(k);
+    const std::vector<uint8_t> init = more ? current_state(k, truth) : initial_state(k);
     atoms.insert(atoms.end(), comps.atoms.begin() + comps.atom_off[k], comps.atoms.begin() + comps.atom_off[k + 1]);
     part.insert(part.end(), init.size() - 1, static_cast<int32_t>(j));
     init0.insert(init0.end(), init.begin() + 1, init.end());
@@ -170,11 +199,16 @@ void Run::solve_gpu_batch(const std::vector<int32_t>& ks, std::vector<uint8_t>& 
   WalkInstance inst = build_walk_instance(sub.net);
   WalkParams p;
   p.flips_per_try = flips;
-  p.max_tries = opts.max_tries;
+  p.max_tries = tries_this_pass();
   p.seed = derive_seed(opts.seed, 0x42415443ull + static_cast<uint64_t>(ks[0]));
+  if (more) p.seed = derive_seed(p.seed, kSecondPassSeed);
   p.stop = &stop;
-  // The batch's progress goes to its first component's slot.
-  for (size_t j = 1; j < ks.size(); ++j) sink.start(ks[j], 0);
+  // The walk's best cost is the batch's: its components' progress values
+  // move into the first one's for the walk, and back after it.
+  std::vector<double> before(ks.size(), 0.0), during(ks.size(), 0.0);
+  for (size_t j = 0; j < ks.size(); ++j) before[j] = sink.value(ks[j]);
+  for (double v : before) during[0] += v;
+  sink.assign(ks, during);
   p.on_progress = [this, k0 = ks[0]](double best, int64_t f) { sink.report(k0, best, f); };
   GpuWalkOptions g;
   g.design = GpuDesign::kWeighted;
@@ -186,9 +220,20 @@ void Run::solve_gpu_batch(const std::vector<int32_t>& ks, std::vector<uint8_t>& 
     gpu_used = true;
     walk_used = true;
   } catch (const GpuError& e) {
+    sink.assign(ks, before);
     warn(std::string("GPU MaxWalkSAT failed, components solved on the CPU: ") + e.what());
     for (int32_t k : ks) solve_component(k, false, truth);
     return;
+  }
+  if (opts.progress) {  // each component's cost in the walk's best state
+    std::vector<uint8_t> t(out.best.size() + 1, 0);
+    std::copy(out.best.begin(), out.best.end(), t.begin() + 1);
+    std::vector<double> after(ks.size(), 0.0);
+    const auto& cs = sub.net.clauses;
+    for (size_t c = 0; c < cs.size(); ++c)
+      if (cs.offsets[c + 1] > cs.offsets[c])
+        after[part[std::abs(cs.lits[cs.offsets[c]]) - 1]] += clause_cost_of(cs, static_cast<int64_t>(c), t);
+    sink.assign(ks, after);
   }
   size_t at = 0;
   for (int32_t k : ks) {
@@ -198,6 +243,32 @@ void Run::solve_gpu_batch(const std::vector<int32_t>& ks, std::vector<uint8_t>& 
     at += n;
     solve_component(k, true, truth, &best);
   }
+}
+
+std::vector<uint8_t> Run::current_state(int32_t k, const std::vector<uint8_t>& truth) const {
+  const int64_t lo = comps.atom_off[k], hi = comps.atom_off[k + 1];
+  std::vector<uint8_t> s(static_cast<size_t>(hi - lo) + 1, 0);
+  for (int64_t i = lo; i < hi; ++i) s[i - lo + 1] = truth[comps.atoms[i]];
+  return s;
+}
+
+double Run::settle_unreached(int32_t k, std::vector<uint8_t>& truth) {
+  const std::vector<uint8_t> init = initial_state(k);
+  const int32_t* atoms = comps.atoms.data() + comps.atom_off[k];
+  const int64_t n = comps.num_atoms(k);
+  auto cost = [&] {
+    double c = 0;
+    for (int64_t j = comps.clause_off[k]; j < comps.clause_off[k + 1]; ++j)
+      c += clause_cost_of(net.clauses, comps.clauses[j], truth);
+    return c;
+  };
+  for (int64_t i = 0; i < n; ++i) truth[atoms[i]] = 0;
+  const double all_false = cost();
+  for (int64_t i = 0; i < n; ++i) truth[atoms[i]] = init[i + 1];
+  const double start = cost();
+  if (start <= all_false) return start;
+  for (int64_t i = 0; i < n; ++i) truth[atoms[i]] = 0;
+  return all_false;
 }
 
 std::vector<uint8_t> Run::initial_state(int32_t k) const {
@@ -282,8 +353,10 @@ void Run::solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth,
                              comps.index_in_comp, nullptr);
   if (big) mark("component " + std::to_string(k) + (whole ? ": the whole network" : ": extracted"));
   const mln::Network& piece_net = whole ? net : sub.net;
-  const uint64_t seed = derive_seed(opts.seed, static_cast<uint64_t>(k));
-  const std::vector<uint8_t> init = initial_state(k);
+  const bool more = pass == 1;  // the tries after the first, from the first's state
+  uint64_t seed = derive_seed(opts.seed, static_cast<uint64_t>(k));
+  if (more) seed = derive_seed(seed, kSecondPassSeed);
+  const std::vector<uint8_t> init = more ? current_state(k, truth) : initial_state(k);
   const int64_t n = static_cast<int64_t>(atoms.size());
   const int64_t flips = std::max<int64_t>(4, static_cast<int64_t>(flips_per_atom * static_cast<double>(n)));
   std::vector<uint8_t> best;
@@ -291,21 +364,33 @@ void Run::solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth,
   const bool enumerated = enumerable(n) && n <= part_max;
   if (walked) {
     best = *walked;
+  } else if (more && stop.should_stop()) {
+    best = init;  // the time ran out before this component's other tries
   } else if (opts.solver == "ilp" && !enumerated) {
     best = init;  // the exact path alone, from the starting state
   } else if (n > part_max) {
+    // Split by METIS in each pass (a second partitioning, but a split
+    // component is far beyond what the walk's state holds, ~64M atoms).
     walk_used = true;
     int parts = static_cast<int>((n + part_max - 1) / part_max);
     GaussSeidelStats st;
     SubSolver piece = [&](const mln::Network& pn, const std::vector<uint8_t>& pi, int64_t pf, uint64_t ps) {
-      return solve_piece(k, on_gpu, pn, pi, pf, ps);
+      return solve_piece(k, on_gpu, pn, pi, pf, ps, false);
     };
     best = solve_gauss_seidel(piece_net, init, parts, opts.gauss_seidel_rounds, flips, seed, piece,
                               [this] { return stop.should_stop(); }, &st);
-    partitions += st.partitions;
+    if (!more) partitions += st.partitions;
   } else {
     if (!enumerated) walk_used = true;
-    best = solve_piece(k, on_gpu, piece_net, init, flips, seed);
+    best = solve_piece(k, on_gpu, piece_net, init, flips, seed, true);
+  }
+  if (passes == 2 && !more && !enumerated && opts.solver != "ilp") {
+    for (size_t i = 0; i < atoms.size(); ++i) truth[atoms[i]] = best[i + 1];
+    comp_cost[k] = total_cost_threads(piece_net.clauses, best) + sub.constant_cost;
+    sink.report(k, comp_cost[k], 0);
+    // Nothing violated: no other try can do better.
+    comp_more[k] = comp_cost[k] > 0;
+    if (comp_more[k]) return;
   }
   bool defer = false;
   comp_bound[k] = bound_component(k, piece_net, n, enumerated, best, &defer) + sub.constant_cost;

@@ -312,7 +312,7 @@ WalkOutcome walksat_cpu(const WalkInstance& in, const std::vector<uint8_t>& init
     trail_overflow = false;
     out.best_cost_fixed = s.cost_;
   };
-  int64_t reported = 0;
+  int64_t reported = 0, since_poll = 0;
   // Adaptive mode: after the requested tries, more tries (up to 20x as many in
   // all) continue while one of the last 30 still improved the best cost.
   const int try_limit = p.adaptive_noise ? p.max_tries * 20 : p.max_tries;
@@ -321,16 +321,19 @@ WalkOutcome walksat_cpu(const WalkInstance& in, const std::vector<uint8_t>& init
   // ones (at least a second), so large instances pay at most twice the time.
   const auto t_start = std::chrono::steady_clock::now();
   double base_seconds = 0;
-  for (int t = 0; t < try_limit && !out.satisfied && !out.stopped; ++t) {
-    if (t == p.max_tries)
-      base_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  const int first = std::max(0, p.first_try);
+  const int end = p.last_try > 0 ? std::min(p.last_try, try_limit) : try_limit;
+  for (int t = first; t < end && !out.satisfied && !out.stopped; ++t) {
+    if (t == p.max_tries)  // the requested tries' time, those run before this call's included (scaled)
+      base_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count() * p.max_tries /
+                     std::max(1, p.max_tries - first);
     if (t >= p.max_tries && t - last_improved > 30) break;
     if (t >= p.max_tries && std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count() >
                                 base_seconds + std::max(1.0, base_seconds))
       break;
     const int64_t best_before = out.best_cost_fixed;
     const int64_t flips_this_try = p.flips_per_try;
-    if (t > 0) {  // COPY_LOW: restart from the best state so far
+    if (t > first) {  // COPY_LOW: restart from the best state so far
       s.load(out.best);
       trail.clear();
       trail_overflow = false;
@@ -338,7 +341,10 @@ WalkOutcome walksat_cpu(const WalkInstance& in, const std::vector<uint8_t>& init
     static constexpr double kNoiseSchedule[3] = {1.0, 0.4, 0.2};
     const double pr = p.adaptive_noise ? p.random_step * kNoiseSchedule[t % 3] : p.random_step;
     for (int64_t step = 0; step < flips_this_try; ++step) {
-      if ((step & 4095) == 4095) {
+      // Every 4096 steps, counted across tries: tries shorter than that
+      // (100 flips per atom on a component of a few dozen atoms) never
+      // looked at the stop token, and a large max_tries ran past the timeout.
+      if ((++since_poll & 4095) == 0) {
         if (p.on_progress) {
           p.on_progress(out.best_cost_fixed / in.scale, out.flips - reported);
           reported = out.flips;

@@ -53,6 +53,13 @@ WalkInstance walk_instance_header(const mln::Network& net);
 struct WalkParams {
   int64_t flips_per_try = 0;
   int max_tries = 3;
+  // walksat_cpu runs tries first_try .. last_try - 1 of the max_tries
+  // (last_try 0: to the end, adaptive_noise's extra tries included), the
+  // first of them from `init`: solve_map walks every component's first try
+  // before any component's second.  The other walks take their tries whole
+  // (max_tries).
+  int first_try = 0;
+  int last_try = 0;
   double random_step = 0.5;
   bool adaptive_noise = false;  // see SolveOptions::adaptive_noise
   bool dont_break = false;
@@ -98,8 +105,9 @@ struct TinyExact {
 TinyExact solve_exact_tiny(const mln::ClauseSet& cs, const int64_t* clauses, int64_t m,
                            const std::vector<int32_t>& local_of, int n, uint32_t init);
 
-// Runs max_tries tries of WalkSAT from `init` (size n, 0/1 per atom); tries
-// after the first restart from the previous best (COPY_LOW).
+// Runs max_tries tries of WalkSAT from `init` (size n, 0/1 per atom), or
+// those from first_try to last_try; tries after the first restart from the
+// previous best (COPY_LOW).
 WalkOutcome walksat_cpu(const WalkInstance& inst, const std::vector<uint8_t>& init,
                         const WalkParams& params);
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "worker/job.hpp"
 #include "worker/pq.hpp"
@@ -25,6 +26,26 @@ std::string int4_array(const std::vector<int32_t>& v) {
   std::string s = "{";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
   return s + "}";
+}
+
+// The job's warnings: the learner's, and a summary of the steps the trust
+// region took back with the last one's reason (each iteration's own reason
+// is its row's note in mln.learn_iterations).
+std::vector<std::string> learn_warnings(const solver::LearnResult& res) {
+  std::vector<std::string> w = res.warnings;
+  std::string its;
+  const solver::LearnIteration* last = nullptr;
+  size_t rejected = 0;
+  for (const auto& it : res.trace)
+    if (!it.accepted && !it.note.empty()) {
+      its += (rejected++ ? ", " : "") + std::to_string(it.iteration);
+      last = &it;
+    }
+  if (last && rejected < res.trace.size())
+    w.push_back(std::to_string(rejected) + " of " + std::to_string(res.trace.size()) +
+                " steps were taken back by the trust region (iterations " + its + "); iteration " +
+                std::to_string(last->iteration) + ": " + last->note);
+  return w;
 }
 
 }  // namespace
@@ -113,20 +134,31 @@ std::string finish_learn_job(Conn& c, const Job& job, const std::string& me, con
     c.exec("INSERT INTO mln.learn_iterations(job, program, iteration, clauses, weights, objective, accepted) "
            "VALUES ($1, $2, 0, $3::int[], $4::float8[], 0, true)",
            {id, job.program, clauses, float8_array(res.initial_weights)});
-    for (const auto& it : res.trace)
-      c.exec("INSERT INTO mln.learn_iterations(job, program, iteration, clauses, weights, objective, accepted) "
-             "VALUES ($1, $2, $3, $4::int[], $5::float8[], $6, $7)",
-             {id, job.program, std::to_string(it.iteration), clauses, float8_array(it.weights), float8_text(it.objective),
-              it.accepted ? "true" : "false"});
+    // With why each step was taken or taken back where the database has
+    // the column (pg_mln 0.6.0's note; an older one keeps the flag alone).
+    const bool has_note =
+        c.exec("SELECT 1 FROM pg_attribute WHERE attrelid = 'mln.learn_iterations'::regclass AND attname = 'note'")
+            .rows() == 1;
+    const std::string insert =
+        std::string("INSERT INTO mln.learn_iterations(job, program, iteration, clauses, weights, objective, accepted") +
+        (has_note ? ", note) VALUES ($1, $2, $3, $4::int[], $5::float8[], $6, $7, nullif($8, ''))"
+                  : ") VALUES ($1, $2, $3, $4::int[], $5::float8[], $6, $7)");
+    for (const auto& it : res.trace) {
+      std::vector<std::string> p{id, job.program, std::to_string(it.iteration), clauses, float8_array(it.weights),
+                                 float8_text(it.objective), it.accepted ? "true" : "false"};
+      if (has_note) p.push_back(it.note);
+      c.exec(insert, p);
+    }
     c.exec("SELECT mln._apply_learned_weights($1, $2, $3::int[], $4::float8[])",
            {job.program, id, clauses, float8_array(res.weights)});
     const double objective = res.trace.empty() ? 0 : res.trace.back().objective;
-    c.exec("UPDATE mln.jobs SET status = 'done', finished_at = clock_timestamp(), seconds = $2::float8, device = $3, "
-           "iterations = $4::int, objective = $5::float8, samples = $6::bigint, atoms = $7::bigint, "
-           "clauses = $8::bigint, warnings = $9::text[], lease_until = NULL WHERE id = $1",
-           {id, float8_text(res.seconds), res.device_used, std::to_string(res.iterations), float8_text(objective),
-            std::to_string(res.samples), std::to_string(job.learn_atoms), std::to_string(job.learn_ground_clauses),
-            pg_array(res.warnings)});
+    c.exec(
+        "UPDATE mln.jobs SET status = 'done', finished_at = clock_timestamp(), seconds = $2::float8, device = $3, "
+        "iterations = $4::int, objective = $5::float8, samples = $6::bigint, atoms = $7::bigint, "
+        "clauses = $8::bigint, warnings = $9::text[], lease_until = NULL WHERE id = $1",
+        {id, float8_text(res.seconds), res.device_used, std::to_string(res.iterations), float8_text(objective),
+         std::to_string(res.samples), std::to_string(job.learn_atoms), std::to_string(job.learn_ground_clauses),
+         pg_array(learn_warnings(res))});
   });
 }
 

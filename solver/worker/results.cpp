@@ -188,6 +188,13 @@ std::string finish_job(Conn& c, const Job& job, const std::string& me, const std
         "samples_total = coalesce(samples_total, $15::bigint), bound = $16::float8, optimal = $17::boolean, "
         "solver = $18 WHERE id = $1",
         p, nulls);
+    // How the MAP answer was reached (pg_mln 0.6.0's columns; an older
+    // database has none).
+    if (out.have_map &&
+        c.exec("SELECT 1 FROM pg_attribute WHERE attrelid = 'mln.jobs'::regclass AND attname = 'stop_reason'").rows() == 1)
+      c.exec("UPDATE mln.jobs SET first_answer_seconds = $2::float8, bound_seconds = $3::float8, stop_reason = $4 "
+             "WHERE id = $1",
+             {id, float8_text(m.first_answer_s), float8_text(m.bound_s), m.stop_reason});
   });
 }
 

@@ -37,10 +37,10 @@ std::string default_name() {
 const char* const kOptionKeys[] = {"max_flips", "max_tries", "timeout", "seed", "threads", "dont_break", "device",
                                    "random_step", "skip_components_without_query", "exact_max_atoms", "samples",
                                    "burn_in", "mcsat_param", "sa_temperature", "solver", "ilp_seconds", "cpu_walk",
-                                   "partitions", "rounds"};
+                                   "partitions", "rounds", "gap_tolerance"};
 enum OptionCol { kMaxFlips, kMaxTries, kTimeout, kSeed, kThreads, kDontBreak, kDevice, kRandomStep, kSkip, kExact,
                  kSamples, kBurnIn, kMcsatParam, kSaTemperature, kSolver, kIlpSeconds, kCpuWalk, kPartitions,
-                 kRounds };
+                 kRounds, kGapTolerance };
 
 void read_options(const Result& r, const WorkerOptions& wo, Job& job);
 
@@ -108,6 +108,7 @@ void read_options(const Result& r, const WorkerOptions& wo, Job& job) {
   if (has(kCpuWalk)) o.cpu_walk = str(kCpuWalk);
   if (has(kPartitions)) job.partitions = static_cast<int>(i64(kPartitions));
   if (has(kRounds)) job.rounds = static_cast<int>(i64(kRounds));
+  if (has(kGapTolerance)) o.gap_tolerance = dbl(kGapTolerance);
   o.weighted.threads = o.threads;
   auto& m = job.marginal;
   if (has(kSamples)) m.samples = static_cast<int>(i64(kSamples));

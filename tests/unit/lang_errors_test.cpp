@@ -129,6 +129,43 @@ TEST(LangErrors, BadValues) {
   expect_program_error("P(t)\n-2e15 P(x)\n", {K::BadValue, 2, 1, "-2e15", "out of range"});
 }
 
+TEST(LangErrors, UnderflowingWeightIsTooSmall) {
+  // Read as 0 it would drop the rule; it used to be "not a finite number".
+  expect_program_error("P(t)\n1e-400 P(x)\n", {K::BadValue, 2, 1, "1e-400", "too small: it underflows a double"});
+  expect_program_error("P(t)\n  -0.0001e-320 P(x)\n",
+                       {K::BadValue, 2, 3, "-0.0001e-320", "too small: it underflows a double"});
+  expect_program_error("P(t)\n@1e-999 P(x)\n", {K::BadValue, 2, 2, "1e-999", "underflows"});
+  expect_program_error("P(t)\n1e400 P(x)\n", {K::BadValue, 2, 1, "1e400", "not a finite number: it overflows"});
+  // The smallest subnormal still parses (and is a weight like any other).
+  EXPECT_EQ(parse_program("P(t)\n5e-324 P(x)\n").clauses.size(), 1u);
+}
+
+TEST(LangErrors, ZeroWeightRuleIsDroppedWithAWarning) {
+  Program p = parse_program("P(t)\nQ(t)\n0 P(x)\n  -0 Q(x)\n1 P(x) v Q(x)\n@0.0 Q(y)\n");
+  ASSERT_EQ(p.clauses.size(), 1u);
+  EXPECT_EQ(p.clauses[0].text, "P(x) v Q(x)");
+  ASSERT_EQ(p.warnings.size(), 3u);
+  EXPECT_EQ(p.warnings[0], "line 3, column 1: zero weight: the rule is dropped, as in Tuffy");
+  EXPECT_EQ(p.warnings[1], "line 4, column 3: zero weight: the rule is dropped, as in Tuffy");
+  EXPECT_EQ(p.warnings[2], "line 6, column 1: zero weight: the rule is dropped, as in Tuffy");
+}
+
+TEST(LangErrors, NulByteIsNamedNotCutShort) {
+  // what() is a C string: a NUL quoted in the message used to end it there.
+  const std::string text("P(t)\n1 P(x)\0 v P(y)\n", 20);
+  expect_program_error(text, {K::Syntax, 2, 7, "\\0", "unexpected NUL byte (\\0): a program text cannot hold"});
+  try {
+    parse_program(text);
+  } catch (const LangError& e) {
+    EXPECT_EQ(e.where_what(), "line 2, column 7: unexpected NUL byte (\\0): a program text cannot hold NUL bytes");
+  }
+  expect_program_error(std::string("P(t)\n1 P(\"A\0B\")\n", 16), {K::Syntax, 2, 7, "\\0", "NUL bytes (in a string)"});
+  // Any message: the NUL shows as \0 and the rest is kept.
+  LangError e(K::Syntax, 1, 1, std::string("a\0b", 3), std::string("near \"a\0b\" here", 15));
+  EXPECT_EQ(std::string(e.what()), "near \"a\\0b\" here");
+  EXPECT_EQ(e.token(), "a\\0b");
+}
+
 TEST(LangErrors, EvidenceErrors) {
   Program p = parse_program("P(t)\nN(int_)\n");
   auto ev = [&](const std::string& text) {

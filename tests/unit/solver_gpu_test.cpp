@@ -97,6 +97,45 @@ TEST(SolverGpu, AutoSplitsWorkBetweenGpuAndCpu) {
   for (int32_t a = 3001; a <= net.num_atoms; ++a) EXPECT_EQ(r.truth[a], 1);
 }
 
+// Device "gpu", weighted design: the small components are walked in GPU
+// batches, whose walk reports the batch's cost into one component's
+// progress slot and hands each component its own back after it.  The
+// progress never rises and ends at the answer's cost, in both passes
+// (max_tries 3: every component's first try, then the others).
+TEST(SolverGpu, BatchedProgressIsTheWholeNetworksBestSoFar) {
+  if (!have_gpu_or_fail()) return;
+  mln::Network net;
+  for (int k = 0; k < 40; ++k) {
+    mln::Network part = testing::random_mixed_network(30, 90, 20 + k);
+    for (size_t c = 0; c < part.clauses.size(); ++c) {
+      std::vector<int32_t> lits;
+      for (int64_t i = part.clauses.offsets[c]; i < part.clauses.offsets[c + 1]; ++i) {
+        const int32_t l = part.clauses.lits[i];
+        lits.push_back(l > 0 ? l + net.num_atoms : l - net.num_atoms);
+      }
+      testing::add_clause(net, lits, part.clauses.weights[c]);
+    }
+    net.num_atoms += part.num_atoms;
+  }
+  net.is_query.assign(net.num_atoms + 1, 1);
+  SolveOptions o;
+  o.device = "gpu";
+  o.gpu_design = "weighted";
+  o.solver = "walksat";
+  o.exact_max_atoms = 0;
+  o.gpu_batch_max_clauses = 1000;  // several batches
+  o.progress_interval_s = 0;
+  std::vector<double> seen;
+  o.progress = [&](double best, int64_t) { seen.push_back(best); };
+  SolveResult r = solve_map(net, o);
+  EXPECT_EQ(r.device_used, "gpu");
+  ASSERT_GE(seen.size(), 2u);
+  for (size_t i = 1; i + 1 < seen.size(); ++i) ASSERT_LE(seen[i], seen[i - 1]) << "call " << i;
+  EXPECT_LE(seen.back(), seen[seen.size() - 2] + 1e-9 * seen.back());
+  EXPECT_EQ(seen.back(), r.cost);
+  EXPECT_NEAR(r.cost, total_cost(net.clauses, r.truth), 1e-6 * (1 + r.cost));
+}
+
 INSTANTIATE_TEST_SUITE_P(Designs, SolverGpuDesign, ::testing::Values("portfolio", "parallel", "weighted"));
 
 }  // namespace

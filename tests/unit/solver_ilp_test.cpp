@@ -175,6 +175,7 @@ TEST(IlpTest, SolveMapSolversOn200Networks) {
     o.solver = "walksat";
     SolveResult w = solve_map(net, o);
     o.solver = "auto";
+    o.gap_tolerance = 0;  // prove what the budget allows (the tolerance's own test is below)
     SolveResult a = solve_map(net, o);
     o.solver = "ilp";
     SolveResult x = solve_map(net, o);
@@ -192,6 +193,47 @@ TEST(IlpTest, SolveMapSolversOn200Networks) {
     auto_proven += a.optimal;
   }
   EXPECT_GE(auto_proven, 190);
+}
+
+// Solver "auto" runs the exact path only while the answer's gap to its
+// bound is above gap_tolerance: within it, the walk's (or the LP's) answer
+// is returned with its bound and the reason; with tolerance 0 it proves.
+TEST(IlpTest, AutoStopsWithinTheGapTolerance) {
+  if (!ilp_available()) GTEST_SKIP() << "built without COIN-OR CBC";
+  int within = 0, proven = 0;
+  for (uint64_t seed = 1000; seed < 1060; ++seed) {
+    mln::Network net = hard_conflict_network(seed);
+    const double opt = brute_force_min_cost(net);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", optimum " + std::to_string(opt));
+    SolveOptions o;
+    o.seed = seed;
+    o.threads = 2;
+    o.device = "cpu";
+    o.exact_max_atoms = 0;
+    o.max_flips = 200;
+    o.solver = "auto";
+    o.gap_tolerance = 0.5;
+    SolveResult a = solve_map(net, o);
+    EXPECT_LE(a.bound, opt + tol(opt));
+    if (a.stop_reason == "within the gap tolerance") {
+      ++within;
+      EXPECT_EQ(a.solver_used.find("ilp"), std::string::npos) << a.solver_used;
+      EXPECT_LE(a.cost - a.bound, 0.5 * a.cost + tol(a.cost));
+    } else {
+      EXPECT_EQ(a.stop_reason, "proven optimal");
+    }
+    EXPECT_LE(a.first_answer_s, a.seconds);
+    o.gap_tolerance = 0;
+    SolveResult z = solve_map(net, o);
+    if (z.optimal) {
+      ++proven;
+      EXPECT_EQ(z.stop_reason, "proven optimal");
+      EXPECT_NEAR(z.cost, opt, tol(opt));
+    }
+    EXPECT_LE(z.cost, a.cost + tol(a.cost));
+  }
+  EXPECT_GE(within, 5) << "the tolerance never stopped the exact path";
+  EXPECT_GE(proven, 55);
 }
 
 TEST(IlpTest, EnumeratedComponentsAreProven) {

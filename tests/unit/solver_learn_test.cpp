@@ -371,6 +371,59 @@ TEST(LearnTest, RejectsBadInput) {
   EXPECT_THROW(learn_weights(none.ln, exact_opts()), std::invalid_argument);
 }
 
+// Diagonal Newton records whether each step was taken and why.  100
+// one-atom components, each the unit clause of rule 0, half of them true in
+// the training world (the optimum is near w = 0).  From w = -10, where the
+// count hardly varies, the Newton step is ~200: with a small trust region
+// it overshoots, the estimated objective falls, and the step is taken back
+// (gain 0, the weights unchanged: what `pg_mln -learnwt` on class showed
+// without a word for 2 iterations).  Tuffy's lambda (100) shortens the step
+// enough for it to be taken.
+TEST(LearnTest, EachStepSaysWhetherItWasTakenAndWhy) {
+  Planted p;
+  p.ln.num_rules = 1;
+  for (int i = 0; i < 100; ++i) {
+    p.begin_group();
+    p.clause({p.atom()}, {{0, 1.0}});
+    p.end_group();
+  }
+  p.ln.truth.assign(101, 0);
+  for (int a = 1; a <= 50; ++a) p.ln.truth[a] = 1;
+  LearnOptions o = exact_opts();
+  o.init = "given";
+  o.initial_weights = {-10};
+  o.lambda = 1e-3;
+  o.iterations = 2;
+  LearnResult r = learn_weights(p.ln, o);
+  ASSERT_EQ(r.trace.size(), 2u);
+  for (const LearnIteration& li : r.trace) {
+    EXPECT_FALSE(li.accepted);
+    EXPECT_GT(li.predicted, 0);
+    EXPECT_LT(li.actual, 0);
+    EXPECT_EQ(li.note.rfind("step rejected: the objective fell by ", 0), 0u) << li.note;
+    EXPECT_NE(li.note.find("(the step overshot); taken back, lambda x4 to "), std::string::npos) << li.note;
+  }
+  EXPECT_NE(r.trace[0].note.find("lambda x4 to 0.004: the next step is shorter"), std::string::npos) << r.trace[0].note;
+  EXPECT_EQ(r.weights, r.initial_weights);
+  EXPECT_EQ(r.average_weights, r.initial_weights);
+  EXPECT_EQ(r.trace.back().objective, 0);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0].rfind("no step was taken in 2 iterations: the trust region took each back, so the weights "
+                                "are the initial ones and the estimated gain is 0 (iteration 2: step rejected: ",
+                                0),
+            0u)
+      << r.warnings[0];
+
+  o.lambda = 100;
+  r = learn_weights(p.ln, o);
+  ASSERT_EQ(r.trace.size(), 2u);
+  EXPECT_TRUE(r.trace[0].accepted);
+  EXPECT_EQ(r.trace[0].note.rfind("step taken: the objective rose by ", 0), 0u) << r.trace[0].note;
+  EXPECT_NE(r.trace[0].note.find("; lambda halved to 50"), std::string::npos) << r.trace[0].note;
+  EXPECT_GT(r.weights[0], -10);
+  EXPECT_TRUE(r.warnings.empty());
+}
+
 TEST(LearnTest, CancelStopsAndKeepsWeights) {
   Planted p = smokers(300, 3);
   p.ln.truth = p.draw(p.truth_w, 5);

@@ -3,10 +3,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <string>
 #include <thread>
 
 #include "core/instance_gen.hpp"
 #include "core/maxwalksat.hpp"
+#include "core/network_cost.hpp"
 #include "solver_test_util.hpp"
 
 namespace mln::solver {
@@ -126,6 +129,147 @@ TEST(SolverSolve, TimeoutStopsTheSearch) {
   EXPECT_GE(r.seconds, 0.3);
   EXPECT_LT(r.seconds, 5.0);
   EXPECT_NEAR(r.cost, total_cost(g.net.clauses, r.truth), 1e-6 * r.cost);
+}
+
+// `count` random components of n atoms and m clauses side by side (a chain
+// of implications keeps each one connected): component k holds atoms
+// k * n + 1 .. (k + 1) * n.
+mln::Network equal_components(int count, int32_t n, int m, uint64_t seed) {
+  mln::Network net;
+  for (int k = 0; k < count; ++k) {
+    mln::Network part = testing::random_mixed_network(n, m, seed + k);
+    for (size_t c = 0; c < part.clauses.size(); ++c) {
+      std::vector<int32_t> lits;
+      for (int64_t i = part.clauses.offsets[c]; i < part.clauses.offsets[c + 1]; ++i) {
+        int32_t l = part.clauses.lits[i];
+        lits.push_back(l > 0 ? l + k * n : l - k * n);
+      }
+      add_clause(net, lits, part.clauses.weights[c]);
+    }
+    for (int32_t a = 1; a < n; ++a) add_clause(net, {-(a + k * n), a + 1 + k * n}, 0.3);
+  }
+  net.num_atoms = count * n;
+  net.is_query.assign(net.num_atoms + 1, 1);
+  return net;
+}
+
+// Each component's cost in `truth` (equal_components' layout).
+std::vector<double> component_costs(const mln::Network& net, int count, int32_t n, const std::vector<uint8_t>& truth) {
+  std::vector<double> cost(count, 0.0);
+  for (size_t c = 0; c < net.clauses.size(); ++c)
+    cost[(std::abs(net.clauses.lits[net.clauses.offsets[c]]) - 1) / n] +=
+        clause_cost_of(net.clauses, static_cast<int64_t>(c), truth);
+  return cost;
+}
+
+bool has_warning(const SolveResult& r, const std::string& part) {
+  for (const std::string& w : r.warnings)
+    if (w.find(part) != std::string::npos) return true;
+  return false;
+}
+
+// Every component gets its first try before any gets a second: with a
+// huge max_tries and a short timeout, each component ends at least as low
+// as with one try (the first pass is that very try).  Before, the first
+// components ran all their tries and the timeout left the others unsearched
+// (class: cost 3,627 against 361.56).
+TEST(SolverSolve, HugeMaxTriesUnderATimeoutStillWalksEveryComponent) {
+  const int count = 40;
+  const int32_t n = 48;
+  mln::Network net = equal_components(count, n, 144, 5);
+  SolveOptions o;
+  o.device = "cpu";
+  o.solver = "walksat";
+  o.exact_max_atoms = 0;  // every component walked
+  o.threads = 2;
+  o.max_tries = 1;
+  SolveResult one = solve_map(net, o);
+  EXPECT_FALSE(one.cancelled);
+  o.max_tries = 1000000000;
+  o.timeout_s = 0.5;
+  SolveResult many = solve_map(net, o);
+  EXPECT_TRUE(many.cancelled);
+  const std::vector<double> c1 = component_costs(net, count, n, one.truth);
+  const std::vector<double> cm = component_costs(net, count, n, many.truth);
+  for (int k = 0; k < count; ++k) EXPECT_LE(cm[k], c1[k] + 1e-9) << "component " << k;
+  EXPECT_LE(many.cost, one.cost + 1e-9);
+  EXPECT_FALSE(has_warning(many, "before every component had its first try"));
+}
+
+// Tries shorter than the walk's 4,096 steps between looks at the clock
+// (100 flips per atom of a 10-atom component) still stop at the timeout.
+TEST(SolverSolve, ShortTriesStopAtTheTimeout) {
+  mln::Network net = equal_components(1, 10, 30, 9);
+  SolveOptions o;
+  o.device = "cpu";
+  o.solver = "walksat";
+  o.exact_max_atoms = 0;
+  o.max_tries = 1000000000;
+  o.timeout_s = 0.2;
+  SolveResult r = solve_map(net, o);
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_LT(r.seconds, 5.0);
+}
+
+// A time limit that ends the search before every component had one try
+// says so (the answer then holds unsearched components).
+TEST(SolverSolve, TimeoutBeforeEveryFirstTryIsAWarning) {
+  mln::Network net = equal_components(60, 16, 48, 6);
+  ASSERT_EQ(solve_map(net, SolveOptions{}).components, 60);
+  SolveOptions o;
+  o.device = "cpu";
+  o.solver = "walksat";
+  o.exact_max_atoms = 0;
+  o.threads = 1;
+  o.max_flips = int64_t{1} << 40;  // the first component's first try outlasts the limit
+  o.timeout_s = 0.3;
+  SolveResult r = solve_map(net, o);
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_TRUE(has_warning(r, "the time limit (0.3 s) ran out before every component had its first try"));
+  EXPECT_TRUE(has_warning(r, " of 60 components were not searched")) << ::testing::PrintToString(r.warnings);
+  EXPECT_NEAR(r.cost, total_cost(net.clauses, r.truth), 1e-9 * r.cost);
+  // Without a limit, no such warning.
+  o.max_flips = 0;
+  o.timeout_s = 0;
+  EXPECT_FALSE(has_warning(solve_map(net, o), "before every component"));
+}
+
+// The progress figure is the whole network's best cost so far: it never
+// rises, and the last one is the answer's cost.  The network has a split
+// component (whose partitions' costs are not the component's), an empty
+// clause (in the answer, in no component) and the exact path after the
+// walks (which lowers the cost once every component has been walked).
+TEST(SolverSolve, ProgressIsTheWholeNetworksBestSoFar) {
+  mln::Network net = many_components(60, 7);
+  mln::Network big = testing::random_mixed_network(200, 600, 8);
+  for (size_t c = 0; c < big.clauses.size(); ++c) {
+    std::vector<int32_t> lits;
+    for (int64_t i = big.clauses.offsets[c]; i < big.clauses.offsets[c + 1]; ++i) {
+      int32_t l = big.clauses.lits[i];
+      lits.push_back(l > 0 ? l + net.num_atoms : l - net.num_atoms);
+    }
+    add_clause(net, lits, big.clauses.weights[c]);
+  }
+  net.num_atoms += big.num_atoms;
+  add_clause(net, {}, 2.5);
+  net.is_query.assign(net.num_atoms + 1, 1);
+  for (const std::string solver : {"walksat", "auto"}) {
+    SCOPED_TRACE(solver);
+    SolveOptions o;
+    o.device = "cpu";
+    o.solver = solver;
+    o.threads = 2;
+    o.partition_max_atoms = 60;
+    o.progress_interval_s = 0;
+    std::vector<double> seen;
+    o.progress = [&](double best, int64_t) { seen.push_back(best); };
+    SolveResult r = solve_map(net, o);
+    EXPECT_GT(r.partitions, 1);
+    ASSERT_GE(seen.size(), 2u);
+    for (size_t i = 1; i + 1 < seen.size(); ++i) ASSERT_LE(seen[i], seen[i - 1]) << "call " << i;
+    EXPECT_LE(seen.back(), seen[seen.size() - 2] + 1e-9 * seen.back());
+    EXPECT_EQ(seen.back(), r.cost);
+  }
 }
 
 TEST(SolverSolve, BadOptionsAreRejected) {
