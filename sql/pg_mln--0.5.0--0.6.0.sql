@@ -422,7 +422,7 @@ CREATE OR REPLACE VIEW mln.job_progress WITH (security_invoker = true) AS
     FROM mln.jobs j;
 
 -- As in 0.4.0, and gap_tolerance (solver auto: the exact path runs only
--- while the answer's gap to its bound is above it).
+-- while the answer's gap to its bound is above it) and cpu_walk auto.
 CREATE OR REPLACE FUNCTION mln._check_infer_options(task text, options jsonb) RETURNS void
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
@@ -472,9 +472,10 @@ BEGIN
              'walksat (MaxWalkSAT only) and ilp (the exact path only)';
   END IF;
   IF options ? 'cpu_walk' AND jsonb_typeof(options->'cpu_walk') <> 'null'
-     AND (jsonb_typeof(options->'cpu_walk') <> 'string' OR options->>'cpu_walk' NOT IN ('walksat', 'weighted')) THEN
+     AND (jsonb_typeof(options->'cpu_walk') <> 'string' OR options->>'cpu_walk' NOT IN ('auto', 'walksat', 'weighted')) THEN
     RAISE EXCEPTION 'invalid cpu_walk %', options->'cpu_walk' USING ERRCODE = 'invalid_parameter_value',
-      HINT = 'CPU walks are walksat (Tuffy''s MaxWalkSAT, the default) and weighted (the GPU''s weighted walk on CPU threads)';
+      HINT = 'CPU walks are auto (the default: weighted for components of 50,000 atoms or more, walksat below), '
+             'walksat (Tuffy''s MaxWalkSAT) and weighted (the GPU''s weighted walk on CPU threads)';
   END IF;
   FOREACH k IN ARRAY ARRAY['dont_break', 'skip_components_without_query'] LOOP
     IF options ? k AND jsonb_typeof(options->k) <> 'null' AND coalesce(options->>k, '') NOT IN ('true', 'false') THEN

@@ -25,7 +25,8 @@
 #   against one core, warm (issue #19); learn: the learning e2e test, class
 #   -learnwt on the GPU and the CPU, bench_learn; spread: one MAP job on
 #   one GPU and spread over every GPU (bench/spread_run.sh, MLN_SPREAD_PAPERS,
-#   issue #23); full: all.  MLN_PG_OPTS adds server settings
+#   issue #23); defaults: the default against every single path and NuWLS
+#   (bench/defaults.sh, issue #39); full: all.  MLN_PG_OPTS adds server settings
 #   (e.g. "-c shared_buffers=8GB").  Modes join
 #   with '+'.  The builds (PostgreSQL in /tmp/pg, pg_mln in build/gpu-cuda)
 #   are reused by later calls while the machine stays warm.
@@ -276,6 +277,17 @@ if has walk; then
   note "bench/walk_race.sh: exit $?"
   tail -12 "$OUT/walk_race.log" >>"$summary"
   (cd "$OUT" && tar czf walk_traces.tar.gz walk-*.dat 2>/dev/null && rm -f walk-*.dat)
+fi
+
+if has defaults; then
+  # The default against every single path and NuWLS (issue #39;
+  # bench/defaults.sh): MLN_DEFAULTS_LOADS, MLN_DEFAULTS_TIMEOUT.
+  note ""
+  note "## Defaults vs single paths"
+  PGDATABASE=postgres MLN_DEFAULTS_LOADS=${MLN_DEFAULTS_LOADS:-class smokers-10000 rc-1000 rc-10000} \
+    timeout ${MLN_DEFAULTS_WALL:-400} bash bench/defaults.sh "$OUT" $B >"$OUT/defaults_run.log" 2>&1
+  note "bench/defaults.sh: exit $?"
+  cat "$OUT/defaults.md" >>"$summary" 2>/dev/null
 fi
 
 if has kernels; then

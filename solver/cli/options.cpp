@@ -28,7 +28,7 @@ std::string usage() {
          "              [-printResultsAsPrologFacts]\n"
          "              [--dsn CONNINFO] [--device auto|cpu|gpu|sql] [--search-device auto|cpu|gpu] [--seed N]\n"
          "              [--exact-max-atoms 0-20] [--solver auto|walksat|ilp] [--ilp-seconds S]\n"
-         "              [--cpu-walk walksat|weighted] [--gap-tolerance F]\n"
+         "              [--cpu-walk auto|walksat|weighted] [--gap-tolerance F]\n"
          "              [--workdir DIR] [--version]\n"
          "       pg_mln --stop-server\n"
          "Without --dsn, -conf or PG* environment variables, pg_mln uses a private PostgreSQL server that it\n"
@@ -41,8 +41,9 @@ std::string usage() {
          "--ilp-seconds (auto, the default; 10 s), by MaxWalkSAT only (walksat), or by the exact path only\n"
          "(ilp). Every answer is printed with a lower bound on the optimum and the gap to it; auto runs the\n"
          "exact path only while that gap is above --gap-tolerance (a fraction; default 0.005, 0: prove all).\n"
-         "--cpu-walk: the MAP walk on CPU threads: Tuffy's MaxWalkSAT (walksat, the default) or the GPU's\n"
-         "weighted walk (weighted: parallel downhill flips with dynamic clause weights, on all cores).\n";
+         "--cpu-walk: the MAP walk on CPU threads: Tuffy's MaxWalkSAT (walksat), the GPU's weighted walk\n"
+         "(weighted: parallel downhill flips with dynamic clause weights, on all cores), or auto (the default:\n"
+         "weighted for components of 50,000 atoms or more, walksat below).\n";
 }
 
 std::string inference_task(const Options& o) {
@@ -69,7 +70,7 @@ std::string job_options_json(const Options& o) {
       << ", \"solver\": \"" << o.solver << "\"";
     if (o.ilp_seconds >= 0) j << ", \"ilp_seconds\": " << o.ilp_seconds;
     if (o.gap_tolerance >= 0) j << ", \"gap_tolerance\": " << o.gap_tolerance;
-    if (o.cpu_walk != "walksat") j << ", \"cpu_walk\": \"" << o.cpu_walk << "\"";
+    if (o.cpu_walk != "auto") j << ", \"cpu_walk\": \"" << o.cpu_walk << "\"";
   }
   if (task != "map")
     j << ", \"samples\": " << o.mcsat_samples << ", \"mcsat_param\": " << o.mcsat_param
@@ -202,9 +203,9 @@ Options parse_options(int argc, char** argv) {
   if (o.ilp_seconds < 0 && o.ilp_seconds != -1) throw std::invalid_argument("--ilp-seconds must be >= 0");
   if ((o.gap_tolerance < 0 && o.gap_tolerance != -1) || o.gap_tolerance > 1)
     throw std::invalid_argument("--gap-tolerance must be a fraction within [0, 1]");
-  if (o.cpu_walk != "walksat" && o.cpu_walk != "weighted")
-    throw std::invalid_argument("--cpu-walk must be walksat or weighted (got '" + o.cpu_walk + "')");
-  if (o.cpu_walk != "walksat" && (o.marginal || o.learnwt))
+  if (o.cpu_walk != "auto" && o.cpu_walk != "walksat" && o.cpu_walk != "weighted")
+    throw std::invalid_argument("--cpu-walk must be auto, walksat or weighted (got '" + o.cpu_walk + "')");
+  if (o.cpu_walk != "auto" && (o.marginal || o.learnwt))
     throw std::invalid_argument("--cpu-walk applies to MAP inference (and -dual), not to -marginal or -learnwt");
   if (o.exact_max_atoms < -1 || o.exact_max_atoms > 20)
     throw std::invalid_argument("--exact-max-atoms must be from 0 (off: search or sample every component) to 20");

@@ -31,7 +31,7 @@ struct Options {
   bool dual = false;                        // -dual: MAP to out.map, then marginals to out.marginal
   long long mcsat_samples = 100;            // -mcsatSamples (per component)
   std::string solver = "auto";              // --solver auto|walksat|ilp (MAP; pg_mln extension)
-  std::string cpu_walk = "walksat";         // --cpu-walk walksat|weighted (MAP; pg_mln extension)
+  std::string cpu_walk = "auto";            // --cpu-walk auto|walksat|weighted (MAP; pg_mln extension)
   double ilp_seconds = -1;                  // --ilp-seconds S (-1: the worker's default)
   double gap_tolerance = -1;                // --gap-tolerance F (-1: the worker's default)
   int exact_max_atoms = -1;                 // --exact-max-atoms N (pg_mln extension; -1: the worker's default)

@@ -70,14 +70,16 @@ struct SolveOptions {
   // every violated clause at once) or "portfolio" (many independent walks,
   // one per warp).  docs/solver.md compares them.
   std::string gpu_design = "weighted";
-  // The walk on CPU pieces: "walksat" (Tuffy's MaxWalkSAT, the default) or
-  // "weighted" (the GPU's weighted walk on OpenMP threads, `weighted.threads`;
-  // one thread for pieces under 10,000 atoms).  Measured on 2 cores
-  // (bench/results/cpu-2core/walk_race.md), RC with 10^4 papers: weighted
-  // 22,797 against walksat's 25,671; 1,000 papers: the optimum 2,220.54
-  // against 2,287.92; but 10^5 papers: far behind after 60 s (a round over
-  // 17.8M clauses takes seconds on 2 cores), and slower on smokers.
-  std::string cpu_walk = "walksat";
+  // The walk on CPU pieces: "walksat" (Tuffy's MaxWalkSAT), "weighted" (the
+  // GPU's weighted walk on OpenMP threads, `weighted.threads`; one thread
+  // for pieces under 10,000 atoms) or "auto" (the default): the weighted walk
+  // for pieces of at least cpu_weighted_min_atoms atoms, MaxWalkSAT below.
+  // The weighted walk wins on large structured pieces (RC, 10^4 papers: the
+  // cost NuWLS reaches, 11% below MaxWalkSAT's); MaxWalkSAT is quicker on
+  // small ones (class, RC at 10^3 papers), where the LP bound or the exact
+  // path finishes the answer anyway (bench/results/cpu-2core/defaults.md).
+  std::string cpu_walk = "auto";
+  int64_t cpu_weighted_min_atoms = 50000;
   // Device "gpu", weighted design: components below gpu_min_atoms are walked
   // together, in batches of at most this many clauses (solve_map.cpp).
   int64_t gpu_batch_max_clauses = 8000000;
@@ -100,7 +102,11 @@ struct SolveOptions {
   // class it saves the 1.2 s batch ILP that closes a 0.23% gap
   // (docs/solver.md).  0: prove every component that the budget allows.
   double gap_tolerance = 0.005;
-  int64_t ilp_max_clauses = 2000000;  // "auto": larger components keep the walk's answer
+  // "auto": larger components keep the walk's answer.  No larger than
+  // lp_bound_max_clauses: the ILP's root is the LP relaxation, and where that
+  // is too large to bound, CBC proves nothing either (RC, 10^4 papers, 1.77M
+  // clauses on 2 cores: 18 s of CBC after the walk for a bound of 0).
+  int64_t ilp_max_clauses = 1000000;
   // Components of at most this many clauses go to the ILP whole; larger
   // ones by cutting-plane inference (ilp_map.hpp).  0: always cutting
   // planes.  Measured (2 cores, bench/map_trust.sh): generated RC with 300

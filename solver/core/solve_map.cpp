@@ -42,8 +42,8 @@ void validate(const mln::Network& net, const SolveOptions& o) {
     throw std::invalid_argument("solve_map: device must be auto, cpu or gpu (got '" + o.device + "')");
   if (o.gpu_design != "portfolio" && o.gpu_design != "parallel" && o.gpu_design != "weighted")
     throw std::invalid_argument("solve_map: gpu_design must be weighted, parallel or portfolio");
-  if (o.cpu_walk != "walksat" && o.cpu_walk != "weighted")
-    throw std::invalid_argument("solve_map: cpu_walk must be walksat or weighted");
+  if (o.cpu_walk != "walksat" && o.cpu_walk != "weighted" && o.cpu_walk != "auto")
+    throw std::invalid_argument("solve_map: cpu_walk must be auto, walksat or weighted");
   if (o.gauss_seidel_rounds < 1) throw std::invalid_argument("solve_map: gauss_seidel_rounds must be >= 1");
   if (o.exact_max_atoms < 0 || o.exact_max_atoms > kExactMaxAtoms)
     throw std::invalid_argument("solve_map: exact_max_atoms must be between 0 and " + std::to_string(kExactMaxAtoms));

@@ -68,6 +68,11 @@ struct Run {
   Run(const mln::Network& n, const SolveOptions& o)
       : net(n), opts(o), comps(find_components(n)), stop(o.cancel, o.timeout_s), sink(o.progress, comps.count, o.progress_interval_s) {}
 
+  // Whether a CPU walk of a piece of n atoms is the weighted walk (cpu_walk).
+  bool weighted_on_cpu(int64_t n) const {
+    return opts.cpu_walk == "weighted" || (opts.cpu_walk == "auto" && n >= opts.cpu_weighted_min_atoms);
+  }
+
   // Whether a (sub)network of n atoms is solved by enumerating its states.
   bool enumerable(int64_t n) const { return n <= std::min<int64_t>(opts.exact_max_atoms, kExactMaxAtoms); }
 

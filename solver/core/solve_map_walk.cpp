@@ -67,7 +67,7 @@ std::vector<uint8_t> Run::solve_piece(int32_t k, bool on_gpu, const mln::Network
       sink.report(k, out.best_cost, out.flips);
     else
       sink.add_flips(out.flips);
-  } else if (pw.max_tries == 0 && ((on_gpu && inst.n >= min_atoms) || opts.cpu_walk == "weighted")) {
+  } else if (pw.max_tries == 0 && ((on_gpu && inst.n >= min_atoms) || weighted_on_cpu(inst.n))) {
     return init;  // only walksat_cpu's adaptive tries were left, and this walk has none
   } else if (on_gpu && inst.n >= min_atoms) {
     // In "auto" mode a CPU walk races the GPU walk on the same piece and the
@@ -146,7 +146,7 @@ std::vector<uint8_t> Run::solve_piece(int32_t k, bool on_gpu, const mln::Network
   }
   if (!done) {
     if (inst.header_only()) inst = build_walk_instance(sub);
-    if (opts.cpu_walk == "weighted") {
+    if (weighted_on_cpu(inst.n)) {
       // OpenMP threads pay off on large pieces only (a round's parallel
       // loops cost more than they save on a few hundred clauses).
       WeightedOptions wo = opts.weighted;

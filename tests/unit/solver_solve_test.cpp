@@ -272,6 +272,35 @@ TEST(SolverSolve, ProgressIsTheWholeNetworksBestSoFar) {
   }
 }
 
+// cpu_walk "auto" walks a piece with the weighted walk from
+// cpu_weighted_min_atoms atoms on and with MaxWalkSAT below: with the
+// crossover forced either way it gives exactly what that walk gives alone.
+TEST(SolverSolve, CpuWalkAutoTakesTheWalkItsCrossoverNames) {
+  mln::Network net = testing::random_mixed_network(300, 1200, 21);
+  net.is_query.assign(net.num_atoms + 1, 1);
+  SolveOptions o;
+  o.device = "cpu";
+  o.solver = "walksat";
+  o.exact_max_atoms = 0;
+  o.threads = 1;
+  o.weighted.threads = 1;
+  o.seed = 5;
+  o.cpu_walk = "walksat";
+  const SolveResult walksat = solve_map(net, o);
+  o.cpu_walk = "weighted";
+  const SolveResult weighted = solve_map(net, o);
+  ASSERT_NE(walksat.flips, weighted.flips) << "the two walks must differ for this test to tell them apart";
+  o.cpu_walk = "auto";
+  o.cpu_weighted_min_atoms = 301;  // above the piece: MaxWalkSAT
+  SolveResult a = solve_map(net, o);
+  EXPECT_EQ(a.truth, walksat.truth);
+  EXPECT_EQ(a.flips, walksat.flips);
+  o.cpu_weighted_min_atoms = 300;  // at the piece: the weighted walk
+  a = solve_map(net, o);
+  EXPECT_EQ(a.truth, weighted.truth);
+  EXPECT_EQ(a.flips, weighted.flips);
+}
+
 TEST(SolverSolve, BadOptionsAreRejected) {
   mln::Network net = testing::smoke_network();
   SolveOptions o;
