@@ -45,6 +45,14 @@ struct SolveOptions {
   // in "auto" mode.  Measured crossover on an H100 (docs/solver.md): the CPU
   // wins at ~24k atoms, the GPU (parallel flips) at ~240k atoms by 4x.
   int64_t gpu_min_atoms = 100000;
+  // ... or with at least this many clauses.  Measured end to end on an
+  // H200 with 16 cores (bench/results/gpu-NVIDIA-H200/defaults.md): RC at
+  // 10^3 papers (one component, 9,960 atoms, 146k clauses) 2.76 s on the
+  // GPU against 3.12 s on the CPU, at 10^4 papers (99,600 atoms) 1.85 s
+  // against 6.39 s; class (546 components, 73k clauses in all) 0.87 s on
+  // the CPU against 1.33 s, smokers 10^4 (small components) 0.62 s against
+  // 1.00 s.
+  int64_t gpu_min_clauses = 100000;
   // Components (or partitions) with at most this many atoms are solved
   // exactly by enumerating their 2^n states (at most kExactMaxAtoms = 20);
   // 0 turns it off.  On class, 431 of 546 components have 10 atoms: 1,024

@@ -170,7 +170,7 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
     // components of smokers at 10^6 people took longer than its walk.
     const int64_t n = run.comps.num_atoms(k);
     const bool enumerated = run.enumerable(n) && opts.solver != "ilp";
-    const bool gpu = run.gpu_on && !enumerated && (opts.device == "gpu" || n >= opts.gpu_min_atoms);
+    const bool gpu = run.gpu_on && !enumerated && run.gpu_sized(n, run.comps.num_clauses(k));
     (gpu ? gpu_q : cpu_q).push_back(k);
   }
   // Device "gpu" with the weighted design: the components below
@@ -182,7 +182,7 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
     int64_t clauses = 0;
     for (int32_t k : gpu_q) {
       const int64_t n = run.comps.num_atoms(k);
-      if (n >= opts.gpu_min_atoms || opts.solver == "ilp") {
+      if (n >= opts.gpu_min_atoms || run.comps.num_clauses(k) >= opts.gpu_min_clauses || opts.solver == "ilp") {
         big.push_back(k);
         continue;
       }

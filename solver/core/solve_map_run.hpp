@@ -68,6 +68,12 @@ struct Run {
   Run(const mln::Network& n, const SolveOptions& o)
       : net(n), opts(o), comps(find_components(n)), stop(o.cancel, o.timeout_s), sink(o.progress, comps.count, o.progress_interval_s) {}
 
+  // Whether a piece of n atoms and m clauses is walked on the GPU when one is
+  // usable: any with device "gpu"; in "auto", gpu_min_atoms or gpu_min_clauses.
+  bool gpu_sized(int64_t n, int64_t m) const {
+    return opts.device == "gpu" || n >= opts.gpu_min_atoms || m >= opts.gpu_min_clauses;
+  }
+
   // Whether a CPU walk of a piece of n atoms is the weighted walk (cpu_walk).
   bool weighted_on_cpu(int64_t n) const {
     return opts.cpu_walk == "weighted" || (opts.cpu_walk == "auto" && n >= opts.cpu_weighted_min_atoms);

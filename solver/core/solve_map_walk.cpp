@@ -43,11 +43,10 @@ WalkParams Run::walk_params(int32_t k, int64_t flips, uint64_t seed, bool whole)
 std::vector<uint8_t> Run::solve_piece(int32_t k, bool on_gpu, const mln::Network& sub, const std::vector<uint8_t>& init,
                                       int64_t flips, uint64_t seed, bool whole) {
   const bool big = debug && sub.clauses.size() >= 100000;
-  const int64_t min_atoms = opts.device == "gpu" ? 0 : opts.gpu_min_atoms;
+  const bool sized = gpu_sized(sub.num_atoms, static_cast<int64_t>(sub.clauses.size()));
   // The weighted GPU walk alone (no CPU racer) lays the piece out in
   // device memory itself; the host builds the layout only if the GPU fails.
-  const bool device_layout = on_gpu && opts.gpu_design == "weighted" && !enumerable(sub.num_atoms) &&
-                             sub.num_atoms >= min_atoms;
+  const bool device_layout = on_gpu && opts.gpu_design == "weighted" && !enumerable(sub.num_atoms) && sized;
   WalkInstance inst = device_layout ? walk_instance_header(sub) : build_walk_instance(sub);
   if (big) mark("component " + std::to_string(k) + ": walk instance built (" + std::to_string(inst.n) + " atoms, " +
                 std::to_string(inst.m) + " clauses)");
@@ -67,9 +66,9 @@ std::vector<uint8_t> Run::solve_piece(int32_t k, bool on_gpu, const mln::Network
       sink.report(k, out.best_cost, out.flips);
     else
       sink.add_flips(out.flips);
-  } else if (pw.max_tries == 0 && ((on_gpu && inst.n >= min_atoms) || weighted_on_cpu(inst.n))) {
+  } else if (pw.max_tries == 0 && ((on_gpu && sized) || weighted_on_cpu(inst.n))) {
     return init;  // only walksat_cpu's adaptive tries were left, and this walk has none
-  } else if (on_gpu && inst.n >= min_atoms) {
+  } else if (on_gpu && sized) {
     // In "auto" mode a CPU walk races the GPU walk on the same piece and the
     // better state wins: on structured MLN networks (e.g. RC at 10^5 papers)
     // the parallel-flip GPU walk can stall above what one CPU walk reaches

@@ -97,6 +97,27 @@ TEST(SolverGpu, AutoSplitsWorkBetweenGpuAndCpu) {
   for (int32_t a = 3001; a <= net.num_atoms; ++a) EXPECT_EQ(r.truth[a], 1);
 }
 
+// "auto" routes a component by its size: to the GPU from gpu_min_atoms
+// atoms or gpu_min_clauses clauses, to CPU threads below both.  With the
+// crossover forced around the big component, each rule alone sends it to
+// the GPU and neither leaves it on the CPU.
+TEST(SolverGpu, AutoRoutesByAtomsOrClauses) {
+  if (!have_gpu_or_fail()) return;
+  mln::Network net = testing::random_mixed_network(3000, 9000, 8);  // one component of 3,000 atoms, ~9,000 clauses
+  net.is_query.assign(net.num_atoms + 1, 1);
+  SolveOptions o;
+  o.threads = 2;
+  o.exact_max_atoms = 0;
+  o.gpu_min_atoms = 1000000;
+  o.gpu_min_clauses = 1000000;
+  EXPECT_EQ(solve_map(net, o).device_used, "cpu") << "below both crossovers";
+  o.gpu_min_clauses = 5000;
+  EXPECT_EQ(solve_map(net, o).device_used, "gpu") << "at the clause crossover";
+  o.gpu_min_clauses = 1000000;
+  o.gpu_min_atoms = 3000;
+  EXPECT_EQ(solve_map(net, o).device_used, "gpu") << "at the atom crossover";
+}
+
 // Device "gpu", weighted design: the small components are walked in GPU
 // batches, whose walk reports the batch's cost into one component's
 // progress slot and hands each component its own back after it.  The
