@@ -27,7 +27,7 @@ trap 'rm -f "$sum"' EXIT
   echo "(MAP, marginal, cancels, re-grounding with a command-line run, weight learning cancelled at a"
   echo "random moment), 3 workers with 2 s leases, a fault every $every s in turn: kill -9 of a worker,"
   echo "pg_terminate_backend of a worker's connection, pg_cancel_backend of a client's wait,"
-  echo "pg_terminate_backend of a client's backend. Wrong: a finished answer that differs from the serial"
+  echo "pg_terminate_backend of a client's backend; every 25th fault restarts the server. Wrong: a finished answer that differs from the serial"
   echo "answer for its seed, or mln.infer accepting a learning network. Hangs: jobs still queued or"
   echo "running 60 s after the clients end."
   echo
@@ -35,8 +35,9 @@ trap 'rm -f "$sum"' EXIT
   echo "|---:|---:|---:|---:|---:|---:|---:|---|"
 } >"$out/stress.md"
 for r in $(seq 1 "$rounds"); do
-  MLN_STRESS_SUMMARY=$sum bash "$root/tests/e2e/stress.sh" "$build" "$clients" "$jobs" "$every" >"$out/stress_round$r.log" 2>&1
+  MLN_STRESS_RESTART=1 MLN_STRESS_SUMMARY=$sum bash "$root/tests/e2e/stress.sh" "$build" "$clients" "$jobs" "$every" >"$out/stress_round$r.log" 2>&1
   rc=$?
+  sed -i "s#$root/##g" "$out/stress_round$r.log"  # the log names no path outside the clone
   read -r c j f w h s <"$sum"
   echo "| $r | $c | $j | $f | $w | $h | $s | $([ $rc -eq 0 ] && echo passed || echo FAILED) |" >>"$out/stress.md"
   tail -1 "$out/stress.md"

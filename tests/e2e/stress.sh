@@ -7,12 +7,13 @@
 # with a reason) within a bound; every finished answer must equal the
 # serial answer for its seed; no program may be left in a state that gives
 # a wrong answer.  Short by default (make check); bench/stress.sh runs it
-# longer and writes the figures.
+# longer, with server restarts too (MLN_STRESS_RESTART=1), and writes the
+# figures.
 #   tests/e2e/stress.sh BUILD [CLIENTS] [JOBS_PER_CLIENT] [FAULT_EVERY_S]
 source "$(dirname "$0")/lib.sh"
 clients=${2:-8}
 per_client=${3:-8}
-fault_every=${4:-0.5}
+fault_every=${4:-0.25}
 export PGDATABASE=mln_e2e_stress
 dropdb --if-exists "$PGDATABASE" 2>/dev/null; createdb "$PGDATABASE"
 q() { psql -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
@@ -56,16 +57,19 @@ MAPOPT='{"seed": 1, "timeout": 20}'
 MAROPT='{"seed": 1, "samples": 40, "threads": 1}'
 # A finished job's answer, as one line: MAP cost and hard clauses violated;
 # marginals rounded to 2 places.
-# (A wait the injector cancels returns nothing: read a job that ended again.)
-map_answer() {
-  local a
-  a=$(q "SELECT round((s->>'best_cost')::numeric, 4) || '/' || (s->>'hard_violated') FROM mln.wait($1, interval '90 s') s" 2>/dev/null) ||
-    a=$(q "SELECT round((s->>'best_cost')::numeric, 4) || '/' || (s->>'hard_violated') FROM mln.wait($1, interval '90 s') s")
-  echo "$a"
+# A read the injector cuts short (a cancelled wait, a terminated backend, a
+# server restarting) returns nothing: read again, for up to 10 s.
+read_again() {  # sql
+  local a i
+  for i in $(seq 1 20); do
+    a=$(q "$1" 2>/dev/null) && [ -n "$a" ] && { echo "$a"; return; }
+    sleep 0.5
+  done
 }
-mar_answer() { q "SELECT md5(string_agg(arguments[1] || ':' || round(probability::numeric, 2), ',' ORDER BY arguments[1])) FROM mln.marginals('$1')"; }
+map_answer() { read_again "SELECT round((s->>'best_cost')::numeric, 4) || '/' || (s->>'hard_violated') FROM mln.wait($1, interval '90 s') s"; }
+mar_answer() { read_again "SELECT md5(string_agg(arguments[1] || ':' || round(probability::numeric, 2), ',' ORDER BY arguments[1])) FROM mln.marginals('$1')"; }
 queue() { q "SELECT mln.infer('$1', '$2', '$3')"; }
-status_of() { q "SELECT status FROM mln.jobs WHERE id = $1"; }
+status_of() { read_again "SELECT status FROM mln.jobs WHERE id = $1"; }
 
 # The serial answers, with one worker.
 "$WORKER" --quiet --lease 2 >"$tmp/serial_worker.log" 2>&1 &
@@ -89,7 +93,9 @@ ref_mar() { awk -v p="$1" '$1 == p { print $2 }' "$tmp/ref_mar"; }
 # Workers: NW of them, restarted whenever one dies (the injector kills them).
 NW=3
 mkdir -p "$tmp/w"
-start_worker() { "$WORKER" --quiet --lease 2 >>"$tmp/workers.log" 2>&1 & echo $! >"$tmp/w/$1"; }
+# (Started from a subshell that exits at once: a worker the injector kills
+# is nobody's child here, so no shell reports it.)
+start_worker() { ( "$WORKER" --quiet --lease 2 >>"$tmp/workers.log" 2>&1 & echo $! >"$tmp/w/$1" ); }
 for i in $(seq 1 $NW); do start_worker "$i"; done
 touch "$tmp/running"
 ( while [ -e "$tmp/running" ]; do
@@ -103,6 +109,12 @@ keeper=$!
   while [ -e "$tmp/running" ]; do
     sleep "$fault_every"
     [ -e "$tmp/running" ] || break
+    # Long mode (MLN_STRESS_RESTART=1): every 25th fault restarts the server.
+    if [ "${MLN_STRESS_RESTART:-0}" = 1 ] && [ $((n % 25)) = 24 ]; then
+      bash "$root/scripts/cluster.sh" stop >/dev/null 2>&1; bash "$root/scripts/cluster.sh" start >/dev/null 2>&1 &&
+        echo "restart the server" >>"$tmp/faults"
+      n=$((n + 1)); continue
+    fi
     case $((n % 4)) in
       0) i=$((RANDOM % NW + 1)); kill -9 "$(cat "$tmp/w/$i")" 2>/dev/null && echo "kill -9 worker" >>"$tmp/faults" ;;
       1) [ "$(q "SELECT count(pg_terminate_backend(pid)) FROM (SELECT pid FROM pg_stat_activity
@@ -140,7 +152,8 @@ client() {
          if [ "$st" = done ]; then
            # Another marginal job of this program may finish in between: the answer read is a seeded one either way.
            ans=$(mar_answer $p)
-           [ "$ans" = "$(ref_mar $p)" ] && echo "marginal $j ok" >>"$log" || echo "marginal $j WRONG" >>"$log"
+           [ "$ans" = "$(ref_mar $p)" ] && echo "marginal $j ok" >>"$log" ||
+             echo "marginal $j WRONG '$ans' vs $(ref_mar $p): $(q "SELECT concat_ws(' ', status, samples, attempts, worker, error) FROM mln.jobs WHERE id = $j")" >>"$log"
          else echo "marginal $j $st" >>"$log"; fi ;;
       3) j=$(queue $p map "$MAPOPT") || { echo "cancel - queue-error" >>"$log"; continue; }
          sleep "0.$((RANDOM % 5))"; q "SELECT mln.cancel($j)" >/dev/null
@@ -156,12 +169,17 @@ client() {
          # the program must answer as before (or, if learning finished, after
          # its weights are restored).
          j=$(q "SELECT mln.learn_weights('$p', '{\"iterations\": 30, \"seed\": 1}', 'cpu')") || { echo "learn - queue-error" >>"$log"; continue; }
-         sleep "0.$((RANDOM % 9))"; q "SELECT mln.cancel($j)" >/dev/null
-         q "SELECT mln.wait($j, interval '90 s')" >/dev/null 2>&1
-         st=$(status_of "$j")
-         [ "$st" = done ] && q "SELECT mln.restore_weights('$p', 1)" >/dev/null
+         sleep "0.$((RANDOM % 9))"
+         # Until the job has ended (a cancel or a read the injector cuts short is tried again).
+         for i in $(seq 1 120); do
+           q "SELECT mln.cancel($j)" >/dev/null 2>&1
+           st=$(status_of "$j")
+           case $st in done | failed | cancelled) break ;; esac
+           sleep 0.5
+         done
+         [ "$st" = done ] && read_again "SELECT mln.restore_weights('$p', 1)" >/dev/null
          if q "SELECT mln.infer('$p')" >/dev/null 2>&1; then echo "learn $j INFER-ACCEPTED-LEARNING-NETWORK" >>"$log"; fi
-         q "SELECT mln.ground('$p', 'cpu')" >/dev/null
+         read_again "SELECT mln.ground('$p', 'cpu')" >/dev/null
          j=$(queue $p map "$MAPOPT"); ans=$(map_answer "$j"); st=$(status_of "$j")
          if [ "$st" = done ]; then
            [ "$ans" = "$(ref_map $p)" ] && echo "learn $j ok" >>"$log" || echo "learn $j WRONG $ans vs $(ref_map $p)" >>"$log"
@@ -184,6 +202,12 @@ for i in $(seq 1 120); do
 done
 kill $keeper 2>/dev/null; wait $keeper 2>/dev/null
 for i in $(seq 1 $NW); do kill "$(cat "$tmp/w/$i")" 2>/dev/null; done
+for i in $(seq 1 50); do  # the workers are not this shell's children: wait for them to leave
+  alive=0
+  for w in $(seq 1 $NW); do kill -0 "$(cat "$tmp/w/$w")" 2>/dev/null && alive=1; done
+  [ $alive = 0 ] && break
+  sleep 0.1
+done
 wait 2>/dev/null
 secs=$(( $(date +%s) - t0 ))
 

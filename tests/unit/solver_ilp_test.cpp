@@ -41,6 +41,19 @@ mln::Network hard_conflict_network(uint64_t seed) {
   return net;
 }
 
+// Options for solve_map on the small networks above: no enumeration (the
+// walk or the ILP must answer) and a short walk, so that it does not always
+// find the optimum.
+SolveOptions short_walk_options(uint64_t seed) {
+  SolveOptions o;
+  o.seed = seed;
+  o.threads = 2;
+  o.device = "cpu";
+  o.exact_max_atoms = 0;
+  o.max_flips = 200;
+  return o;
+}
+
 std::vector<uint8_t> random_state(const mln::Network& net, uint64_t seed) {
   Rng rng(seed);
   std::vector<uint8_t> s(net.num_atoms + 1, 0);
@@ -166,12 +179,7 @@ TEST(IlpTest, SolveMapSolversOn200Networks) {
     mln::Network net = hard_conflict_network(seed);
     const double opt = brute_force_min_cost(net);
     SCOPED_TRACE("seed " + std::to_string(seed) + ", optimum " + std::to_string(opt));
-    SolveOptions o;
-    o.seed = seed;
-    o.threads = 2;
-    o.device = "cpu";
-    o.exact_max_atoms = 0;  // no enumeration: the walk or the ILP must answer
-    o.max_flips = 200;      // a short walk, so that it does not always find the optimum
+    SolveOptions o = short_walk_options(seed);
     o.solver = "walksat";
     SolveResult w = solve_map(net, o);
     o.solver = "auto";
@@ -205,12 +213,7 @@ TEST(IlpTest, AutoStopsWithinTheGapTolerance) {
     mln::Network net = hard_conflict_network(seed);
     const double opt = brute_force_min_cost(net);
     SCOPED_TRACE("seed " + std::to_string(seed) + ", optimum " + std::to_string(opt));
-    SolveOptions o;
-    o.seed = seed;
-    o.threads = 2;
-    o.device = "cpu";
-    o.exact_max_atoms = 0;
-    o.max_flips = 200;
+    SolveOptions o = short_walk_options(seed);
     o.solver = "auto";
     o.gap_tolerance = 0.5;
     SolveResult a = solve_map(net, o);
