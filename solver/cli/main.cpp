@@ -34,7 +34,6 @@
 
 namespace {
 
-using mln::cli::query;
 using Clock = std::chrono::steady_clock;
 std::atomic<bool> g_interrupted{false};
 void on_signal(int) { g_interrupted = true; }
@@ -124,8 +123,8 @@ std::string user_terms(std::string msg, const mln::cli::Options& o) {
 // ingests them server-side (the streaming path).
 long long load_evidence_file(mln::worker::Conn& c, const std::string& prog, const std::string& path) {
   std::string text = read_file(path, "evidence");
-  query(c, "SELECT mln.evidence_staging($1)", {prog});
-  mln::worker::Result s = query(c, "SELECT schema_name FROM mln.programs WHERE name = $1", {prog});
+  c.exec("SELECT mln.evidence_staging($1)", {prog});
+  mln::worker::Result s = c.exec("SELECT schema_name FROM mln.programs WHERE name = $1", {prog});
   std::string table = c.quote_ident(s.get(0, 0)) + "._staging";
   size_t pos = 0;
   int seq = 0, line = 1;
@@ -153,7 +152,7 @@ long long load_evidence_file(mln::worker::Conn& c, const std::string& prog, cons
     return true;
   });
   bar.clear();
-  mln::worker::Result r = query(c, "SELECT mln.ingest_evidence($1)", {prog});
+  mln::worker::Result r = c.exec("SELECT mln.ingest_evidence($1)", {prog});
   return r.num(0, 0);
 }
 
@@ -252,9 +251,9 @@ long long ground(mln::worker::Conn& c, const mln::cli::Options& o, const std::st
       if (!o.closed_world.empty() || o.activate_all)
         throw std::runtime_error("-learnwt grounds with every unknown atom active; -cw and -activateAll do not apply");
       try {
-        job = query(c, "SELECT mln.learn_weights($1, $2::jsonb, $3)", {prog, mln::cli::job_options_json(o), o.device})
+        job = c.exec("SELECT mln.learn_weights($1, $2::jsonb, $3)", {prog, mln::cli::job_options_json(o), o.device})
                   .num(0, 0);
-      } catch (const mln::cli::ServerError& e) {
+      } catch (const mln::worker::DbError& e) {
         // The server's hint names its SQL functions; -e is how evidence comes here.
         const std::string what = e.what();
         if (what.size() >= 20 && what.compare(what.size() - 20, 20, "has no training data") == 0)
@@ -262,9 +261,9 @@ long long ground(mln::worker::Conn& c, const mln::cli::Options& o, const std::st
               "-learnwt learns from the evidence (-e) of the query predicates: it must hold some true query atoms");
         throw;
       }
-      return query(c, "SELECT " + cols + " FROM (SELECT ground_stats s FROM mln.programs WHERE name = $1) q", {prog});
+      return c.exec("SELECT " + cols + " FROM (SELECT ground_stats s FROM mln.programs WHERE name = $1) q", {prog});
     }
-    return query(c, "SELECT " + cols + " FROM mln.ground($1, $2, $3::boolean, $4::text[]) s",
+    return c.exec("SELECT " + cols + " FROM mln.ground($1, $2, $3::boolean, $4::text[]) s",
                  {prog, o.device, o.activate_all ? "true" : "false", cw});
   }();
   bar.clear();
@@ -359,7 +358,7 @@ JobState poll_job(mln::worker::Conn& c, long long job) {
       "  coalesce((SELECT lease_until < clock_timestamp() FROM mln.jobs WHERE id = $1::bigint), false), "
       "  s->>'stop_reason', s->>'first_answer_seconds', s->>'bound_seconds' "
       "FROM mln.wait($1::bigint, interval '0.2 s') s";
-  mln::worker::Result r = query(c, sql, {std::to_string(job)});
+  mln::worker::Result r = c.exec(sql, {std::to_string(job)});
   JobState s;
   const std::pair<std::string*, int> fields[] = {
       {&s.status, 0},   {&s.best, 1},        {&s.hard, 2},       {&s.flips, 3},
@@ -384,7 +383,7 @@ JobState follow_job(mln::worker::Conn& c, const mln::cli::Options& o, const std:
   // none to wait for: serve the job at once.
   const std::string connected =
       "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'mln_worker' AND datname = current_database()";
-  if (db.embedded || query(c, connected).num(0, 0) == 0) worker.start();
+  if (db.embedded || c.exec(connected).num(0, 0) == 0) worker.start();
   const bool tty = isatty(STDOUT_FILENO);
   const auto t_search = Clock::now();
   Clock::time_point unclaimed_since = t_search;
@@ -493,7 +492,7 @@ void report_job(mln::worker::Conn& c, const mln::cli::Options& o, const std::str
   }
   // The job's warnings (a GPU that fell back to the CPU, a time limit that
   // ended the search or the sampling early).
-  mln::worker::Result w = query(c, "SELECT unnest(warnings) FROM mln.jobs WHERE id = $1", {std::to_string(job)});
+  mln::worker::Result w = c.exec("SELECT unnest(warnings) FROM mln.jobs WHERE id = $1", {std::to_string(job)});
   for (int i = 0; i < w.rows(); ++i) say("### Warning: " + w.get(i, 0));
   if (task == "marginal" || task == "dual") {
     std::snprintf(buf, sizeof buf, "%.2f", s.avg_cost.empty() ? 0.0 : std::stod(s.avg_cost));
@@ -545,9 +544,9 @@ int run(const mln::cli::Options& o) {
   say(">>> Connecting to RDBMS" + std::string(db.embedded ? " (private cluster)" : ""));
   mln::worker::Conn c(db.dsn);
   mln::cli::create_extension(c, false);
-  if (o.device == "cpu" || o.device == "gpu") query(c, "SELECT set_config('mln.device', $1, false)", {o.device});
+  if (o.device == "cpu" || o.device == "gpu") c.exec("SELECT set_config('mln.device', $1, false)", {o.device});
   // CUDA's context creation in the backend (~0.4 s) overlaps the evidence COPY.
-  if (o.device == "gpu" || o.device == "auto") query(c, "SELECT mln.device_warmup()");
+  if (o.device == "gpu" || o.device == "auto") c.exec("SELECT mln.device_warmup()");
   lap("start", t);
 
   // Watch for Ctrl-C: cancel whatever the server is doing.
@@ -569,8 +568,8 @@ int run(const mln::cli::Options& o) {
   } joiner{done, watcher};
 
   const std::string prog = program_name();
-  query(c, "SELECT mln.drop_program($1) FROM mln.programs WHERE name = $1", {prog});
-  query(c, "SELECT mln.create_program($1, $2)", {prog, program_text});
+  c.exec("SELECT mln.drop_program($1) FROM mln.programs WHERE name = $1", {prog});
+  c.exec("SELECT mln.create_program($1, $2)", {prog, program_text});
   bool keep = o.keep_data;
   struct Dropper {
     mln::worker::Conn& c; std::string name; bool& keep;
@@ -590,14 +589,12 @@ int run(const mln::cli::Options& o) {
     say(">>> Parsing evidence file: " + f);
     try {
       natoms_ev += load_evidence_file(c, prog, f);
-    } catch (const mln::cli::ServerError& e) {
-      throw e.with_message(f + ": " + e.what());
     } catch (const mln::worker::DbError& e) {
-      throw std::runtime_error(f + ": " + e.what());
+      throw e.with_message(f + ": " + e.what());
     }
   }
   say(">>> Storing evidence... (" + std::to_string(natoms_ev) + " atoms)");
-  query(c, "SELECT mln.set_query($1, $2)", {prog, query_text});
+  c.exec("SELECT mln.set_query($1, $2)", {prog, query_text});
   lap("load", t);
 
   const std::string task = mln::cli::inference_task(o);
@@ -612,7 +609,7 @@ int run(const mln::cli::Options& o) {
   else say(">>> Running MAP inference, then marginal inference (MC-SAT)");
   if (task == "marginal" || task == "dual") say(">>> MCSAT FOR SAMPLES 0 ~ " + std::to_string(o.mcsat_samples));
   if (task != "learn")
-    job = query(c, "SELECT mln.infer($1, $2, $3::jsonb)", {prog, task, mln::cli::job_options_json(o)}).num(0, 0);
+    job = c.exec("SELECT mln.infer($1, $2, $3::jsonb)", {prog, task, mln::cli::job_options_json(o)}).num(0, 0);
   const JobState s = follow_job(c, o, task, job, db);
   report_job(c, o, task, job, s);
   lap(task == "learn" ? "learn" : "search", t);
@@ -656,7 +653,7 @@ int main(int argc, char** argv) {
   say("*** Welcome to pg_mln " MLN_VERSION_STRING " (Tuffy-compatible)");
   try {
     return run(o);
-  } catch (const mln::cli::ServerError& e) {
+  } catch (const mln::worker::DbError& e) {
     std::cerr << "ERROR: " << user_terms(e.what(), o) << "\n";
     if (!e.detail().empty()) std::cerr << "DETAIL: " << user_terms(e.detail(), o) << "\n";
     if (!e.hint().empty()) std::cerr << "HINT: " << user_terms(e.hint(), o) << "\n";

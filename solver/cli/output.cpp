@@ -79,13 +79,12 @@ void write_map_output(mln::worker::Conn& c, const std::string& program, const st
   // The worker materialises the decoded answer as <schema>.map_result when it
   // finishes a job; reading it avoids decoding the arguments a second time.
   mln::worker::Result t =
-      query(c,
-            "SELECT quote_ident(schema_name), to_regclass(quote_ident(schema_name) || '.map_result') IS NOT NULL "
+      c.exec("SELECT quote_ident(schema_name), to_regclass(quote_ident(schema_name) || '.map_result') IS NOT NULL "
             "FROM mln.programs WHERE name = $1",
             {program});
   const std::string source = t.rows() == 1 && t.get(0, 1) == "t" ? t.get(0, 0) + ".map_result" : "mln.map($1)";
   mln::worker::Result r =
-      query(c, "SELECT predicate, array_to_json(arguments)::text FROM " + source + " WHERE truth ORDER BY 1, 2",
+      c.exec("SELECT predicate, array_to_json(arguments)::text FROM " + source + " WHERE truth ORDER BY 1, 2",
             source == "mln.map($1)" ? std::vector<std::string>{program} : std::vector<std::string>{});
   std::ofstream f(path, std::ios::trunc);
   if (!f) throw std::runtime_error("cannot write output file " + path + ": " + std::strerror(errno));
@@ -96,7 +95,7 @@ void write_map_output(mln::worker::Conn& c, const std::string& program, const st
 long long write_marginal_output(mln::worker::Conn& c, const std::string& program, const std::string& path, bool gz,
                                 double min_prob, bool prolog_facts) {
   // mln._marginal_program raises the clear errors (no result yet, ...).
-  mln::worker::Result t = query(c, "SELECT quote_ident((mln._marginal_program($1)).schema_name)", {program});
+  mln::worker::Result t = c.exec("SELECT quote_ident((mln._marginal_program($1)).schema_name)", {program});
   // The same rows as mln.marginals, with the prior of soft-evidence atoms.
   // Predicates sort by name in byte order (Tuffy sorts Java strings).
   const std::string sql =
@@ -106,7 +105,7 @@ long long write_marginal_output(mln::worker::Conn& c, const std::string& program
       "ORDER BY a.predicate COLLATE \"C\", m.probability DESC, a.arguments";
   char min[40];
   std::snprintf(min, sizeof min, "%.17g", min_prob);
-  mln::worker::Result r = query(c, sql, {program, min});
+  mln::worker::Result r = c.exec(sql, {program, min});
   std::ofstream f(path, std::ios::trunc);
   if (!f) throw std::runtime_error("cannot write output file " + path + ": " + std::strerror(errno));
   char buf[96];
@@ -137,15 +136,13 @@ namespace mln::cli {
 
 void write_learned_weights(mln::worker::Conn& c, const std::string& program, long long job, const std::string& path,
                            bool gz) {
-  mln::worker::Result preds = query(
-      c,
+  mln::worker::Result preds = c.exec(
       "SELECT CASE WHEN closed_world THEN '*' ELSE '' END || name || '(' || array_to_string(arg_types, ',') || ')' "
       "FROM mln.predicates WHERE program = $1 ORDER BY idx",
       {program});
   // Per clause: the current weight (the job's result, or as written for
   // clauses that were not learned) and the mean over the job's iterations.
-  mln::worker::Result cl = query(
-      c,
+  mln::worker::Result cl = c.exec(
       "SELECT c.idx + 1, c.clause, c.hard, c.weight, a.avg FROM mln.clauses c "
       "LEFT JOIN (SELECT u.idx, avg(u.w) AS avg FROM mln.learn_iterations i, unnest(i.clauses, i.weights) AS u(idx, w) "
       "           WHERE i.job = $2::bigint AND i.iteration > 0 GROUP BY u.idx) a ON a.idx = c.idx "

@@ -182,7 +182,7 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
     int64_t clauses = 0;
     for (int32_t k : gpu_q) {
       const int64_t n = run.comps.num_atoms(k);
-      if (n >= opts.gpu_min_atoms || run.comps.num_clauses(k) >= opts.gpu_min_clauses || opts.solver == "ilp") {
+      if (run.gpu_big(n, run.comps.num_clauses(k)) || opts.solver == "ilp") {
         big.push_back(k);
         continue;
       }

@@ -167,13 +167,9 @@ void Run::finish_exact(std::vector<uint8_t>& truth) {
       gap_stopped = true;
       return;
     }
-    std::vector<int32_t> atoms(comps.atoms.begin() + comps.atom_off[k], comps.atoms.begin() + comps.atom_off[k + 1]);
+    std::vector<int32_t> atoms;
     SubNetwork sub;
-    const bool whole = whole_network(k);
-    if (!whole)
-      sub = extract_subnetwork(net, atoms, comps.clauses.data() + comps.clause_off[k], comps.num_clauses(k),
-                               comps.index_in_comp, nullptr);
-    const mln::Network& pn = whole ? net : sub.net;
+    const mln::Network& pn = component_network(k, atoms, sub);
     IlpOutcome r;
     if (!run_exact(pn, current_state(k, truth), static_cast<int64_t>(pn.clauses.size()) > opts.ilp_full_max_clauses, r))
       return;  // no time left

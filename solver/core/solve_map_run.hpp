@@ -16,6 +16,7 @@
 #include "ilp_map.hpp"
 #include "maxwalksat.hpp"
 #include "run_control.hpp"
+#include "subnetwork.hpp"
 #include "walksat_cpu.hpp"
 
 namespace mln::solver::map_detail {
@@ -70,9 +71,10 @@ struct Run {
 
   // Whether a piece of n atoms and m clauses is walked on the GPU when one is
   // usable: any with device "gpu"; in "auto", gpu_min_atoms or gpu_min_clauses.
-  bool gpu_sized(int64_t n, int64_t m) const {
-    return opts.device == "gpu" || n >= opts.gpu_min_atoms || m >= opts.gpu_min_clauses;
-  }
+  bool gpu_sized(int64_t n, int64_t m) const { return opts.device == "gpu" || gpu_big(n, m); }
+  // Whether it is large enough for a GPU walk of its own in "auto" (with
+  // device "gpu", smaller ones are walked together in batches).
+  bool gpu_big(int64_t n, int64_t m) const { return n >= opts.gpu_min_atoms || m >= opts.gpu_min_clauses; }
 
   // Whether a CPU walk of a piece of n atoms is the weighted walk (cpu_walk).
   bool weighted_on_cpu(int64_t n) const {
@@ -117,6 +119,10 @@ struct Run {
   // within a component), each clause's literals sorted as extraction would
   // leave them.
   bool whole_network(int32_t k) const;
+
+  // Component k as a network: the whole network itself where it is one
+  // (whole_network), else extracted into `sub`; its atom ids into `atoms`.
+  const mln::Network& component_network(int32_t k, std::vector<int32_t>& atoms, SubNetwork& sub) const;
 
   // A lower bound on the optimum of component k (network `pn`, n atoms)
   // whose best state so far is `best`; runs the exact path where the

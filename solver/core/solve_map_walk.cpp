@@ -333,6 +333,17 @@ void Run::solve_tiny_component(int32_t k, std::vector<uint8_t>& truth) {
   sink.report(k, cost, 0);
 }
 
+const mln::Network& Run::component_network(int32_t k, std::vector<int32_t>& atoms, SubNetwork& sub) const {
+  atoms.assign(comps.atoms.begin() + comps.atom_off[k], comps.atoms.begin() + comps.atom_off[k + 1]);
+  // A component that is the whole network (RC: one component holds every
+  // atom and clause) is used in place: extracting it would copy every
+  // clause (~0.5 GB at 17.8M clauses) only to get the same network back.
+  if (whole_network(k)) return net;
+  sub = extract_subnetwork(net, atoms, comps.clauses.data() + comps.clause_off[k], comps.num_clauses(k),
+                           comps.index_in_comp, nullptr);
+  return sub.net;
+}
+
 void Run::solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth,
                           const std::vector<uint8_t>* walked) {
   if (!walked && comps.num_atoms(k) <= kTinyAtoms && enumerable(comps.num_atoms(k)) &&
@@ -340,18 +351,11 @@ void Run::solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth,
     solve_tiny_component(k, truth);
     return;
   }
-  std::vector<int32_t> atoms(comps.atoms.begin() + comps.atom_off[k], comps.atoms.begin() + comps.atom_off[k + 1]);
-  // A component that is the whole network (RC: one component holds every
-  // atom and clause) is solved in place: extracting it would copy every
-  // clause (~0.5 GB at 17.8M clauses) only to get the same network back.
+  std::vector<int32_t> atoms;
   SubNetwork sub;
-  const bool whole = whole_network(k);
+  const mln::Network& piece_net = component_network(k, atoms, sub);
   const bool big = debug && comps.num_clauses(k) >= 100000;
-  if (!whole)
-    sub = extract_subnetwork(net, atoms, comps.clauses.data() + comps.clause_off[k], comps.num_clauses(k),
-                             comps.index_in_comp, nullptr);
-  if (big) mark("component " + std::to_string(k) + (whole ? ": the whole network" : ": extracted"));
-  const mln::Network& piece_net = whole ? net : sub.net;
+  if (big) mark("component " + std::to_string(k) + (&piece_net == &net ? ": the whole network" : ": extracted"));
   const bool more = pass == 1;  // the tries after the first, from the first's state
   uint64_t seed = derive_seed(opts.seed, static_cast<uint64_t>(k));
   if (more) seed = derive_seed(seed, kSecondPassSeed);

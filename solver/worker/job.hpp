@@ -152,4 +152,9 @@ bool serve_part(Conn& c, const WorkerOptions& wo, const std::string& me, PartCac
 // {"a","b"}: a text[] literal.
 std::string pg_array(const std::vector<std::string>& v);
 
+// Whether table mln.<table> has column `column`: a worker serves databases
+// whose extension is at an older version, and writes a newer column only
+// where it exists.
+bool catalog_has_column(Conn& c, const std::string& table, const std::string& column);
+
 }  // namespace mln::worker

@@ -136,9 +136,7 @@ std::string finish_learn_job(Conn& c, const Job& job, const std::string& me, con
            {id, job.program, clauses, float8_array(res.initial_weights)});
     // With why each step was taken or taken back where the database has
     // the column (pg_mln 0.6.0's note; an older one keeps the flag alone).
-    const bool has_note =
-        c.exec("SELECT 1 FROM pg_attribute WHERE attrelid = 'mln.learn_iterations'::regclass AND attname = 'note'")
-            .rows() == 1;
+    const bool has_note = catalog_has_column(c, "learn_iterations", "note");
     const std::string insert =
         std::string("INSERT INTO mln.learn_iterations(job, program, iteration, clauses, weights, objective, accepted") +
         (has_note ? ", note) VALUES ($1, $2, $3, $4::int[], $5::float8[], $6, $7, nullif($8, ''))"

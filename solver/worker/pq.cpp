@@ -61,12 +61,16 @@ Result Conn::exec_params(const std::string& sql, const std::vector<std::string>&
   PGresult* r = PQexecParams(c_, sql.c_str(), static_cast<int>(n), nullptr, vals.data(), lens.data(), fmts.data(), 0);
   ExecStatusType st = PQresultStatus(r);
   if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-    const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-    const char* prim = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
-    std::string msg = prim ? prim : PQerrorMessage(c_);
-    std::string code = state ? state : "";
+    auto field = [r](int code) {
+      const char* v = r ? PQresultErrorField(r, code) : nullptr;
+      return std::string(v ? v : "");
+    };
+    std::string msg = field(PG_DIAG_MESSAGE_PRIMARY);
+    if (msg.empty()) msg = PQerrorMessage(c_);  // no result: the connection failed
+    while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+    DbError e(msg, field(PG_DIAG_SQLSTATE), field(PG_DIAG_MESSAGE_DETAIL), field(PG_DIAG_MESSAGE_HINT));
     PQclear(r);
-    throw DbError(msg, code);
+    throw e;
   }
   return Result(r);
 }

@@ -13,15 +13,22 @@
 
 namespace mln::worker {
 
-// A database error, with SQLSTATE when the server sent one.
+// A database error, with SQLSTATE, DETAIL and HINT when the server sent
+// them (what psql would show).
 class DbError : public std::runtime_error {
  public:
-  DbError(const std::string& msg, std::string sqlstate = "")
-      : std::runtime_error(msg), sqlstate_(std::move(sqlstate)) {}
+  DbError(const std::string& msg, std::string sqlstate = "", std::string detail = "", std::string hint = "")
+      : std::runtime_error(msg), sqlstate_(std::move(sqlstate)), detail_(std::move(detail)), hint_(std::move(hint)) {}
   const std::string& sqlstate() const { return sqlstate_; }
+  const std::string& detail() const { return detail_; }
+  const std::string& hint() const { return hint_; }
+  // The same error under another message (one that names the file it concerns).
+  DbError with_message(const std::string& msg) const { return DbError(msg, sqlstate_, detail_, hint_); }
+  // The same error with another hint (one in the caller's terms).
+  DbError with_hint(const std::string& hint) const { return DbError(what(), sqlstate_, detail_, hint); }
 
  private:
-  std::string sqlstate_;
+  std::string sqlstate_, detail_, hint_;
 };
 
 // A query result (owned).

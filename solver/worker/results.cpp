@@ -89,6 +89,13 @@ void write_marginal(Conn& c, const std::string& s, const Job& job, const Network
 
 }  // namespace
 
+bool catalog_has_column(Conn& c, const std::string& table, const std::string& column) {
+  return c.exec("SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = ('mln.' || quote_ident($1))::regclass "
+                "AND attname = $2 AND NOT attisdropped)",
+                {table, column})
+             .get(0, 0) == "t";
+}
+
 std::string pg_array(const std::vector<std::string>& v) {
   std::string o = "{";
   for (size_t i = 0; i < v.size(); ++i) {
@@ -190,8 +197,7 @@ std::string finish_job(Conn& c, const Job& job, const std::string& me, const std
         p, nulls);
     // How the MAP answer was reached (pg_mln 0.6.0's columns; an older
     // database has none).
-    if (out.have_map &&
-        c.exec("SELECT 1 FROM pg_attribute WHERE attrelid = 'mln.jobs'::regclass AND attname = 'stop_reason'").rows() == 1)
+    if (out.have_map && catalog_has_column(c, "jobs", "stop_reason"))
       c.exec("UPDATE mln.jobs SET first_answer_seconds = $2::float8, bound_seconds = $3::float8, stop_reason = $4 "
              "WHERE id = $1",
              {id, float8_text(m.first_answer_s), float8_text(m.bound_s), m.stop_reason});

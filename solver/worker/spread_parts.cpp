@@ -65,11 +65,7 @@ void each_int_bytea(Conn& c, const std::string& query,
   });
 }
 
-bool plans_have_slices(Conn& c) {
-  return c.exec("SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'mln.job_plans'::regclass "
-                "AND attname = 'slices' AND NOT attisdropped)")
-             .get(0, 0) == "t";
-}
+bool plans_have_slices(Conn& c) { return catalog_has_column(c, "job_plans", "slices"); }
 
 void save_plan(Conn& c, int64_t job, const solver::SpreadPlan& plan) {
   // One slice a part is the column's default, and the only plan a 0.4.0
