@@ -21,6 +21,9 @@ for part in $parts; do
       echo "== self-containment (tracked files name no path outside the clone)"
       bash "$root/scripts/check_paths.sh"
       record "paths" $?
+      echo "== layering (includes follow docs/architecture.md's layers)"
+      python3 "$root/scripts/check_layering.py" "$root"
+      record "layering" $?
       ;;
     unit)
       echo "== GoogleTest (ctest)"

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "core/learn.hpp"
-#include "core/marginal.hpp"
-#include "core/maxwalksat.hpp"
-#include "core/spread.hpp"
+#include "core/learn/learn.hpp"
+#include "core/marginal/solve_marginal.hpp"
+#include "core/map/solve_map.hpp"
+#include "core/spread/spread.hpp"
 #include "mln/network.hpp"
 
 namespace mln::worker {

@@ -21,7 +21,7 @@
 #include <iostream>
 #include <string>
 
-#include "core/walksat_gpu.hpp"
+#include "core/walk/walksat_gpu.hpp"
 #include "worker/pq.hpp"
 #include "worker/worker.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "core/run_control.hpp"
+#include "core/base/run_control.hpp"
 #include "worker/job.hpp"
 #include "worker/pq.hpp"
 

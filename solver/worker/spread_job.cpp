@@ -24,11 +24,11 @@
 #include <thread>
 #include <type_traits>
 
-#include "core/le_bytes.hpp"
-#include "core/part_walk.hpp"
-#include "core/run_control.hpp"
-#include "core/spread.hpp"
-#include "core/spread_marginal.hpp"
+#include "core/base/le_bytes.hpp"
+#include "core/spread/part_walk.hpp"
+#include "core/base/run_control.hpp"
+#include "core/spread/spread.hpp"
+#include "core/spread/spread_marginal.hpp"
 #include "worker/job.hpp"
 #include "worker/pq.hpp"
 #include "worker/spread_parts.hpp"

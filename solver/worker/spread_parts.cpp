@@ -13,9 +13,9 @@
 #include <mutex>
 #include <thread>
 
-#include "core/le_bytes.hpp"
-#include "core/part_walk.hpp"
-#include "core/run_control.hpp"
+#include "core/base/le_bytes.hpp"
+#include "core/spread/part_walk.hpp"
+#include "core/base/run_control.hpp"
 #include "worker/worker.hpp"
 
 namespace mln::worker::spread {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/spread.hpp"
-#include "core/spread_marginal.hpp"
+#include "core/spread/spread.hpp"
+#include "core/spread/spread_marginal.hpp"
 #include "worker/job.hpp"
 #include "worker/pq.hpp"
 

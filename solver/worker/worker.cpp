@@ -16,8 +16,8 @@
 #include <sstream>
 #include <thread>
 
-#include "core/marginal.hpp"
-#include "core/maxwalksat.hpp"
+#include "core/marginal/solve_marginal.hpp"
+#include "core/map/solve_map.hpp"
 #include "worker/job.hpp"
 #include "worker/pq.hpp"
 

@@ -1,0 +1,456 @@
+// Exact MAP with COIN-OR CBC and cutting-plane inference; LP and unit bounds.
+// See ilp_map.hpp for the formulation.
+#include "core/map/ilp_map.hpp"
+
+#include "core/base/network_cost.hpp"
+#include "core/base/rng.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#ifdef MLN_HAVE_CBC
+#include <CbcEventHandler.hpp>
+#include <CbcModel.hpp>
+#include <CbcSolver.hpp>
+#include <ClpEventHandler.hpp>
+#include <CoinPackedMatrix.hpp>
+#include <OsiClpSolverInterface.hpp>
+#endif
+
+namespace mln::solver {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The cost of a unit clause (literal l, weight w) when its atom is false
+// and when it is true: w > 0 costs w when the literal is false, w < 0 costs
+// |w| when it is true.
+struct UnitCost {
+  double if_false, if_true;
+};
+UnitCost unit_cost(int32_t l, double w) {
+  const bool costs_when_lit_true = w < 0;
+  const bool costs_when_atom_true = costs_when_lit_true == (l > 0);
+  const double k = std::fabs(w);
+  return costs_when_atom_true ? UnitCost{0, k} : UnitCost{k, 0};
+}
+
+}  // namespace
+
+bool proven_within_tolerance(double cost, double bound) {
+  return cost <= bound + 1e-9 * std::max({1.0, std::fabs(cost), std::fabs(bound)});
+}
+
+double unit_bound(const mln::Network& net) {
+  const auto& cs = net.clauses;
+  // cost_if_true[a] / cost_if_false[a]: unit-clause cost of each value.
+  std::vector<double> if_true(static_cast<size_t>(net.num_atoms) + 1, 0.0), if_false(if_true.size(), 0.0);
+  double bound = 0;
+  // The empty and unit clauses (few) found on threads, then summed in
+  // clause order as one serial pass would.
+  const std::vector<int64_t> short_clauses = select_clauses(
+      static_cast<int64_t>(cs.size()), [&](int64_t c) { return cs.offsets[c + 1] - cs.offsets[c] <= 1; });
+  for (const int64_t c : short_clauses) {
+    const int64_t len = cs.offsets[c + 1] - cs.offsets[c];
+    const double w = cs.weights[c];
+    if (len == 0) {
+      if (w > 0) bound += w;
+      continue;
+    }
+    if (len != 1 || w == 0) continue;
+    const int32_t l = cs.lits[cs.offsets[c]];
+    const int32_t a = l > 0 ? l : -l;
+    const UnitCost u = unit_cost(l, w);
+    if_false[a] += u.if_false;
+    if_true[a] += u.if_true;
+  }
+  for (size_t a = 1; a < if_true.size(); ++a) bound += std::min(if_true[a], if_false[a]);
+  return bound;
+}
+
+#ifndef MLN_HAVE_CBC
+
+bool ilp_available() { return false; }
+
+IlpOutcome solve_ilp(const mln::Network&, const std::vector<uint8_t>&, const IlpOptions&) {
+  throw std::runtime_error("the exact (ILP) solver is not available: pg_mln was built without COIN-OR CBC "
+                           "(apt-get install coinor-libcbc-dev, then rebuild)");
+}
+
+LpOutcome lp_relaxation(const mln::Network& net, double, StopToken*) {
+  LpOutcome r;
+  r.bound = unit_bound(net);
+  return r;
+}
+
+#else
+
+namespace {
+
+// CBC's driver (CbcMain0/CbcMain1) keeps state in statics in 2.10; one
+// solve at a time.
+std::mutex g_cbc_mu;
+
+// The ILP over a subset of the clauses, with a column per atom that occurs
+// in it and one per clause of two or more literals.
+struct Model {
+  std::vector<int32_t> atom_of_col;            // column -> atom id (0 for z columns)
+  std::vector<int> x_cols;                     // the atoms' columns, in order of first use
+  std::unordered_map<int32_t, int> col_of_atom;
+  std::vector<double> obj, col_lb, col_ub;
+  std::vector<double> row_lb, row_ub;
+  std::vector<int> tri_row, tri_col;             // the constraint matrix as triplets
+  std::vector<double> tri_val;
+  double constant = 0;
+
+  int x(int32_t atom) {
+    auto it = col_of_atom.find(atom);
+    if (it != col_of_atom.end()) return it->second;
+    int j = static_cast<int>(obj.size());
+    col_of_atom.emplace(atom, j);
+    atom_of_col.push_back(atom);
+    x_cols.push_back(j);
+    obj.push_back(0);
+    col_lb.push_back(0);
+    col_ub.push_back(1);
+    return j;
+  }
+  int z(double cost) {
+    int j = static_cast<int>(obj.size());
+    atom_of_col.push_back(0);
+    obj.push_back(cost);
+    col_lb.push_back(0);
+    col_ub.push_back(1);
+    return j;
+  }
+  // Adds "sum coef * col >= lb" (a row).
+  void row(const std::vector<int>& cols, const std::vector<double>& coef, double lb) {
+    const int r = static_cast<int>(row_lb.size());
+    for (size_t i = 0; i < cols.size(); ++i) {
+      tri_row.push_back(r);
+      tri_col.push_back(cols[i]);
+      tri_val.push_back(coef[i]);
+    }
+    row_lb.push_back(lb);
+    row_ub.push_back(COIN_DBL_MAX);
+  }
+
+  // Adds clause c's cost terms and rows.  Literal l as a linear term:
+  // l > 0 -> x, l < 0 -> 1 - x.
+  void add_clause(const mln::ClauseSet& cs, size_t c) {
+    const int32_t* lits = &cs.lits[cs.offsets[c]];
+    const int64_t len = cs.offsets[c + 1] - cs.offsets[c];
+    const double w = cs.weights[c];
+    if (w == 0) return;
+    if (len == 0) {
+      if (w > 0) constant += w;
+      return;
+    }
+    if (len == 1) {
+      // The cost as a function of x: if_false + (if_true - if_false) x.
+      const int32_t l = lits[0];
+      const UnitCost u = unit_cost(l, w);
+      constant += u.if_false;
+      obj[x(l > 0 ? l : -l)] += u.if_true - u.if_false;
+      return;
+    }
+    std::vector<int> cols;
+    std::vector<double> coef;
+    const int zc = z(std::fabs(w));
+    if (w > 0) {  // sum l + z >= 1
+      double rhs = 1;
+      for (int64_t i = 0; i < len; ++i) {
+        const int32_t l = lits[i];
+        cols.push_back(x(l > 0 ? l : -l));
+        coef.push_back(l > 0 ? 1.0 : -1.0);
+        if (l < 0) rhs -= 1;  // 1 - x moves its 1 to the right-hand side
+      }
+      cols.push_back(zc);
+      coef.push_back(1.0);
+      row(cols, coef, rhs);
+    } else {  // z >= l for each l:  z - x >= 0, or z + x >= 1
+      for (int64_t i = 0; i < len; ++i) {
+        const int32_t l = lits[i];
+        const int j = x(l > 0 ? l : -l);
+        row({zc, j}, {1.0, l > 0 ? -1.0 : 1.0}, l > 0 ? 0.0 : 1.0);
+      }
+    }
+  }
+
+  void load(OsiClpSolverInterface& si, bool integral) const {
+    CoinPackedMatrix m(true, tri_row.data(), tri_col.data(), tri_val.data(), static_cast<CoinBigIndex>(tri_val.size()));
+    m.setDimensions(static_cast<int>(row_lb.size()), static_cast<int>(obj.size()));
+    si.loadProblem(m, col_lb.data(), col_ub.data(), obj.data(), row_lb.data(), row_ub.data());
+    if (integral)
+      for (int j : x_cols) si.setInteger(j);
+    si.messageHandler()->setLogLevel(0);
+  }
+};
+
+// Stops CBC when the caller's token fires.
+class StopHandler : public CbcEventHandler {
+ public:
+  explicit StopHandler(StopToken* stop) : stop_(stop) {}
+  CbcAction event(CbcEvent) override { return stop_ && stop_->should_stop() ? stop : noAction; }
+  CbcEventHandler* clone() const override { return new StopHandler(*this); }
+
+ private:
+  StopToken* stop_;
+};
+
+// Stops Clp's simplex (the root LP of a large ILP, or the LP relaxation can
+// take minutes, and CBC's -sec is not checked inside it) when the caller's
+// token fires or the deadline passes.
+class ClpStop : public ClpEventHandler {
+ public:
+  ClpStop(StopToken* stop, double seconds)
+      : stop_(stop), has_deadline_(seconds > 0),
+        deadline_(Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                     seconds > 0 ? seconds : 0))) {}
+  int event(Event e) override {
+    if (e != endOfIteration || ++count_ % 64 != 0) return -1;
+    if ((stop_ && stop_->should_stop()) || (has_deadline_ && Clock::now() >= deadline_)) return 0;
+    return -1;
+  }
+  ClpEventHandler* clone() const override { return new ClpStop(*this); }
+
+ private:
+  StopToken* stop_;
+  bool has_deadline_;
+  Clock::time_point deadline_;
+  uint64_t count_ = 0;
+};
+
+int no_callback(CbcModel*, int) { return 0; }
+
+struct IlpSolve {
+  bool solved = false;       // proven optimal on its clauses
+  bool have_solution = false;
+  std::vector<double> x;     // per column
+  double value = 0;          // objective of the solution (constant included)
+  double bound = -std::numeric_limits<double>::infinity();  // CBC's proven bound (constant included)
+};
+
+// Solves the model with CBC's standard driver (presolve, cuts, heuristics),
+// from the MIP start `start` (by atom id), within `seconds` (<= 0: none).
+IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seconds, StopToken* stop) {
+  std::lock_guard<std::mutex> lock(g_cbc_mu);
+  OsiClpSolverInterface si;
+  md.load(si, true);
+  IlpSolve r;
+  if (md.obj.empty()) {  // nothing to decide
+    r.solved = r.have_solution = true;
+    r.value = r.bound = md.constant;
+    return r;
+  }
+  ClpStop clp_stop(stop, seconds);
+  si.getModelPtr()->passInEventHandler(&clp_stop);
+  CbcModel model(si);
+  model.setLogLevel(0);
+  StopHandler handler(stop);
+  model.passInEventHandler(&handler);
+  // A MIP start by column name (CbcMain1 reads it from the model).
+  std::vector<std::pair<std::string, double>> mip_start;
+  mip_start.reserve(md.x_cols.size());
+  for (size_t j = 0; j < md.obj.size(); ++j) {
+    std::string nm = (md.atom_of_col[j] ? "x" : "z") + std::to_string(j);
+    model.solver()->setColName(static_cast<int>(j), nm);
+    if (md.atom_of_col[j]) mip_start.emplace_back(std::move(nm), start[md.atom_of_col[j]] ? 1.0 : 0.0);
+  }
+  // Clp's presolve copies row names whenever columns have names: name
+  // every row too (with column names only, CBC 2.10 reads past the empty
+  // row-name list and crashes).
+  for (size_t i = 0; i < md.row_lb.size(); ++i) model.solver()->setRowName(static_cast<int>(i), "r" + std::to_string(i));
+  model.setMIPStart(mip_start);
+  CbcSolverUsefulData data;
+  data.noPrinting_ = true;
+  CbcMain0(model, data);
+  std::string sec = std::to_string(seconds > 0 ? std::max(seconds, 0.01) : 1e9);
+  const char* argv[] = {"pg_mln", "-log", "0", "-slog", "0", "-sec", sec.c_str(), "-ratioGap", "0",
+                        "-allowableGap", "1e-7", "-threads", "0", "-solve", "-quit"};
+  CbcMain1(static_cast<int>(sizeof argv / sizeof *argv), argv, model, no_callback, data);
+  const double* sol = model.bestSolution();
+  if (sol) {
+    r.have_solution = true;
+    r.x.assign(sol, sol + md.obj.size());
+    r.value = model.getObjValue() + md.constant;
+  }
+  r.solved = model.isProvenOptimal() && sol != nullptr;
+  // CBC's best possible value is a bound only when its search finished:
+  // after a stop inside the root LP it can be any number (seen: 16x the
+  // optimum).  An unfinished round contributes no bound.
+  if (r.solved) r.bound = std::min(model.getBestPossibleObjValue() + md.constant, r.value);
+  return r;
+}
+
+}  // namespace
+
+bool ilp_available() { return true; }
+
+IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start, const IlpOptions& opts) {
+  const auto t0 = Clock::now();
+  const auto& cs = net.clauses;
+  const size_t m = cs.size();
+  IlpOutcome out;
+  out.best.assign(static_cast<size_t>(net.num_atoms) + 1, 0);
+  if (!start.empty()) {
+    if (start.size() != out.best.size()) throw std::invalid_argument("solve_ilp: start must have num_atoms + 1 entries");
+    out.best = start;
+    out.best[0] = 0;
+  }
+  out.cost = total_cost(cs, out.best);
+  out.bound = unit_bound(net);
+  auto time_left = [&]() { return opts.time_limit_s > 0 ? opts.time_limit_s - seconds_since(t0) : 0.0; };
+  auto out_of_time = [&]() {
+    return (opts.time_limit_s > 0 && time_left() <= 0) || (opts.stop && opts.stop->should_stop());
+  };
+
+  std::vector<uint8_t> in_ilp(m, 0);
+  size_t used = 0;
+  auto add_violated = [&](const std::vector<uint8_t>& truth) {
+    size_t added = 0;
+    for (size_t c = 0; c < m; ++c)
+      if (!in_ilp[c] && clause_cost_of(cs, static_cast<int64_t>(c), truth) > 0) {
+        in_ilp[c] = 1;
+        ++added;
+      }
+    used += added;
+    return added;
+  };
+  if (opts.cutting_plane) {
+    // The first set: the clauses a coin-flip state violates, and those the
+    // start violates.  With only the start's (a walk's answer violates few)
+    // the first ILPs move many atoms at once and the later rounds, each a
+    // full CBC solve, take far longer (RC with 1,000 papers: >120 s against
+    // 16 s).  The all-false state, RockIt's choice, violates almost nothing
+    // on RC-like programs, whose clauses are mostly negative literals.
+    std::vector<uint8_t> coin(out.best.size(), 0);
+    uint64_t x = 0x9E3779B97F4A7C15ull;  // a fixed coin-flip state
+    for (size_t a = 1; a < coin.size(); ++a) coin[a] = static_cast<uint8_t>(splitmix64(x) & 1);
+    add_violated(coin);
+    add_violated(out.best);
+  } else {
+    std::fill(in_ilp.begin(), in_ilp.end(), 1);
+    used = m;
+  }
+  std::vector<uint8_t> current = out.best;  // atoms outside the ILP keep these values
+  out.finished = true;
+  while (true) {
+    if (used == 0) {  // the start violates nothing: cost 0 (or only empty clauses), optimal
+      out.bound = std::max(out.bound, out.cost);
+      out.optimal = true;
+      out.status = "the starting state violates no clause";
+      break;
+    }
+    if (out.rounds >= opts.max_rounds) {
+      out.status = "stopped after " + std::to_string(out.rounds) + " cutting-plane rounds";
+      break;
+    }
+    if (out_of_time()) {
+      out.finished = false;
+      out.status = "time limit or cancel before the proof";
+      break;
+    }
+    Model md;
+    for (size_t c = 0; c < m; ++c)
+      if (in_ilp[c]) md.add_clause(cs, c);
+    // Clauses with no literal are constant: count them in every ILP so that
+    // its value is comparable with the network's cost.
+    for (size_t c = 0; c < m; ++c)
+      if (!in_ilp[c] && cs.offsets[c + 1] == cs.offsets[c] && cs.weights[c] > 0) md.constant += cs.weights[c];
+    IlpSolve s = run_cbc(md, current, opts.time_limit_s > 0 ? time_left() : 0.0, opts.stop);
+    ++out.rounds;
+    out.clauses_used = static_cast<int64_t>(used);
+    if (std::getenv("MLN_ILP_TRACE"))  // docs/solver.md
+      std::fprintf(stderr, "ilp round %d: %zu clauses, %zu cols, %.3f s, solved %d value %.4f bound %.4f\n", out.rounds,
+                   used, md.obj.size(), seconds_since(t0), static_cast<int>(s.solved), s.value, s.bound);
+    // The optimum over a subset of the clauses bounds the whole.
+    if (s.solved && std::isfinite(s.bound)) out.bound = std::max(out.bound, s.bound);
+    if (!s.have_solution) {
+      out.finished = false;
+      out.status = "the ILP found no solution within its time";
+      break;
+    }
+    std::vector<uint8_t> cand = current;
+    for (int j : md.x_cols) cand[md.atom_of_col[j]] = s.x[j] > 0.5 ? 1 : 0;
+    const double cand_cost = total_cost(cs, cand);
+    if (cand_cost < out.cost) {
+      out.cost = cand_cost;
+      out.best = cand;
+    }
+    current = cand;
+    if (!s.solved) {
+      out.finished = false;
+      out.status = "the ILP did not finish within its time";
+      break;
+    }
+    if (add_violated(cand) == 0) {  // violates no clause left out: optimal
+      out.optimal = true;
+      out.status = "proven optimal after " + std::to_string(out.rounds) + " round(s), " + std::to_string(used) + " of " +
+                   std::to_string(m) + " clauses";
+      break;
+    }
+  }
+  if (out.optimal) out.bound = out.cost;  // the bound CBC proved, up to its gap tolerance
+  if (out.bound > out.cost) out.bound = out.cost;
+  if (!out.optimal && proven_within_tolerance(out.cost, out.bound)) out.optimal = true;
+  return out;
+}
+
+LpOutcome lp_relaxation(const mln::Network& net, double time_limit_s, StopToken* stop) {
+  LpOutcome r;
+  r.bound = unit_bound(net);
+  Model md;
+  for (size_t c = 0; c < net.clauses.size(); ++c) md.add_clause(net.clauses, c);
+  r.state.assign(static_cast<size_t>(net.num_atoms) + 1, 0);
+  if (md.obj.empty()) {  // only clauses with no literal: any state is optimal
+    r.solved = r.integral = true;
+    r.bound = md.constant;
+    return r;
+  }
+  OsiClpSolverInterface si;
+  md.load(si, false);
+  ClpStop clp_stop(stop, time_limit_s);
+  si.getModelPtr()->passInEventHandler(&clp_stop);
+  si.initialSolve();
+  if (!si.isProvenOptimal()) {
+    r.state.clear();
+    return r;
+  }
+  r.solved = true;
+  // The LP optimum is a bound, less Clp's tolerances, which act on the
+  // objective's terms: their magnitude (hard unit clauses move 5.2e7
+  // between the constant and the columns) can be far above the value, so
+  // 1e-9 of it comes off.  Never below the unit bound.
+  const double v = si.getObjValue() + md.constant;
+  const double scale = std::max(1.0, std::fabs(si.getObjValue()) + std::fabs(md.constant));
+  r.bound = std::max(r.bound, v - 1e-9 * scale);
+  const double* x = si.getColSolution();
+  r.integral = true;
+  for (int j : md.x_cols) {
+    r.state[md.atom_of_col[j]] = x[j] >= 0.5 ? 1 : 0;
+    if (std::fabs(x[j] - std::round(x[j])) > 1e-6) r.integral = false;
+  }
+  return r;
+}
+
+#endif  // MLN_HAVE_CBC
+
+double lp_bound(const mln::Network& net, double time_limit_s, bool* solved) {
+  LpOutcome r = lp_relaxation(net, time_limit_s);
+  if (solved) *solved = r.solved;
+  return r.bound;
+}
+
+}  // namespace mln::solver

@@ -1,0 +1,86 @@
+// Exact MAP by integer linear programming (COIN-OR CBC) with RockIt's
+// cutting-plane inference, and lower bounds on the optimum.
+//
+// The weighted MaxSAT objective of a ground network as an ILP (minimise):
+//   x_a in {0,1} per atom;
+//   w > 0, one literal l:   w * (1 - l)                        (no row)
+//   w > 0, literals L:      w * z,  sum_{l in L} l + z >= 1,   z in [0,1]
+//   w < 0, one literal l:   |w| * l                             (no row)
+//   w < 0, literals L:      |w| * z, z >= l for each l in L,    z in [0,1]
+// where l is x_a or 1 - x_a.  z needs no integrality: for integral x the
+// minimum puts it at 0 or 1.  Hard clauses keep their (finite) weight, so
+// the ILP's optimum is exactly the network's optimum under Tuffy's cost,
+// also when hard clauses conflict.
+//
+// Cutting-plane inference (Riedel 2008; RockIt, Noessner et al. 2013):
+// dropping clauses from the ILP can only lower its optimum (a clause's cost
+// is >= 0), so the optimum over a subset of the clauses is a lower bound.
+// Start from the clauses the starting state violates, solve, and add every
+// clause the ILP's answer violates, until it violates none of the clauses
+// left out: then its answer is optimal for the whole network.
+//
+// No database and no CUDA here.  Built only when CBC was found
+// (MLN_HAVE_CBC); otherwise ilp_available() is false and solve_ilp throws.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mln/network.hpp"
+#include "core/base/run_control.hpp"
+
+namespace mln::solver {
+
+struct IlpOptions {
+  double time_limit_s = 0;   // wall clock for the whole solve (all rounds); 0 = none
+  int max_rounds = 200;      // cutting-plane rounds at most
+  bool cutting_plane = true; // false: every clause in the ILP from the start
+  StopToken* stop = nullptr; // polled between rounds and inside CBC
+};
+
+struct IlpOutcome {
+  std::vector<uint8_t> best;  // best state found, by atom id (size num_atoms + 1)
+  double cost = 0;            // its exact cost on the whole network
+  double bound = 0;           // a lower bound on the optimum (<= cost)
+  bool optimal = false;       // proven: cost == optimum (within 1e-9 relative)
+  bool finished = false;      // the rounds ended (proof or a stop rule), not cut by time or stop
+  int rounds = 0;             // ILPs solved
+  int64_t clauses_used = 0;   // clauses in the last ILP
+  std::string status;         // a short human-readable account
+};
+
+// True when this library was built with CBC.
+bool ilp_available();
+
+// Whether `bound` proves `cost` optimal: equal within 1e-9 of their
+// magnitude (the solvers' floating-point tolerances; hard weights are 5.2e7).
+bool proven_within_tolerance(double cost, double bound);
+
+// The optimum of `net` (weighted MaxSAT, Tuffy's cost), starting from
+// `start` (by atom id, size num_atoms + 1; empty = all false).  The state
+// returned is never worse than `start`.  Throws std::runtime_error when
+// built without CBC.
+IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start, const IlpOptions& opts);
+
+// A lower bound on the optimum of `net` that costs one pass: per atom, the
+// cheaper of its two values counted over its unit clauses only, plus the
+// cost of clauses with no literal.  (Every other clause costs >= 0.)
+double unit_bound(const mln::Network& net);
+
+// The LP relaxation of the ILP above.
+struct LpOutcome {
+  double bound = 0;            // its optimum (a lower bound on the optimum), or unit_bound's
+  bool solved = false;         // the LP finished; else bound is unit_bound's
+  std::vector<uint8_t> state;  // its solution rounded (x >= 0.5), by atom id; empty unless solved
+  bool integral = false;       // every x was 0 or 1: state is then an optimal answer
+};
+// Falls back to unit_bound when the LP does not finish within time_limit_s
+// or CBC is not built in.  On RC-like MLNs the LP is often integral: its
+// solution is then the optimum, proven without branching.
+LpOutcome lp_relaxation(const mln::Network& net, double time_limit_s, StopToken* stop = nullptr);
+
+// lp_relaxation's bound alone (never below unit_bound's).
+double lp_bound(const mln::Network& net, double time_limit_s, bool* solved = nullptr);
+
+}  // namespace mln::solver

@@ -1,0 +1,178 @@
+// MAP inference by MaxWalkSAT over a ground network, the way Tuffy does it:
+// connected components, METIS partitions of giant components solved
+// Gauss-Seidel style, WalkSAT per (sub)network on CPU threads and on the GPU.
+//
+// No database and no CUDA types here.  See docs/solver.md.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mln/network.hpp"
+#include "core/walk/walk_weighted.hpp"
+
+namespace mln::solver {
+
+struct SolveOptions {
+  int64_t max_flips = 0;        // run-wide flips per try; 0: 100 x #atoms (prorated per component)
+  int max_tries = 3;            // WalkSAT tries (COPY_LOW restarts)
+  double random_step = 0.5;     // probability of a random-walk step
+  // When set, the CPU walks lower the noise from try to try (p, 0.4p, 0.2p,
+  // repeating), each try restarting from the best state so far (COPY_LOW),
+  // and after max_tries keep trying (up to 20x as many tries in all) while
+  // one of the last 30 tries improved the best cost, spending at most as long
+  // again as the requested tries took (at least a second).
+  // Used when the caller did not pin -randomStep: on class it reaches
+  // Tuffy's cost where a fixed p = 0.5 stalls a few units above it.
+  bool adaptive_noise = false;
+  bool dont_break = false;      // never flip an atom whose flip breaks > 1e7 of weight
+  // While hard clauses are violated, the CPU walk picks the clause to repair
+  // among them with this probability (Tuffy: 0, uniform over all violated
+  // clauses).  Measured (bench/gen, seeds 1-3): on class with hard rules the
+  // walk ends with 190 hard clauses violated, the proven minimum, where
+  // uniform picks left 191; on hard-conflict RC with 1,000 papers it reaches
+  // the proven optimum (2,170) where uniform picks left 2,200-2,216.
+  double hard_first = 0.9;
+  uint64_t seed = 1;            // RNG seed; results are a function of (network, options)
+  int threads = 0;              // CPU worker threads; 0 = hardware concurrency
+  double timeout_s = 0;         // wall-clock limit for the whole solve; 0 = none
+  std::string device = "auto";  // auto | cpu | gpu
+  bool skip_components_without_query = true;  // Tuffy's default (no -nopush)
+  // Components (or partitions) with at least this many atoms go to the GPU
+  // in "auto" mode.  Measured crossover on an H100 (docs/solver.md): the CPU
+  // wins at ~24k atoms, the GPU (parallel flips) at ~240k atoms by 4x.
+  int64_t gpu_min_atoms = 100000;
+  // ... or with at least this many clauses.  Measured end to end on an
+  // H200 with 16 cores (bench/results/gpu-NVIDIA-H200/defaults.md): RC at
+  // 10^3 papers (one component, 9,960 atoms, 146k clauses) 2.76 s on the
+  // GPU against 3.12 s on the CPU, at 10^4 papers (99,600 atoms) 1.85 s
+  // against 6.39 s; class (546 components, 73k clauses in all) 0.87 s on
+  // the CPU against 1.33 s, smokers 10^4 (small components) 0.62 s against
+  // 1.00 s.
+  int64_t gpu_min_clauses = 100000;
+  // Components (or partitions) with at most this many atoms are solved
+  // exactly by enumerating their 2^n states (at most kExactMaxAtoms = 20);
+  // 0 turns it off.  On class, 431 of 546 components have 10 atoms: 1,024
+  // flips each instead of ~34 WalkSAT tries of 1,000 flips, at the optimum.
+  int exact_max_atoms = 12;
+  // Components with more atoms than this are split by METIS and solved
+  // Gauss-Seidel style.  Tuffy splits at ~4 GB of estimated memory, i.e.
+  // practically never.  This was 2,000,000 (for cache locality, never
+  // measured to pay): on RC at 4 x 10^5 papers (4.0M atoms, 71M clauses, 2
+  // cores) METIS and its graph took ~64 s, so a search with -timeout 20
+  // returned its coin-flip start (0 flips).  Now as for the GPU: a whole
+  // component is walked unless it is far beyond what one walk state holds.
+  int64_t partition_max_atoms = 64000000;
+  // The same limit for components that go to the GPU walk, which holds a
+  // whole component in device memory: ~48 bytes per atom and ~40 per clause
+  // (RC at 5.5M atoms / 10^8 clauses: ~4.5 GB).  Splitting there would only
+  // add METIS (minutes at that size) and serial Gauss-Seidel rounds.  If the
+  // device runs out of memory, the component is solved on the CPU instead.
+  int64_t gpu_partition_max_atoms = 64000000;
+  int gauss_seidel_rounds = 5;
+  // GPU design: "weighted" (parallel downhill flips with dynamic clause
+  // weights, walk_weighted.hpp; the default), "parallel" (Tuffy's step rules,
+  // every violated clause at once) or "portfolio" (many independent walks,
+  // one per warp).  docs/solver.md compares them.
+  std::string gpu_design = "weighted";
+  // The walk on CPU pieces: "walksat" (Tuffy's MaxWalkSAT), "weighted" (the
+  // GPU's weighted walk on OpenMP threads, `weighted.threads`; one thread
+  // for pieces under 10,000 atoms) or "auto" (the default): the weighted walk
+  // for pieces of at least cpu_weighted_min_atoms atoms, MaxWalkSAT below.
+  // The weighted walk wins on large structured pieces (RC, 10^4 papers: the
+  // cost NuWLS reaches, 11% below MaxWalkSAT's); MaxWalkSAT is quicker on
+  // small ones (class, RC at 10^3 papers), where the LP bound or the exact
+  // path finishes the answer anyway (bench/results/cpu-2core/defaults.md).
+  std::string cpu_walk = "auto";
+  int64_t cpu_weighted_min_atoms = 50000;
+  // Device "gpu", weighted design: components below gpu_min_atoms are walked
+  // together, in batches of at most this many clauses (solve_map.cpp).
+  int64_t gpu_batch_max_clauses = 8000000;
+  WeightedOptions weighted;     // the weighted walk's settings (both backends)
+  // Which MAP solver answers (docs/solver.md, "Bound, gap and the exact
+  // path"): "walksat" (MaxWalkSAT only), "ilp" (every component by the exact
+  // ILP path, COIN-OR CBC with cutting planes, from the starting state;
+  // bounded only by timeout_s) or "auto" (MaxWalkSAT, then the exact path
+  // on each component of at most ilp_max_clauses clauses within
+  // ilp_seconds for the whole solve, after the LP relaxation's rounded
+  // solution; the best answer is kept).  Every answer carries a lower bound
+  // on the optimum.
+  std::string solver = "auto";
+  double ilp_seconds = 10;          // "auto": the exact path's time for the whole solve (s)
+  // "auto": the exact path runs, after every component has been walked and
+  // bounded, only while the whole answer's gap to its lower bound,
+  // (cost - bound) / cost, is above this: an answer proven within it is
+  // returned at once.  0.5% is a bound users of MaxSAT and MIP read as
+  // "as good as optimal" for weights that are themselves estimates; on
+  // class it saves the 1.2 s batch ILP that closes a 0.23% gap
+  // (docs/solver.md).  0: prove every component that the budget allows.
+  double gap_tolerance = 0.005;
+  // "auto": larger components keep the walk's answer.  No larger than
+  // lp_bound_max_clauses: the ILP's root is the LP relaxation, and where that
+  // is too large to bound, CBC proves nothing either (RC, 10^4 papers, 1.77M
+  // clauses on 2 cores: 18 s of CBC after the walk for a bound of 0).
+  int64_t ilp_max_clauses = 1000000;
+  // Components of at most this many clauses go to the ILP whole; larger
+  // ones by cutting-plane inference (ilp_map.hpp).  0: always cutting
+  // planes.  Measured (2 cores, bench/map_trust.sh): generated RC with 300
+  // papers (52k clauses) proves in 2.0 s whole against 2.8 s by cutting
+  // planes, but its hard-conflict variant in 25.8 s whole against 2.8 s.
+  int64_t ilp_full_max_clauses = 0;
+  // Components of at most this many clauses go to the exact path together,
+  // as one ILP, after every component has been walked.
+  int64_t ilp_batch_max_clauses = 20000;
+  // Components of at most this many clauses get the LP relaxation's bound
+  // when the exact path did not prove theirs; larger ones the unit bound.
+  int64_t lp_bound_max_clauses = 1000000;
+  double lp_seconds = 10;           // time limit of one LP relaxation (s)
+  // Called with the current total best cost and flips so far.  May be called
+  // from any worker thread (calls are serialised), at most ~10x per second.
+  std::function<void(double best_cost, int64_t flips)> progress;
+  double progress_interval_s = 0.1;  // least time between two progress calls
+  std::atomic<bool>* cancel = nullptr;  // set to true to stop early
+};
+
+struct SolveResult {
+  std::vector<uint8_t> truth;   // by atom id, size num_atoms + 1 (index 0 unused)
+  double cost = 0;              // sum of the best costs of the solved components (Tuffy's figure)
+  int64_t hard_violated = 0;    // violated clauses with |w| >= kHardThreshold in solved components
+  int64_t flips = 0;            // steps taken, skipped steps included (as Tuffy counts them)
+  double seconds = 0;
+  int components = 0;           // all components of the network
+  int solved_components = 0;    // those that were searched (query atoms, or skipping off)
+  int partitions = 0;           // METIS partitions over all split components (0 when none split)
+  std::string device_used;      // "cpu", "gpu" or "cpu+gpu": the devices whose walks (or enumeration) produced the kept states
+  // A lower bound on the optimum of the solved components (<= cost): the
+  // exact path's bound where it ran, else the LP relaxation's or the unit
+  // clauses' (ilp_map.hpp).  optimal: every solved component's answer is
+  // proven optimal (enumeration, the exact path, or a bound that meets the
+  // cost), so cost is the optimum.
+  double bound = 0;
+  bool optimal = false;
+  int proven_components = 0;    // solved components whose answer is proven optimal
+  std::string solver_used;      // what produced the answer: walksat, ilp and/or lp, joined by "+"
+  double ilp_seconds = 0;       // time in the exact path, summed over components
+  size_t gpu_memory_peak_bytes = 0;  // device memory held by the GPU walks at their peak (0 without GPU)
+  std::vector<std::string> warnings;
+  bool cancelled = false;       // stopped by the cancel flag or the timeout
+  // How the answer was reached: seconds from the start of the search to the
+  // first whole answer (every component walked and bounded) and to the
+  // final bound; and why the search ended: "proven optimal", "within the gap
+  // tolerance", "exact path budget spent", "timeout", "cancelled" or
+  // "search finished" (walks ended, no exact path asked for or possible).
+  double first_answer_s = 0;
+  double bound_s = 0;
+  std::string stop_reason;
+};
+
+// MAP state of `net` by MaxWalkSAT.  Throws std::invalid_argument on bad
+// options and std::runtime_error when device == "gpu" and no GPU is usable.
+SolveResult solve_map(const mln::Network& net, const SolveOptions& opts);
+
+// True when this library was built with CUDA and a device is usable now.
+bool gpu_available(std::string* why_not = nullptr);
+
+}  // namespace mln::solver

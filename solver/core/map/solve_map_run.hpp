@@ -1,0 +1,215 @@
+// solve_map's shared run state (solve_map.cpp schedules the components;
+// solve_map_walk.cpp solves one, solve_map_exact.cpp bounds and proves).
+// Internal to solve_map: no other caller.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/base/components.hpp"
+#include "core/map/ilp_map.hpp"
+#include "core/map/solve_map.hpp"
+#include "core/base/run_control.hpp"
+#include "core/base/subnetwork.hpp"
+#include "core/walk/walksat_cpu.hpp"
+
+namespace mln::solver::map_detail {
+
+// Mixed into a walk's seed in the second pass (its tries after the first).
+constexpr uint64_t kSecondPassSeed = 0x5041535332ull;
+
+// Everything the workers share while solving one network.
+struct Run {
+  const mln::Network& net;
+  const SolveOptions& opts;
+  Components comps;
+  StopToken stop;
+  ProgressSink sink;
+  double flips_per_atom = 100;
+  bool gpu_on = false;
+  std::vector<double> comp_cost;
+  std::vector<double> comp_bound;      // lower bound on each component's optimum
+  std::vector<uint8_t> comp_done;
+  std::vector<uint8_t> comp_proven;    // its answer is proven optimal
+  // The walk's tries in two passes (solve_map): the first try of every
+  // component, then the other tries.  Without them a component ran all its
+  // tries before the next one had any, and a timeout with a large max_tries
+  // left most components unsearched (class, max_tries 100,000, 4 s: cost
+  // 3,627 against 361.56 with 3 tries).  pass: the one running (0 or 1);
+  // comp_more: walked in the first pass, its bound and exact path wait for
+  // its other tries.
+  int passes = 1;
+  int pass = 0;
+  std::vector<uint8_t> comp_more;
+  std::atomic<bool> walk_used{false}, ilp_used{false}, lp_used{false};
+  std::atomic<int64_t> ilp_micros{0};
+  std::atomic<bool> cpu_used{false}, gpu_used{false};
+  std::mutex warn_mu;
+  std::vector<std::string> warnings;
+  std::atomic<int> partitions{0};
+
+  const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  // MLN_MAP_DEBUG=1: phase times on stderr (docs/solver.md), for finding
+  // where a large network's seconds go.
+  const bool debug = std::getenv("MLN_MAP_DEBUG") != nullptr;
+  std::mutex debug_mu;
+  void mark(const std::string& what) {
+    if (!debug) return;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::lock_guard<std::mutex> lock(debug_mu);
+    std::fprintf(stderr, "[solve_map %8.4f s] %s\n", s, what.c_str());
+  }
+
+  Run(const mln::Network& n, const SolveOptions& o)
+      : net(n), opts(o), comps(find_components(n)), stop(o.cancel, o.timeout_s), sink(o.progress, comps.count, o.progress_interval_s) {}
+
+  // Whether a piece of n atoms and m clauses is walked on the GPU when one is
+  // usable: any with device "gpu"; in "auto", gpu_min_atoms or gpu_min_clauses.
+  bool gpu_sized(int64_t n, int64_t m) const { return opts.device == "gpu" || gpu_big(n, m); }
+  // Whether it is large enough for a GPU walk of its own in "auto" (with
+  // device "gpu", smaller ones are walked together in batches).
+  bool gpu_big(int64_t n, int64_t m) const { return n >= opts.gpu_min_atoms || m >= opts.gpu_min_clauses; }
+
+  // Whether a CPU walk of a piece of n atoms is the weighted walk (cpu_walk).
+  bool weighted_on_cpu(int64_t n) const {
+    return opts.cpu_walk == "weighted" || (opts.cpu_walk == "auto" && n >= opts.cpu_weighted_min_atoms);
+  }
+
+  // Whether a (sub)network of n atoms is solved by enumerating its states.
+  bool enumerable(int64_t n) const { return n <= std::min<int64_t>(opts.exact_max_atoms, kExactMaxAtoms); }
+
+  // Adds a warning (thread safe).
+  void warn(std::string w) {
+    std::lock_guard<std::mutex> lock(warn_mu);
+    warnings.push_back(std::move(w));
+  }
+
+  // Best state of one (sub)network of component k: GPU when asked and big
+  // enough (CPU fallback on any CUDA failure), CPU otherwise; this pass's
+  // tries.  whole: the piece is the whole component (its walk's best costs
+  // go to the progress; a partition's are not the component's).
+  std::vector<uint8_t> solve_piece(int32_t k, bool on_gpu, const mln::Network& sub, const std::vector<uint8_t>& init,
+                                   int64_t flips, uint64_t seed, bool whole);
+
+  // The walk's settings for a piece of component k: this pass's tries of
+  // walksat_cpu, progress to k's slot (whole) or its flips alone.
+  WalkParams walk_params(int32_t k, int64_t flips, uint64_t seed, bool whole);
+
+  // This pass's tries for a walk that takes them whole (the GPU walks, the
+  // weighted walk): all of max_tries in one pass, else 1 and the rest (0
+  // when max_tries is 1 and only walksat_cpu's adaptive tries are left).
+  int tries_this_pass() const { return passes == 1 ? opts.max_tries : pass == 0 ? 1 : opts.max_tries - 1; }
+
+  // Component k's state in `truth` (1-based over its atom list).
+  std::vector<uint8_t> current_state(int32_t k, const std::vector<uint8_t>& truth) const;
+
+  // Component k, which the search never reached (the time ran out first):
+  // writes into `truth` the better of its starting state (the progress
+  // counted it at that) and the all-false state; returns its cost.
+  double settle_unreached(int32_t k, std::vector<uint8_t>& truth);
+
+  // True if component k is the whole network with its ids unchanged: every
+  // atom and every clause (atoms and clauses are listed in ascending order
+  // within a component), each clause's literals sorted as extraction would
+  // leave them.
+  bool whole_network(int32_t k) const;
+
+  // Component k as a network: the whole network itself where it is one
+  // (whole_network), else extracted into `sub`; its atom ids into `atoms`.
+  const mln::Network& component_network(int32_t k, std::vector<int32_t>& atoms, SubNetwork& sub) const;
+
+  // A lower bound on the optimum of component k (network `pn`, n atoms)
+  // whose best state so far is `best`; runs the exact path where the
+  // solver asks for it, keeping its state in `best` when it is better, and
+  // marks the component proven when its answer is optimal.
+  // Sets *defer instead of running the exact path on a component small
+  // enough for the batch (solve_batched runs them all as one ILP).
+  double bound_component(int32_t k, const mln::Network& pn, int64_t n, bool enumerated, std::vector<uint8_t>& best,
+                         bool* defer);
+
+  // The exact path's time limit now: "ilp" until done or the job's
+  // timeout; "auto" what is left of ilp_seconds (a budget for the whole
+  // job), within the timeout.  A negative value: no time left.
+  double ilp_limit() const;
+
+  // The exact path on `pn` from `start` within ilp_limit(), timed into
+  // ilp_micros; false (r untouched) when no time is left.  cutting_plane:
+  // RockIt's rounds (they pay off where few of many clauses are ever
+  // violated) rather than one ILP over every clause.
+  bool run_exact(const mln::Network& pn, const std::vector<uint8_t>& start, bool cutting_plane, IlpOutcome& r);
+
+  // Components whose exact path waits for the batch.
+  struct Deferred {
+    int32_t k;
+    mln::Network net;            // the component as a network of its own
+    std::vector<int32_t> atoms;  // its local ids -> ids in the whole network
+    double constant_cost;
+  };
+  std::mutex batch_mu;
+  std::vector<Deferred> batch;
+  double batch_bound_extra = 0;  // what the batch's ILP proved beyond its components' own bounds
+
+  // The exact path over every deferred component at once: they are
+  // independent, so one ILP of their union has as optimum the sum of theirs,
+  // and one CBC run per cutting-plane round replaces one per component (on
+  // class, 180 small rounds cost about a second).
+  void solve_batched(std::vector<uint8_t>& truth);
+
+  // Solver "auto": components too large for the batch whose exact path
+  // waits until every component is walked and bounded (finish_exact).
+  std::vector<int32_t> exact_later;
+  bool gap_stopped = false;  // the exact path was skipped or ended: the gap was within tolerance
+
+  // The exact path after the walks: "auto" runs it only while the whole
+  // answer's gap exceeds gap_tolerance, the batch first, then the large
+  // components widest gap first; "ilp" runs the batch.
+  void finish_exact(std::vector<uint8_t>& truth);
+
+  // Whether the solved components' cost is within gap_tolerance of their
+  // bound (comp_cost, comp_bound of the components done, the batch's extra).
+  bool within_gap() const;
+
+  // Components too small to fill the GPU (device "gpu", weighted design),
+  // solved together: one weighted walk over their union, each component a
+  // part with its own best state (walk_weighted.hpp), then each finished as
+  // solve_component would (bound, exact path).  One walk instead of one per
+  // component: on class ~100 components of 20-500 atoms, each of which
+  // alone is a few thousand rounds of near-empty kernel launches.  If the
+  // GPU fails, the components are walked on the CPU one by one.
+  void solve_gpu_batch(const std::vector<int32_t>& ks, std::vector<uint8_t>& truth);
+
+  // Component k's starting state (1-based over its atom list): coin flips
+  // from its own seed, or the network's given start.
+  std::vector<uint8_t> initial_state(int32_t k) const;
+
+  // Progress counts every component from the start, at the cost of its
+  // starting state, so that the reported total is the whole network's
+  // current cost (before, a component counted only once it had reported,
+  // and the total rose while components started).
+  // On OpenMP threads: one pass over the clauses (RC with 10^5 papers:
+  // 17.8M clauses).
+  void seed_progress(const std::vector<int32_t>& ks);
+
+  // Component k of at most kTinyAtoms atoms, enumerated straight from the
+  // network (solve_exact_tiny): what extraction, solve_piece's enumeration
+  // and bound_component would give it, the same costs summed in the same
+  // clause order.
+  void solve_tiny_component(int32_t k, std::vector<uint8_t>& truth);
+
+  // Solves component k and writes its best state into `truth`.
+  // With `walked`, the component's state from a batched walk
+  // (solve_gpu_batch) is used instead of walking it here.  In the first of
+  // two passes, a walked component keeps its first try's state (comp_more)
+  // and returns; the second walks its other tries from there (or, once the
+  // time has run out, none), then bounds it.
+  void solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth,
+                       const std::vector<uint8_t>* walked = nullptr);
+};
+
+}  // namespace mln::solver::map_detail

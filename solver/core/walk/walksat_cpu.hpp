@@ -1,0 +1,114 @@
+// WalkSAT on one (sub)network, on one CPU thread, Tuffy's MAP variant
+// (MRF.inferWalkSATwithBlocks; docs/tuffy-reference.md section 7.2).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "mln/network.hpp"
+#include "core/base/run_control.hpp"
+
+namespace mln::solver {
+
+// Tuffy's greedy throttling: an uphill flip is skipped with this probability.
+constexpr double kGreedyThrottle = 0.7;
+
+// HostArray: mln/host_array.hpp (written in full on threads, not zeroed first).
+using mln::HostArray;
+
+// The clauses of one (sub)network in the layout the search uses.  Weights
+// are fixed point (int64, scale 2^k): incremental make/break sums then stay
+// exact, with no floating-point drift in "delta > 0" tests.
+struct WalkInstance {
+  int32_t n = 0;                   // atoms, 0-based here (network id - 1)
+  int64_t m = 0;                   // clauses
+  HostArray<int64_t> cl_off;       // CSR over clauses, size m + 1
+  HostArray<uint32_t> cl_lit;      // atom << 1 | (literal is positive)
+  HostArray<int64_t> occ_off;      // CSR over atoms, size n + 1
+  HostArray<uint32_t> occ;         // clause << 1 | (literal is positive)
+  HostArray<int64_t> w;            // fixed-point weights (signed)
+  double scale = 1;                // fixed = round(weight * scale)
+  int64_t hard_fixed = 0;          // kHardThreshold in fixed point
+  int64_t max_clause_len = 0;
+  // Set by walk_instance_header only: the arrays above are empty and the
+  // GPU walk lays them out in device memory from these clauses (which must
+  // outlive the instance).
+  const mln::ClauseSet* source = nullptr;
+  bool header_only() const { return source != nullptr && cl_off.empty(); }
+};
+
+// Builds the search layout of `net` (atoms 1..num_atoms become 0..n-1).
+WalkInstance build_walk_instance(const mln::Network& net);
+
+// The layout's sizes, scale and longest clause only, for the GPU walk to
+// lay out on the device (walksat_gpu.hpp): on smokers at 10^6 people the
+// host layout (occurrence lists sorted per atom) was a third of the GPU
+// path's set-up, and the device builds it in a few milliseconds.
+WalkInstance walk_instance_header(const mln::Network& net);
+
+struct WalkParams {
+  int64_t flips_per_try = 0;
+  int max_tries = 3;
+  // walksat_cpu runs tries first_try .. last_try - 1 of the max_tries
+  // (last_try 0: to the end, adaptive_noise's extra tries included), the
+  // first of them from `init`: solve_map walks every component's first try
+  // before any component's second.  The other walks take their tries whole
+  // (max_tries).
+  int first_try = 0;
+  int last_try = 0;
+  double random_step = 0.5;
+  bool adaptive_noise = false;  // see SolveOptions::adaptive_noise
+  bool dont_break = false;
+  double hard_first = 0;   // probability of repairing a violated hard clause first (see walksat_cpu)
+  uint64_t seed = 1;
+  StopToken* stop = nullptr;  // polled every 4096 steps
+  // Called every 4096 steps with (best cost so far, flips since last call).
+  std::function<void(double, int64_t)> on_progress;
+  // Test hook: called after every flip with the 0-based atom (CPU only).
+  std::function<void(uint32_t)> on_flip;
+};
+
+struct WalkOutcome {
+  std::vector<uint8_t> best;  // best state found, 0-based atoms
+  int64_t best_cost_fixed = 0;
+  double best_cost = 0;       // best_cost_fixed / scale (callers recompute exactly)
+  int64_t flips = 0;          // steps taken, skipped steps included
+  bool satisfied = false;     // reached a state with nothing violated
+  bool stopped = false;       // the stop token fired
+};
+
+// Largest (sub)network solve_exact_cpu accepts: 2^20 flips at most.
+constexpr int32_t kExactMaxAtoms = 20;
+
+// The optimum of a small instance by enumerating all 2^n states in Gray-code
+// order (one incremental flip per state), starting from `init`.  Exact and,
+// for a dozen atoms, far cheaper than WalkSAT's tries.
+WalkOutcome solve_exact_cpu(const WalkInstance& inst, const std::vector<uint8_t>& init);
+
+// solve_exact_cpu for a component of at most kTinyAtoms atoms, read straight
+// from the parent network: clauses[0..m) are its clause ids, local_of maps
+// its atoms to 1..n, and bit i of a state is local atom i + 1.  The same
+// answer as extracting the component, building its instance and calling
+// solve_exact_cpu (the same fixed-point costs, the same Gray-code order from
+// `init`, ties kept at the earlier state), without their ~30 allocations:
+// smokers at 10^6 people has ~300,000 such components.
+constexpr int kTinyAtoms = 6;
+struct TinyExact {
+  uint32_t best = 0;         // the state
+  double best_cost = 0;      // its cost (fixed point / scale)
+  int64_t flips = 0;         // states visited after the first
+};
+TinyExact solve_exact_tiny(const mln::ClauseSet& cs, const int64_t* clauses, int64_t m,
+                           const std::vector<int32_t>& local_of, int n, uint32_t init);
+
+// Runs max_tries tries of WalkSAT from `init` (size n, 0/1 per atom), or
+// those from first_try to last_try; tries after the first restart from the
+// previous best (COPY_LOW).
+WalkOutcome walksat_cpu(const WalkInstance& inst, const std::vector<uint8_t>& init,
+                        const WalkParams& params);
+
+}  // namespace mln::solver
