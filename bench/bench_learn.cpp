@@ -23,9 +23,9 @@
 #include <mutex>
 #include <thread>
 
-#include "core/instance_gen.hpp"
-#include "core/learn.hpp"
-#include "core/mcsat_gpu.hpp"
+#include "core/base/instance_gen.hpp"
+#include "core/learn/learn.hpp"
+#include "core/marginal/mcsat_gpu.hpp"
 
 namespace {
 

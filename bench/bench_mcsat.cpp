@@ -24,9 +24,9 @@
 #include <mutex>
 #include <thread>
 
-#include "core/instance_gen.hpp"
-#include "core/marginal.hpp"
-#include "core/mcsat_gpu.hpp"
+#include "core/base/instance_gen.hpp"
+#include "core/marginal/solve_marginal.hpp"
+#include "core/marginal/mcsat_gpu.hpp"
 
 namespace {
 

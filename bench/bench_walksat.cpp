@@ -18,11 +18,11 @@
 #include <mutex>
 #include <thread>
 
-#include "core/instance_gen.hpp"
-#include "core/maxwalksat.hpp"
-#include "core/rng.hpp"
-#include "core/walksat_cpu.hpp"
-#include "core/walksat_gpu.hpp"
+#include "core/base/instance_gen.hpp"
+#include "core/map/solve_map.hpp"
+#include "core/base/rng.hpp"
+#include "core/walk/walksat_cpu.hpp"
+#include "core/walk/walksat_gpu.hpp"
 
 namespace {
 

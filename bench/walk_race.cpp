@@ -24,7 +24,7 @@
 #include <string>
 #include <thread>
 
-#include "core/maxwalksat.hpp"
+#include "core/map/solve_map.hpp"
 #include "worker/pq.hpp"
 #include "worker/worker.hpp"
 

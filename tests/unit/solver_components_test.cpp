@@ -5,13 +5,13 @@
 #include <functional>
 #include <set>
 
-#include "core/components.hpp"
-#include "core/instance_gen.hpp"
-#include "core/maxwalksat.hpp"
-#include "core/partition.hpp"
-#include "core/rng.hpp"
+#include "core/base/components.hpp"
+#include "core/base/instance_gen.hpp"
+#include "core/map/solve_map.hpp"
+#include "core/base/partition.hpp"
+#include "core/base/rng.hpp"
 #include "solver_test_util.hpp"
-#include "core/subnetwork.hpp"
+#include "core/base/subnetwork.hpp"
 
 namespace mln::solver {
 namespace {

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "solver_test_util.hpp"
-#include "core/walksat_cpu.hpp"
+#include "core/walk/walksat_cpu.hpp"
 
 namespace mln::solver {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/maxwalksat.hpp"
+#include "core/map/solve_map.hpp"
 #include "mln/relation.hpp"
 #include "solver_test_util.hpp"
 

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <cmath>
 
-#include "core/ilp_map.hpp"
-#include "core/maxwalksat.hpp"
+#include "core/map/ilp_map.hpp"
+#include "core/map/solve_map.hpp"
 #include "solver_test_util.hpp"
 
 namespace mln::solver {

@@ -14,9 +14,9 @@
 #include <functional>
 #include <iostream>
 
-#include "core/learn.hpp"
-#include "core/mcsat_gpu.hpp"
-#include "core/rng.hpp"
+#include "core/learn/learn.hpp"
+#include "core/marginal/mcsat_gpu.hpp"
+#include "core/base/rng.hpp"
 
 namespace mln::solver {
 namespace {

@@ -15,10 +15,10 @@
 #include <chrono>
 #include <thread>
 
-#include "core/instance_gen.hpp"
-#include "core/marginal.hpp"
-#include "core/mcsat_gpu.hpp"
-#include "core/mcsat_parallel.hpp"
+#include "core/base/instance_gen.hpp"
+#include "core/marginal/solve_marginal.hpp"
+#include "core/marginal/mcsat_gpu.hpp"
+#include "core/marginal/mcsat_parallel.hpp"
 #include "solver_test_util.hpp"
 
 namespace mln::solver {

@@ -7,9 +7,9 @@
 #include <string>
 #include <thread>
 
-#include "core/instance_gen.hpp"
-#include "core/maxwalksat.hpp"
-#include "core/network_cost.hpp"
+#include "core/base/instance_gen.hpp"
+#include "core/map/solve_map.hpp"
+#include "core/base/network_cost.hpp"
 #include "solver_test_util.hpp"
 
 namespace mln::solver {

@@ -6,18 +6,18 @@
 #include <cmath>
 #include <set>
 
-#include "core/marginal.hpp"
+#include "core/marginal/solve_marginal.hpp"
 
-#include "core/components.hpp"
-#include "core/le_bytes.hpp"
-#include "core/part_extract.hpp"
-#include "core/part_walk.hpp"
-#include "core/partition.hpp"
-#include "core/spread.hpp"
-#include "core/spread_marginal.hpp"
-#include "core/subnetwork.hpp"
-#include "core/walk_weighted.hpp"
-#include "core/walksat_gpu.hpp"
+#include "core/base/components.hpp"
+#include "core/base/le_bytes.hpp"
+#include "core/spread/part_extract.hpp"
+#include "core/spread/part_walk.hpp"
+#include "core/base/partition.hpp"
+#include "core/spread/spread.hpp"
+#include "core/spread/spread_marginal.hpp"
+#include "core/base/subnetwork.hpp"
+#include "core/walk/walk_weighted.hpp"
+#include "core/walk/walksat_gpu.hpp"
 #include "solver_test_util.hpp"
 
 namespace mln::solver {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "mln/network.hpp"
-#include "core/rng.hpp"
+#include "core/base/rng.hpp"
 
 namespace mln::solver::testing {
 

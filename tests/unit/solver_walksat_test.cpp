@@ -4,11 +4,11 @@
 
 #include <algorithm>
 
-#include "core/maxwalksat.hpp"
-#include "core/rng.hpp"
+#include "core/map/solve_map.hpp"
+#include "core/base/rng.hpp"
 #include "solver_test_util.hpp"
-#include "core/subnetwork.hpp"
-#include "core/walksat_cpu.hpp"
+#include "core/base/subnetwork.hpp"
+#include "core/walk/walksat_cpu.hpp"
 
 namespace mln::solver {
 namespace {

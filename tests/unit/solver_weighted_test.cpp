@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/maxwalksat.hpp"
-#include "core/walksat_gpu.hpp"
+#include "core/map/solve_map.hpp"
+#include "core/walk/walksat_gpu.hpp"
 #include "mln/relation.hpp"
 #include "solver_test_util.hpp"
 
