@@ -8,20 +8,17 @@
 #include <vector>
 
 #include "ground/internal.hpp"
+#include "lang/builtins.hpp"
 
 namespace mln::ground::detail {
 
-// A value of an expression: a number or a string.
-struct Value {
-  bool is_str = false;
-  double num = 0;
-  std::string str;
-};
+using lang::Value;
 
 // Resolves a variable of the expression to its value for one binding row.
 using VarLookup = std::function<Value(const std::string& name)>;
 
-// Evaluates `e` (Tuffy semantics; throws lang::LangError on a bad cast).
+// Evaluates `e` (Tuffy semantics; built-ins from lang/builtins.hpp; throws
+// lang::LangError where PostgreSQL raises an error).
 Value eval_expr(const lang::Expr& e, const VarLookup& var);
 // True when the value counts as true in a condition.
 bool truthy(const Value& v);

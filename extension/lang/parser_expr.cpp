@@ -2,6 +2,7 @@
 // One precedence ladder serves bracketed conditions and bare comparisons:
 //   || OR  <  && AND  <  ! NOT  <  comparison  <  + - %  <  * / & | ^ << >>
 //   <  ~ (prefix)  <  ! (postfix factorial)  <  primary
+#include "lang/builtins.hpp"
 #include "lang/parser.hpp"
 
 namespace mln::lang::detail {
@@ -17,6 +18,50 @@ bool is_comparison(const std::string& op) {
 }
 
 }  // namespace
+
+// Lower-cased name if `name` is a built-in function, else "".
+std::string builtin_function(std::string_view name) {
+  std::string low(name);
+  for (char& c : low) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return is_builtin_function(low) ? low : "";
+}
+
+bool Parser::is_pred_call(size_t ahead) const {
+  return at(Tok::Id, ahead) && at(Tok::LParen, ahead + 1) && prog_.find_pred(peek(ahead).raw) >= 0;
+}
+
+// True when the tokens at `ahead` begin a formula operand that is not a
+// condition: an atom, a negation, a bracket, a quantifier, a formula in parentheses.
+bool Parser::starts_formula_operand(size_t ahead) const {
+  const Token& t = peek(ahead);
+  if (t.kind == Tok::Id && at(Tok::LParen, ahead + 1)) return builtin_function(t.raw).empty();
+  if (t.kind == Tok::Id) return is_exist_word(t.raw) || is_forall_word(t.raw);
+  if (t.kind == Tok::Bang || t.kind == Tok::LBracket) return true;
+  if (t.kind == Tok::Plus) return is_pred_call(ahead + 1);
+  if (t.kind == Tok::LParen) return paren_holds_formula(pos_ + ahead);
+  return false;
+}
+
+// Whether the parenthesised group at token `open` is a formula (it holds an
+// atom, a connective or a quantifier) rather than an arithmetic expression.
+bool Parser::paren_holds_formula(size_t open) const {
+  size_t close = matching_paren(open);
+  if (close == std::string::npos) return true;
+  for (size_t i = open + 1; i < close; ++i) {
+    const Token& t = toks_[i];
+    switch (t.kind) {
+      case Tok::V: case Tok::Implies: case Tok::Iff: case Tok::LBracket:
+        return true;
+      case Tok::Id:
+        if (is_exist_word(t.raw) || is_forall_word(t.raw)) return true;
+        if (toks_[i + 1].kind == Tok::LParen && builtin_function(t.raw).empty()) return true;
+        break;
+      default:
+        break;
+    }
+  }
+  return false;
+}
 
 // Creates a node, counting it against the per-condition budget.
 Expr Parser::make_node(Expr::Kind kind, std::string text) {
@@ -34,8 +79,10 @@ bool Parser::is_boolean(const Expr& e) {
       return is_comparison(e.text) || e.text == "&&" || e.text == "||";
     case Expr::Kind::Unary:
       return e.text == "!";
-    case Expr::Kind::Call:
-      return e.text == "contains" || e.text == "startswith" || e.text == "endswith";
+    case Expr::Kind::Call: {
+      const Builtin* b = find_builtin(e.text, e.args.size(), false);
+      return b && b->result == BuiltinType::Bool;
+    }
     default:
       return false;
   }
@@ -222,6 +269,9 @@ Expr Parser::parse_expr_primary() {
       --paren_expr_;
       bare_mode_ = saved;
       expect(Tok::RParen, "\",\" or \")\" in the function arguments");
+      if (!find_builtin(fn, call.args.size(), false))
+        throw LangError(LangError::Kind::ArityMismatch, t.line, t.col, fn,
+                        fn + " " + builtin_arity_text(fn) + ", not " + std::to_string(call.args.size()));
       return call;
     }
     default:

@@ -9,64 +9,6 @@
 
 namespace mln::lang::detail {
 
-namespace {
-
-const char* const kBuiltins[] = {
-    "abs", "sign", "exp", "ceil", "ceiling", "floor", "trunc", "round", "ln", "lg", "log", "pow",
-    "sqrt", "sin", "cos", "tan", "factorial", "add", "subtract", "multiply", "divide", "mod",
-    "bitand", "bitor", "bitxor", "bitshiftleft", "bitshiftright", "length", "len", "strlen",
-    "upper", "lower", "trim", "initcap", "md5", "concat", "strpos", "repeat", "substr", "replace",
-    "split_part", "regex_replace", "contains", "startswith", "endswith",
-};
-
-}  // namespace
-
-// Lower-cased name if `name` is a built-in function, else "".
-std::string builtin_function(std::string_view name) {
-  std::string low(name);
-  for (char& c : low) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  for (const char* b : kBuiltins)
-    if (low == b) return low;
-  return "";
-}
-
-bool Parser::is_pred_call(size_t ahead) const {
-  return at(Tok::Id, ahead) && at(Tok::LParen, ahead + 1) && prog_.find_pred(peek(ahead).raw) >= 0;
-}
-
-// True when the tokens at `ahead` begin a formula operand that is not a
-// condition: an atom, a negation, a bracket, a quantifier, a formula in parentheses.
-bool Parser::starts_formula_operand(size_t ahead) const {
-  const Token& t = peek(ahead);
-  if (t.kind == Tok::Id && at(Tok::LParen, ahead + 1)) return builtin_function(t.raw).empty();
-  if (t.kind == Tok::Id) return is_exist_word(t.raw) || is_forall_word(t.raw);
-  if (t.kind == Tok::Bang || t.kind == Tok::LBracket) return true;
-  if (t.kind == Tok::Plus) return is_pred_call(ahead + 1);
-  if (t.kind == Tok::LParen) return paren_holds_formula(pos_ + ahead);
-  return false;
-}
-
-// Whether the parenthesised group at token `open` is a formula (it holds an
-// atom, a connective or a quantifier) rather than an arithmetic expression.
-bool Parser::paren_holds_formula(size_t open) const {
-  size_t close = matching_paren(open);
-  if (close == std::string::npos) return true;
-  for (size_t i = open + 1; i < close; ++i) {
-    const Token& t = toks_[i];
-    switch (t.kind) {
-      case Tok::V: case Tok::Implies: case Tok::Iff: case Tok::LBracket:
-        return true;
-      case Tok::Id:
-        if (is_exist_word(t.raw) || is_forall_word(t.raw)) return true;
-        if (toks_[i + 1].kind == Tok::LParen && builtin_function(t.raw).empty()) return true;
-        break;
-      default:
-        break;
-    }
-  }
-  return false;
-}
-
 void Parser::parse_rule() {
   SourcePos pos = pos_of(peek());
   // [Label] "name", [+Label] "name", [Label+] "name"

@@ -1,6 +1,7 @@
 // Moving int columns between heap tables and the engine: a table scan
-// straight into columnar buffers (no SPI, no row-at-a-time executor), and
-// table_multi_insert into a result table.
+// straight into columnar buffers (no SPI, no row-at-a-time executor:
+// heap_read.cpp), and raw pages or table_multi_insert into a result table
+// (heap_write.cpp).
 #pragma once
 
 #include <functional>
@@ -11,9 +12,14 @@
 
 extern "C" {
 #include "postgres.h"
+#include "storage/lockdefs.h"
 }
 
 namespace mln::pg {
+
+// The relation named by a (possibly schema-qualified, quoted) name, locked
+// with `lock`.
+Oid relation_by_name(const std::string& qualified_table, LOCKMODE lock);
 
 // Reads the named int2/int4 columns of a table (or materialized view).
 // Throws UserError for a missing relation/column, a non-integer column, or

@@ -17,7 +17,7 @@
 #include "pg/heap_scan.hpp"
 
 #include "pg/guard.hpp"
-#include "pg/heap_pages.hpp"
+#include "pg/heap_page_reader.hpp"
 #include "pg/helper_thread.hpp"
 
 #include <algorithm>

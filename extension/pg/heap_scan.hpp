@@ -1,4 +1,4 @@
-// The fast path of scan_columns() (heap_io.cpp): a heap table whose
+// The fast path of scan_columns() (heap_read.cpp): a heap table whose
 // requested int2/int4 columns sit at fixed offsets, read with the backend
 // thread doing only buffer-manager work while a helper thread decodes.
 #pragma once

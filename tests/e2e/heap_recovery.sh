@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tables written as raw heap pages (an operator's result table, a program's
-# ground atoms: extension/pg/heap_pages.cpp) survive a crash.  They are
+# ground atoms: extension/pg/heap_page_writer.cpp) survive a crash.  They are
 # written after a checkpoint; the server is then stopped with
 # `pg_ctl -m immediate` (no shutdown checkpoint) and their data files are
 # deleted, so the rows can only come back through WAL replay of their
