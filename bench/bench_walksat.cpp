@@ -1,6 +1,6 @@
 // MaxWalkSAT throughput and time-to-target on planted random weighted
 // MaxSAT instances: one CPU core, all CPU cores (a portfolio of independent
-// walks on threads), and the two GPU designs.
+// walks on threads), and the weighted walk on the GPU.
 //
 //   MLN_BENCH_MAX_CLAUSES  largest instance (default 1e6; sizes 1e5, 1e6, 1e7)
 //   MLN_BENCH_TARGET_FRAC  target cost as a fraction of the total weight (default 0.002)
@@ -121,8 +121,8 @@ void BM_CpuAllCores(benchmark::State& state) {
   run_cpu_portfolio(state, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
 }
 
-// Runs one GPU design until the target or the budget.
-void run_gpu(benchmark::State& state, GpuDesign design) {
+// Runs the GPU walk until the target or the budget.
+void BM_GpuWeighted(benchmark::State& state) {
   const int64_t m = state.range(0);
   std::string why;
   if (!gpu_walksat_available(&why)) { state.SkipWithError(("no GPU: " + why).c_str()); return; }
@@ -134,7 +134,6 @@ void run_gpu(benchmark::State& state, GpuDesign design) {
     p.max_tries = 1;
     p.seed = 1;
     GpuWalkOptions g;
-    g.design = design;
     g.target_cost_fixed = static_cast<int64_t>(P.target * P.inst.scale);
     double to_target = -1;
     auto t0 = Clock::now();
@@ -158,14 +157,10 @@ void run_gpu(benchmark::State& state, GpuDesign design) {
   }
 }
 
-void BM_GpuPortfolio(benchmark::State& state) { run_gpu(state, GpuDesign::kPortfolio); }
-void BM_GpuParallelFlips(benchmark::State& state) { run_gpu(state, GpuDesign::kParallelFlips); }
-
 #define MLN_WALKSAT_SIZES ->Arg(100000)->Arg(1000000)->Arg(10000000)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond)
 BENCHMARK(BM_CpuOneCore) MLN_WALKSAT_SIZES;
 BENCHMARK(BM_CpuAllCores) MLN_WALKSAT_SIZES;
-BENCHMARK(BM_GpuPortfolio) MLN_WALKSAT_SIZES;
-BENCHMARK(BM_GpuParallelFlips) MLN_WALKSAT_SIZES;
+BENCHMARK(BM_GpuWeighted) MLN_WALKSAT_SIZES;
 
 }  // namespace
 

@@ -3,7 +3,7 @@
 //
 //   mln_walk_race SCHEMA MODE SECONDS [key=value ...]
 //
-// MODE: gpu  the GPU walk alone (solve_map device gpu; gpu_design=...)
+// MODE: gpu  the GPU walk alone (solve_map device gpu)
 //       cpu  the CPU walk on every core (device cpu, threads = cores)
 //       one  the CPU walk on one core (device cpu, threads 1)
 //       wcpu the weighted walk on CPU threads (cpu_walk weighted)
@@ -13,7 +13,7 @@
 // under a SECONDS timeout (the GPU's CUDA context is created before the
 // clock starts, as in the long-running worker).  Prints "seconds cost flips" every 10 ms while
 // the cost changes, then "final seconds cost flips device".
-// Keys: seed, max_flips, max_tries, threads, gpu_design, inc_rel, inc_abs,
+// Keys: seed, max_flips, max_tries, threads, inc_rel, inc_abs,
 // noise, kick_noise, cap, freeze_rounds, stall_rounds, stall_time, smooth_every,
 // smooth_keep, polish_rounds, wthreads.
 #include <chrono>
@@ -50,7 +50,6 @@ int main(int argc, char** argv) {
       else if (k == "max_flips") o.max_flips = std::stoll(v);
       else if (k == "max_tries") o.max_tries = std::stoi(v);
       else if (k == "threads") o.threads = std::stoi(v);
-      else if (k == "gpu_design") o.gpu_design = v;
       else if (k == "inc_rel") o.weighted.inc_rel = std::stod(v);
       else if (k == "inc_abs") o.weighted.inc_abs = std::stod(v);
       else if (k == "kick_noise") o.weighted.kick_noise = std::stod(v);

@@ -32,6 +32,9 @@ std::string token_at(std::string_view text, size_t pos) {
 
 EvidenceReader::EvidenceReader(const Program& prog, std::string_view text) : prog_(prog), text_(text) {}
 
+// long function: one evidence atom in one pass; `skip` and `fail` share the
+// cursor (i, line) with every step, which a split would pass around by
+// reference for each argument of files with millions of lines.
 bool EvidenceReader::next(EvidenceAtom& out) {
   const char* s = text_.data();
   const size_t n = text_.size();

@@ -36,7 +36,8 @@ PeakBytes g_host_bytes;
 
 struct CpuExec {
   static constexpr Backend kBackend = Backend::CPU;
-  // Hash inner join under Auto: 2.9x the sort form at 10^7 rows on 2 cores.
+  // Hash inner join under Auto: faster than the sort form once the sorted
+  // array leaves the cache (docs/operators.md).
   static constexpr bool kAutoHashJoin = true;
   static constexpr size_t kMaxChunkRows = size_t(1) << 22;  // ~0.1-1 s of work on a few cores
   static constexpr bool kExpandRuns = false;  // joins expand through gather maps (operators.hpp)
@@ -47,8 +48,8 @@ struct CpuExec {
   // Dynamic adjustment is on: libgomp then uses fewer threads when the
   // machine is busy (load average).  Without it, on a loaded 2-core machine
   // (a PostgreSQL backend next to other backends) every parallel region's
-  // barrier spin-waits for a descheduled thread: grounding smokers-10^5 took
-  // 16 s in the closure with 2 threads and 0.9 s with 1.
+  // barrier spin-waits for a descheduled thread, which makes grounding many
+  // times slower (docs/architecture.md).
   struct Scope {
     int prev;
     int prev_dynamic;
@@ -97,7 +98,7 @@ struct CpuExec {
   // Zero-filled host array of n elements, written in parallel.  Not calloc:
   // its untouched pages would map the shared zero page on the first read and
   // fault again on the first write, and on this VM each such remap costs a
-  // TLB-shootdown IPI (measured: distinct at 10^7 rows 2-3x slower).
+  // TLB-shootdown IPI (docs/operators.md, "Empty slot = 0").
   template <class T>
   Buf<T> alloc_zeroed(size_t n) const {
     Buf<T> b = alloc<T>(n);

@@ -26,29 +26,25 @@
 #include <string>
 
 #include "engine_impl.hpp"
+#include "mln/cuda_check.cuh"
 #include "mln/device_copy.hpp"
 
 namespace mln::gpu {
 namespace {
 
 // Maps a CUDA error code to the engine's error kinds.
-EngineError cuda_error(cudaError_t err, const std::string& what) {
-  cudaGetLastError();  // clear a non-sticky error so the context stays usable
+EngineError cuda_error(cudaError_t err, const std::string& message) {
   EngineError::Kind kind = EngineError::Kind::DeviceFailure;
   if (err == cudaErrorMemoryAllocation)
     kind = EngineError::Kind::OutOfMemory;
   else if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver ||
            err == cudaErrorDevicesUnavailable || err == cudaErrorInvalidDevice)
     kind = EngineError::Kind::DeviceUnavailable;
-  return EngineError(kind, what + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+  return EngineError(kind, message);
 }
 
-// Throws the mapped EngineError when a CUDA call failed.
-#define MLN_CUDA_TRY(call)                                      \
-  do {                                                          \
-    cudaError_t mln_err_ = (call);                              \
-    if (mln_err_ != cudaSuccess) throw cuda_error(mln_err_, #call); \
-  } while (0)
+// Throws the mapped EngineError when a CUDA call failed (mln/cuda_check.cuh).
+#define MLN_CUDA_TRY(call) ::mln::cuda_check((call), #call, cuda_error)
 
 // Stream-ordered device allocation on the legacy default stream; the pool
 // keeps freed blocks, so operators do not pay for cudaMalloc/cudaFree.
@@ -148,9 +144,9 @@ struct RunEnd {
 
 struct CudaExec {
   static constexpr Backend kBackend = Backend::CUDA;
-  // Sort-based inner join under Auto: on an H100 it took 3.4 ms against the
-  // hash form's 5.0 ms at 10^7 rows (2.2 vs 4.5 ms with two key columns), and
-  // tied at 10^8; semi/anti joins and distinct are 1.4-2.8x faster hashed.
+  // Sort-based inner join under Auto: with radix sort it beats the hash
+  // form's atomics at 10^7 rows and ties at 10^8, while semi/anti joins and
+  // distinct, which have no expansion, are faster hashed (docs/operators.md).
   static constexpr bool kAutoHashJoin = false;
   static constexpr size_t kMaxChunkRows = size_t(1) << 26;  // a few ms of work; per-chunk overhead stays small
   EngineOptions opts;
@@ -175,8 +171,8 @@ struct CudaExec {
   // Everything here runs in order on the legacy default stream: kernels,
   // the stream-ordered allocations and frees, and the cudaMemcpy calls
   // through which alone the host reads results, so no call needs the wait.
-  // Measured on an H100: the waits were 0.3 ms of a 1.65 ms join at 10^7
-  // rows.  A device fault then surfaces at the next synchronising call.
+  // The waits were a sizable share of a join's time (docs/operators.md).  A
+  // device fault then surfaces at the next synchronising call.
   auto policy() const { return thrust::cuda::par_nosync(temp); }
 
   // Uninitialised device array of n elements.
@@ -239,7 +235,7 @@ struct CudaExec {
   // sort on only the bits the largest key uses.  Keys of one int32 column
   // use 32 of their 64 bits, and of small non-negative values fewer, so the
   // sort takes half the passes (or less) of thrust::sort on uint64, which
-  // always runs all eight (measured: 0.8 ms of a 10^7-row sort join).
+  // always runs all eight (docs/operators.md).
   void sort_keys(ops::Key* keys, size_t n, int32_t* perm) const {
     if (n < 2) return;
     const ops::Key top = thrust::reduce(policy(), keys, keys + n, ops::Key(0), thrust::maximum<ops::Key>());
@@ -323,9 +319,8 @@ struct CudaExec {
   // Columns src[c][0..n) at the rows where keep(i) holds, in order; returns
   // their number.  keep is evaluated once per row into a byte mask, the mask
   // is compacted into row numbers (count + CUB select), and each column is
-  // gathered.  Measured on an H100 at 10^8 rows, two columns: 5.8 ms this
-  // way; evaluating keep as the stencil of copy_if (zipped columns, or row
-  // numbers) took 10.1-10.6 ms.
+  // gathered: faster than evaluating keep as the stencil of copy_if (zipped
+  // columns, or row numbers; docs/operators.md).
   template <class Keep>
   size_t select_rows(const Keep& keep, size_t n, const std::vector<const int32_t*>& src,
                      std::vector<Column>& out) const {
@@ -385,8 +380,11 @@ struct CudaExec {
 
   // Maps a Thrust error (CUDA category or other) to EngineError.
   EngineError map_error(const thrust::system_error& e) const {
-    if (e.code().category() == thrust::cuda_category())
-      return cuda_error(static_cast<cudaError_t>(e.code().value()), e.what());
+    if (e.code().category() == thrust::cuda_category()) {
+      const auto code = static_cast<cudaError_t>(e.code().value());
+      cudaGetLastError();  // clear a non-sticky error, as mln::cuda_check does
+      return cuda_error(code, mln::cuda_failure_message(code, e.what()));
+    }
     return EngineError(EngineError::Kind::DeviceFailure, e.what());
   }
 };
@@ -489,8 +487,7 @@ double time_backend_copy(Backend b, size_t bytes, int reps) {
   cudaEventDestroy(stop);
   device_free(src);
   device_free(dst);
-  cudaError_t err = cudaDeviceSynchronize();
-  if (err != cudaSuccess) throw cuda_error(err, "time_backend_copy");
+  MLN_CUDA_TRY(cudaDeviceSynchronize());
   return best;
 }
 

@@ -539,9 +539,9 @@ struct HashRange {
 // leaves pos[d] at the end of run d, so run d is perm[pos[d-1] .. pos[d]).
 // How the runs are placed is the backend's (Exec::group_dense): the CPU
 // form is the counting scatter above; the CUDA form radix-sorts the slots
-// with their row numbers, because ten million atomic cursor bumps, each
-// followed by a scattered store, took 1.1 ms on an H100 where the sort
-// takes a fraction of that (docs/operators.md).
+// with their row numbers, because an atomic cursor bump per row, each
+// followed by a scattered store, costs several times the sort
+// (docs/operators.md).
 // Semi/anti joins: one byte per key (DenseMark).  No uint64 encoding of the
 // keys either.  Row order within a run is arbitrary, as in the hash form.
 
@@ -953,9 +953,9 @@ RelPtr join_chunk(Exec& ex, const Relation::Impl& l, const Key* lkeys, size_t fi
   std::vector<Column> cols;
   for (size_t k = 0; k < out.size(); ++k) cols.push_back(ex.template alloc<int32_t>(total));
   if (total == 0) return make_rel(Exec::kBackend, 0, std::move(cols));
-  // The CPU backend always takes the gather maps below: measured on 2 cores
-  // at 10^7 rows, a thread writing each left row's run column by column made
-  // the dense join 1.3-1.7x slower than streaming gathers.
+  // The CPU backend always takes the gather maps below: a thread writing
+  // each left row's run column by column is slower than streaming gathers
+  // (docs/operators.md).
   if constexpr (Exec::kExpandRuns) {
     if (ex.expand_runs_fit(cnt.data(), n)) {
       // Expand: each output column written once, straight from the runs.

@@ -39,9 +39,7 @@ TEST(SolverGpu, WithoutGpuDeviceGpuThrows) {
   EXPECT_EQ(r.device_used, "cpu");
 }
 
-class SolverGpuDesign : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(SolverGpuDesign, FindsExactOptimumOnSmallRandomNetworks) {
+TEST(SolverGpuWalk, FindsExactOptimumOnSmallRandomNetworks) {
   if (!have_gpu_or_fail()) return;
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     int n = 4 + static_cast<int>(seed % 11);
@@ -50,7 +48,6 @@ TEST_P(SolverGpuDesign, FindsExactOptimumOnSmallRandomNetworks) {
     SolveOptions o;
     o.seed = seed;
     o.device = "gpu";
-    o.gpu_design = GetParam();
     o.max_flips = 20000;
     o.exact_max_atoms = 0;  // walk on the GPU even where enumeration would do
     SolveResult r = solve_map(net, o);
@@ -61,11 +58,10 @@ TEST_P(SolverGpuDesign, FindsExactOptimumOnSmallRandomNetworks) {
   }
 }
 
-TEST_P(SolverGpuDesign, SmokeNetworkMatchesTuffy) {
+TEST(SolverGpuWalk, SmokeNetworkMatchesTuffy) {
   if (!have_gpu_or_fail()) return;
   SolveOptions o;
   o.device = "gpu";
-  o.gpu_design = GetParam();
   o.exact_max_atoms = 0;
   SolveResult r = solve_map(testing::smoke_network(), o);
   EXPECT_EQ(r.device_used, "gpu");
@@ -141,7 +137,6 @@ TEST(SolverGpu, BatchedProgressIsTheWholeNetworksBestSoFar) {
   net.is_query.assign(net.num_atoms + 1, 1);
   SolveOptions o;
   o.device = "gpu";
-  o.gpu_design = "weighted";
   o.solver = "walksat";
   o.exact_max_atoms = 0;
   o.gpu_batch_max_clauses = 1000;  // several batches
@@ -156,8 +151,6 @@ TEST(SolverGpu, BatchedProgressIsTheWholeNetworksBestSoFar) {
   EXPECT_EQ(seen.back(), r.cost);
   EXPECT_NEAR(r.cost, total_cost(net.clauses, r.truth), 1e-6 * (1 + r.cost));
 }
-
-INSTANTIATE_TEST_SUITE_P(Designs, SolverGpuDesign, ::testing::Values("portfolio", "parallel", "weighted"));
 
 }  // namespace
 }  // namespace mln::solver

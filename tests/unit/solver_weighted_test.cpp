@@ -119,7 +119,6 @@ void check_gpu_optimum_hits(bool warp_rounds) {
   tuffy.device = "cpu";
   SolveOptions gpu = walk_only();
   gpu.device = "gpu";
-  gpu.gpu_design = "weighted";
   gpu.weighted.warp_rounds = warp_rounds;
   std::string miss_t, miss_g;
   const int t = optimum_hits(cs, tuffy, &miss_t), g = optimum_hits(cs, gpu, &miss_g);

@@ -27,12 +27,10 @@ inline void advise_huge(void* p, size_t bytes) noexcept {
 // An allocator whose construct() default-initialises: resize() then
 // leaves new int and double elements unwritten (no serial zero fill), for
 // arrays that threads write in full right after, which also spreads the
-// first touch of the pages over them.  At 4.2M clauses (smokers, 10^6
-// people) the zero fills and their page faults were ~0.1 s of the walk's
-// set-up on the H200 host.  With 4 kB pages the faults cost about what the
-// zeroing did (a part of RC at 10^5 papers, 11.7M clauses, 2 cores: 0.26 s
-// zeroing and 0.2 s writing, or 0.8 s writing unzeroed), hence the huge
-// pages below; with them the CPU layout of that part took 2.1 s, not 3.4 s.
+// first touch of the pages over them; the zero fills and their page faults
+// are a large share of a walk's set-up.  With 4 kB pages the faults cost
+// about what the zeroing did, hence the huge pages below
+// (docs/solver/walk.md).
 template <class T>
 struct UninitAllocator : std::allocator<T> {
   template <class U>

@@ -24,8 +24,8 @@ namespace {
 // plain atomic stores: a parent only ever moves to an ancestor.  Hand-
 // written: no well-kept C++ library offers a concurrent one; the scheme is
 // the usual one of GPU and multicore connected components (e.g. ECL-CC).
-// Serial, smokers at 10^6 people (4.5M clauses) took 0.18 s on the H200
-// host before the first flip.
+// Threaded because serial components are a large share of a fast solve's
+// set-up (docs/solver/base.md, "Components").
 struct ConcurrentUnionFind {
   std::vector<int32_t> parent;
   explicit ConcurrentUnionFind(int32_t n, bool par) : parent(n) {

@@ -29,9 +29,9 @@ struct Components {
 // (116 per atom + 108 + 4n per n-literal clause), ties by smallest atom id.
 // An empty is_query marks every atom as a query atom.  With list_clauses
 // false, `clauses` stays empty and clause_off only counts each component's
-// clauses: on RC at 10^6 papers (one component of 177.7M clauses) the list
-// was half of the 1.3 s the components took, and a spread plan needs the
-// clauses of the components it splits alone (plan_spread).
+// clauses: the list is much of the pass on a giant component, and a spread
+// plan needs the clauses only of the components it splits (plan_spread;
+// docs/solver/spread.md).
 Components find_components(const mln::Network& net, bool list_clauses = true);
 
 }  // namespace mln::solver

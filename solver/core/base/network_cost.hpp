@@ -1,7 +1,7 @@
 // A network's cost on OpenMP threads, for the passes over every clause of
 // a large network that solve_map makes around the walk (the component's
-// cost, its bound, the totals): serial, they took ~0.1 s of the 0.5 s that
-// smokers at 10^6 people needs on the H200 host (4.2M clauses).
+// cost, its bound, the totals), which serial are a large share of a fast
+// GPU solve's set-up (docs/solver/base.md, "Costs").
 #pragma once
 
 #include <algorithm>

@@ -100,8 +100,9 @@ std::vector<int32_t> partition_atoms_streaming(const mln::Network& net, int k) {
   // In blocks of atoms: each atom's placed neighbours per part are counted
   // on threads from the parts as they stood at the block's start, then the
   // atoms are placed in order (scores with the sizes as they grow).  An
-  // atom does not see neighbours placed earlier in its own block; the
-  // serial stream took 9.5 s over RC at 565,000 papers (5.6M atoms).
+  // atom does not see neighbours placed earlier in its own block: the price
+  // of counting on threads, which a serial stream over millions of atoms
+  // needs (docs/solver/base.md).
   const int32_t block = std::clamp<int32_t>(n / 512, 256, 65536);
   std::vector<int32_t> near(static_cast<size_t>(block) * k);
   int last = -1;

@@ -18,13 +18,12 @@ namespace mln::solver {
 std::vector<int32_t> partition_atoms(const mln::Network& net, int k, uint64_t seed);
 
 // Part (0..k-1) of each atom without METIS, for components too large for
-// its graph (METIS builds a clique per clause: RC at 4 x 10^5 papers, 4M
-// atoms, took ~64 s on 2 cores; at 10^6 papers the edge list alone would be
-// ~8 GB).  One pass over the atoms in id order, each placed in the part
-// where most of its already placed neighbours are, weighted by the room
-// left (Stanton and Kliot's linear deterministic greedy, KDD 2012; parts
-// hold at most 5% over n / k atoms), in blocks whose neighbour counts are
-// taken on threads.  Deterministic, whatever the threads; hand-written
+// its graph (METIS builds a clique per clause, which takes minutes and
+// gigabytes on RC-sized components; docs/solver/base.md).  One pass over
+// the atoms in id order, each placed in the part where most of its already
+// placed neighbours are, weighted by the room left (Stanton and Kliot's
+// linear deterministic greedy, KDD 2012; parts hold at most 5% over n / k
+// atoms), in blocks whose neighbour counts are taken on threads.  Deterministic, whatever the threads; hand-written
 // because no packaged library streams a partition (METIS and KaHIP need
 // the graph).
 std::vector<int32_t> partition_atoms_streaming(const mln::Network& net, int k);

@@ -66,12 +66,12 @@ class StopToken {
 // rounding (the walks' fixed-point costs against the exact ones that end a
 // task) cannot lift it either.  The last call (finish) passes the answer's
 // cost.
-// Lock-free on the way in: smokers at 10^6 people has ~300,000 components,
-// each reported twice from every CPU worker thread at once, and one mutex
-// per report made 16 threads queue on it.  Each task's cost is swapped
-// atomically and the difference added to the total, so the total is always
-// the sum of the tasks' values; only the callback takes the lock (try_lock:
-// a thread that finds it taken goes on).
+// Lock-free on the way in: a network of very many small components reports
+// each of them twice from every CPU worker thread at once, and a mutex per
+// report makes the threads queue on it (docs/solver/walk.md).  Each task's
+// cost is swapped atomically and the difference added to the total, so the
+// total is always the sum of the tasks' values; only the callback takes the
+// lock (try_lock: a thread that finds it taken goes on).
 class ProgressSink {
  public:
   using Fn = std::function<void(double, int64_t)>;

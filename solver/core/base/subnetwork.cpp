@@ -47,10 +47,10 @@ bool local_clause(const mln::Network& parent, int64_t c, const std::vector<int32
 
 }  // namespace
 
-// In chunks of clauses on OpenMP threads (a giant component: 4.5M clauses
-// on smokers with 10^6 people): each chunk counts what it keeps, then
-// writes at its offset.  Chunks are fixed-size, so the constant cost is
-// summed in the same order whatever the thread count.
+// In chunks of clauses on OpenMP threads (for a giant component): each
+// chunk counts what it keeps, then writes at its offset.  Chunks are
+// fixed-size, so the constant cost is summed in the same order whatever the
+// thread count.
 SubNetwork extract_subnetwork(const mln::Network& parent, const std::vector<int32_t>& atoms,
                               const int64_t* clauses, size_t num_clauses,
                               const std::vector<int32_t>& local_of, const std::vector<uint8_t>* fixed) {

@@ -1,5 +1,5 @@
 // Discriminative weight learning (docs/tuffy-reference.md section 7.4;
-// docs/solver.md, "Weight learning"): diagonal Newton (Lowd & Domingos
+// docs/solver/learn.md, "Weight learning"): diagonal Newton (Lowd & Domingos
 // 2007) on expected clause counts from MC-SAT, and the voted perceptron
 // (Collins 2002; Singla & Domingos 2005) on MAP counts.
 //
@@ -89,10 +89,10 @@ struct LearnOptions {
   int32_t gpu_min_atoms = 20000;
   // With gpu_chains = 0, a GPU network of at least this many ground clauses
   // runs ONE chain of `samples` steps per iteration instead, its SampleSAT
-  // rounds in parallel (mcsat_parallel.hpp; marginal.hpp's
+  // rounds in parallel (mcsat_parallel.hpp; solve_marginal.hpp's
   // gpu_one_chain_min_clauses), from the state the last iteration left.
-  // bench_learn, H200 host, 100 samples: at 10^5 clauses 100 chains take
-  // 0.167 s an iteration and one chain 0.372 s; at 10^6, 2.13 s and 0.85 s.
+  // A measured crossover: below it, 100 chains of one sample each are
+  // faster (docs/solver/learn.md).
   int64_t gpu_one_chain_min_clauses = 300000;
   int gpu_chains = 0;
   int gpu_burn_in = 2;

@@ -1,127 +1,39 @@
 // Expected clause features for weight learning (exact for small
 // components, MC-SAT chains on CPU threads or the GPU otherwise) and their
-// MAP value, component by component; the feature counts of a world.  The
-// network itself: learn_network.cpp.
+// MAP value, component by component.  A component's data and its exact
+// sums: learn_component.cpp; the network itself: learn_network.cpp.
 #include <algorithm>
 #include <atomic>
-#include <deque>
 #include <cmath>
-#include <exception>
+#include <deque>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 
 #include "core/base/components.hpp"
 #include "core/learn/learn.hpp"
+#include "core/learn/learn_component.hpp"
 #include "core/marginal/mcsat_cpu.hpp"
 #include "core/marginal/mcsat_gpu.hpp"
 #include "core/marginal/mcsat_parallel.hpp"
 #include "core/base/rng.hpp"
 #include "core/base/run_control.hpp"
 #include "core/base/subnetwork.hpp"
+#include "core/base/work_pool.hpp"
 #include "core/walk/walksat_cpu.hpp"
 
 namespace mln::solver {
 
-namespace {
-
-bool clause_sat(const int32_t* l, size_t n, const uint8_t* truth_by_id) {
-  for (size_t i = 0; i < n; ++i) {
-    const int32_t a = l[i] > 0 ? l[i] : -l[i];
-    if ((l[i] > 0) == (truth_by_id[a] != 0)) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
-std::vector<double> feature_counts(const LearnNetwork& ln, const std::vector<uint8_t>& x) {
-  std::vector<double> n(ln.num_rules, 0.0);
-  const auto& cs = ln.net.clauses;
-  for (size_t g = 0; g < cs.size(); ++g) {
-    if (ln.origin_off[g] == ln.origin_off[g + 1]) continue;
-    if (!clause_sat(&cs.lits[cs.offsets[g]], cs.offsets[g + 1] - cs.offsets[g], x.data())) continue;
-    for (int64_t i = ln.origin_off[g]; i < ln.origin_off[g + 1]; ++i) n[ln.origin_rule[i]] += ln.origin_coef[i];
-  }
-  return n;
-}
-
-// One component: its sub-network (local atoms 1..n), the learnable clauses
-// that occur in it (local rule index -> global), and each local clause's
-// origins in local rule indices.
-struct CompData {
-  SubNetwork sub;
-  std::vector<int64_t> global_clause;  // local clause -> ground clause id
-  std::vector<int32_t> rules;          // local rule -> learnable clause
-  std::vector<int64_t> off{0};         // CSR per local clause
-  std::vector<int32_t> rule;           // local rule index
-  std::vector<double> coef;
-  std::vector<uint8_t> state;          // last walk state (0-based), empty at first
-  std::vector<std::vector<uint8_t>> chain_state;  // last state of each MC-SAT chain
-  // GPU sampling: its features and every chain's last state (chains x n).
-  bool on_gpu = false;
-  GpuFeatures gpu_features;
-  std::vector<uint8_t> gpu_states;
-  // Accumulators of one expect() call (under mu).
-  std::mutex mu;
-  std::vector<double> sum, outer;
-  double total = 0;
-
-  int32_t n() const { return sub.net.num_atoms; }
-  size_t k() const { return rules.size(); }
-
-  // Local features of a state (0-based local atoms) into f (size k()).
-  void features(const std::vector<uint8_t>& x, std::vector<double>& f, std::vector<uint8_t>& by_id) const {
-    std::fill(f.begin(), f.end(), 0.0);
-    by_id.resize(x.size() + 1);
-    std::copy(x.begin(), x.end(), by_id.begin() + 1);
-    const auto& cs = sub.net.clauses;
-    for (size_t j = 0; j < cs.size(); ++j) {
-      if (off[j] == off[j + 1]) continue;
-      if (!clause_sat(&cs.lits[cs.offsets[j]], cs.offsets[j + 1] - cs.offsets[j], by_id.data())) continue;
-      for (int64_t i = off[j]; i < off[j + 1]; ++i) f[rule[i]] += coef[i];
-    }
-  }
-
-  void set_weights(const LearnNetwork& ln) {
-    for (size_t j = 0; j < global_clause.size(); ++j) sub.net.clauses.weights[j] = ln.net.clauses.weights[global_clause[j]];
-  }
-};
-
-// Log of the unnormalised probability, sum_j w_j sat_j, of each of the
-// 2^n states of a small component (state bit i = local atom i + 1).
-std::vector<double> state_log_weights(const CompData& c) {
-  const int32_t n = c.n();
-  const auto& cs = c.sub.net.clauses;
-  std::vector<double> lw(size_t{1} << n, 0.0);
-  std::vector<uint8_t> by_id(static_cast<size_t>(n) + 1, 0);
-  for (size_t s = 0; s < lw.size(); ++s) {
-    for (int32_t a = 0; a < n; ++a) by_id[a + 1] = (s >> a) & 1u;
-    double v = 0;
-    for (size_t j = 0; j < cs.size(); ++j)
-      if (clause_sat(&cs.lits[cs.offsets[j]], cs.offsets[j + 1] - cs.offsets[j], by_id.data())) v += cs.weights[j];
-    lw[s] = v;
-  }
-  return lw;
-}
-
-std::vector<uint8_t> state_of(size_t s, int32_t n) {
-  std::vector<uint8_t> x(static_cast<size_t>(n));
-  for (int32_t a = 0; a < n; ++a) x[a] = (s >> a) & 1u;
-  return x;
-}
-
-}  // namespace mln::solver
-
-namespace mln::solver {
+using learn_detail::CompData;
+using learn_detail::exact_feature_sums;
+using learn_detail::state_log_weights;
 
 struct FeatureSampler::Impl {
   LearnNetwork ln;  // a copy whose weights change
   LearnOptions opts;
   std::deque<CompData> comps;  // deque: CompData holds a mutex
   StopToken stop;
-  std::mutex gpu_mu;           // one GPU component at a time
   std::mutex note_mu;
   bool gpu_used = false, cpu_used = false;
   std::vector<std::string> warnings;
@@ -216,33 +128,101 @@ struct FeatureSampler::Impl {
     return c.n() >= opts.chains_min_atoms ? std::max(1, std::min(threads(), opts.samples)) : 1;
   }
 
-  int threads() const {
-    return opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // One call's samples of a GPU component, from where the previous call
+  // left its chains: every chain draws one sample (after the first call's
+  // burn-in, which starts all chains from one low-cost state found on the
+  // host), or, from gpu_one_chain_min_clauses clauses with gpu_chains 0,
+  // one chain of `samples` steps with its rounds in parallel (learn.hpp).
+  // The start state's flips go to start_flips.  Throws GpuError.
+  McsatOutcome sample_on_gpu(CompData& c, size_t ci, uint64_t seed, int64_t& start_flips) {
+    const WalkInstance inst = build_walk_instance(c.sub.net);
+    McsatOutcome o;
+    McsatParams p;
+    p.seed = derive_seed(seed, ci);
+    p.stop = &stop;
+    if (opts.gpu_chains == 0 && inst.m >= opts.gpu_one_chain_min_clauses) {
+      p.samples = opts.samples;
+      const bool warm = c.gpu_states.size() == static_cast<size_t>(c.n());
+      p.start_given = warm;
+      if (!warm) p.burn_in = opts.gpu_burn_in;
+      o = mcsat_parallel_gpu(inst, warm ? c.gpu_states : std::vector<uint8_t>{}, p, McsatParallelOptions{},
+                             &c.gpu_features);
+      c.gpu_states = std::move(o.final_state);
+    } else {
+      const int nch = opts.gpu_chains > 0 ? opts.gpu_chains : opts.samples;
+      p.samples = nch;
+      GpuMcsatOptions g;
+      g.chains = nch;
+      g.features = &c.gpu_features;
+      std::vector<uint8_t> start, next_states;
+      const bool warm = c.gpu_states.size() == static_cast<size_t>(nch) * static_cast<size_t>(c.n());
+      if (warm) {
+        g.chain_init = &c.gpu_states;
+      } else {
+        p.burn_in = opts.gpu_burn_in;
+        start = mcsat_start_state(inst, {}, p, &start_flips);
+      }
+      g.chain_final = &next_states;
+      int used = 0;
+      o = mcsat_gpu(inst, start, p, g, &used);
+      c.gpu_states = std::move(next_states);
+    }
+    return o;
   }
 
-  // Runs fn(i) for i in [0, n) on the CPU threads.
+  // This call's tasks, (component, chain): the components' sums cleared
+  // and their weights set; exact components are one task, and so are GPU
+  // components (chain -1, queued first: they take longest).  chains[ci]:
+  // the CPU chains of component ci.
+  std::vector<std::pair<uint32_t, int>> queue_tasks(std::vector<int>& chains) {
+    std::vector<std::pair<uint32_t, int>> tasks;
+    chains.assign(comps.size(), 1);
+    for (size_t ci = 0; ci < comps.size(); ++ci) {
+      CompData& c = comps[ci];
+      c.set_weights(ln);
+      c.sum.assign(c.k(), 0.0);
+      c.outer.assign(c.k() * c.k(), 0.0);
+      c.total = 0;
+      if (c.on_gpu) {
+        tasks.insert(tasks.begin(), {static_cast<uint32_t>(ci), -1});
+        continue;
+      }
+      if (c.n() > opts.exact_max_atoms) chains[ci] = cpu_chains(c);
+      if (c.chain_state.size() != static_cast<size_t>(chains[ci])) c.chain_state.assign(chains[ci], {});
+      for (int j = 0; j < chains[ci]; ++j) tasks.push_back({static_cast<uint32_t>(ci), j});
+    }
+    return tasks;
+  }
+
+  // The features' means and covariances, added over the components (which
+  // are independent).
+  void add_moments(FeatureStats& st) const {
+    const size_t K = static_cast<size_t>(ln.num_rules);
+    for (const CompData& c : comps) {
+      if (c.total <= 0) continue;
+      const size_t k = c.k();
+      for (size_t a = 0; a < k; ++a) {
+        const double ma = c.sum[a] / c.total;
+        st.mean[c.rules[a]] += ma;
+        for (size_t b = 0; b < k; ++b) {
+          double v = c.outer[a * k + b] / c.total - ma * (c.sum[b] / c.total);
+          // A variance is never negative: rounding in E[n^2] - E[n]^2 of a
+          // count that hardly varies would turn Newton's step around.
+          if (a == b) v = std::max(v, 0.0);
+          st.cov[c.rules[a] * K + c.rules[b]] += v;
+        }
+      }
+    }
+  }
+
+  int threads() const { return pool_threads(opts.threads); }
+
+  // Runs fn(i) for i in [0, n) on the CPU threads; once stopped, the rest are skipped.
   template <typename Fn>
   void for_each(size_t n, Fn fn) {
-    std::atomic<size_t> next{0};
-    std::exception_ptr failure;
-    std::mutex mu;
-    auto work = [&]() {
-      try {
-        for (size_t i; (i = next.fetch_add(1)) < n;) {
-          if (stop.should_stop()) continue;
-          fn(i);
-        }
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!failure) failure = std::current_exception();
-      }
-    };
-    int t = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads()), n));
-    std::vector<std::thread> pool;
-    for (int i = 1; i < t; ++i) pool.emplace_back(work);
-    work();
-    for (auto& th : pool) th.join();
-    if (failure) std::rethrow_exception(failure);
+    run_pool(threads(), n, [&](size_t i) {
+      if (!stop.should_stop()) fn(i);
+    });
   }
 };
 
@@ -269,25 +249,10 @@ FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed)
   st.cov.assign(K * K, 0.0);
   std::atomic<int64_t> flips{0}, min_samples{std::numeric_limits<int64_t>::max()};
   std::atomic<int> exact{0}, sampled{0};
-  // Tasks: (component, chain); exact components are one task, and so are
-  // GPU components (chain -1, queued first: they take longest).
-  std::vector<std::pair<uint32_t, int>> tasks;
-  std::vector<int> chains(im.comps.size(), 1);
-  for (size_t ci = 0; ci < im.comps.size(); ++ci) {
-    CompData& c = im.comps[ci];
-    c.set_weights(im.ln);
-    c.sum.assign(c.k(), 0.0);
-    c.outer.assign(c.k() * c.k(), 0.0);
-    c.total = 0;
-    if (c.on_gpu) {
-      tasks.insert(tasks.begin(), {static_cast<uint32_t>(ci), -1});
-      continue;
-    }
-    if (c.n() > im.opts.exact_max_atoms) chains[ci] = im.cpu_chains(c);
-    if (c.chain_state.size() != static_cast<size_t>(chains[ci])) c.chain_state.assign(chains[ci], {});
-    for (int j = 0; j < chains[ci]; ++j) tasks.push_back({static_cast<uint32_t>(ci), j});
-  }
-  im.for_each(tasks.size(), [&](size_t ti) {
+  std::vector<int> chains;
+  const std::vector<std::pair<uint32_t, int>> tasks = im.queue_tasks(chains);
+  auto run_task = [&](size_t ti) {
+    if (im.stop.should_stop()) return;
     const size_t ci = tasks[ti].first;
     const int chain = tasks[ti].second;
     CompData& c = im.comps[ci];
@@ -325,48 +290,11 @@ FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed)
       im.note(false);
     };
     if (chain < 0) {
-      // GPU: every chain draws one sample per call (after the first call's
-      // burn-in), from its state of the previous call; the first call
-      // starts all chains from one low-cost state found on the host.
       bool done = false;
       try {
-        std::lock_guard<std::mutex> gpu_lock(im.gpu_mu);
-        const WalkInstance inst = build_walk_instance(c.sub.net);
-        McsatOutcome o;
-        McsatParams p;
-        p.seed = derive_seed(seed, ci);
-        p.stop = &im.stop;
-        if (im.opts.gpu_chains == 0 && inst.m >= im.opts.gpu_one_chain_min_clauses) {
-          // One chain of `samples` steps, its rounds in parallel, from
-          // where the last call left it (learn.hpp).
-          p.samples = im.opts.samples;
-          const bool warm = c.gpu_states.size() == static_cast<size_t>(c.n());
-          p.start_given = warm;
-          if (!warm) p.burn_in = im.opts.gpu_burn_in;
-          o = mcsat_parallel_gpu(inst, warm ? c.gpu_states : std::vector<uint8_t>{}, p, McsatParallelOptions{},
-                                 &c.gpu_features);
-          c.gpu_states = std::move(o.final_state);
-        } else {
-          const int nch = im.opts.gpu_chains > 0 ? im.opts.gpu_chains : im.opts.samples;
-          p.samples = nch;
-          GpuMcsatOptions g;
-          g.chains = nch;
-          g.features = &c.gpu_features;
-          std::vector<uint8_t> start, next_states;
-          const bool warm = c.gpu_states.size() == static_cast<size_t>(nch) * static_cast<size_t>(c.n());
-          if (warm) {
-            g.chain_init = &c.gpu_states;
-          } else {
-            p.burn_in = im.opts.gpu_burn_in;
-            int64_t start_flips = 0;
-            start = mcsat_start_state(inst, {}, p, &start_flips);
-            flips += start_flips;
-          }
-          g.chain_final = &next_states;
-          int used = 0;
-          o = mcsat_gpu(inst, start, p, g, &used);
-          c.gpu_states = std::move(next_states);
-        }
+        int64_t start_flips = 0;
+        const McsatOutcome o = im.sample_on_gpu(c, ci, seed, start_flips);
+        flips += start_flips;
         if (o.feature_sum.size() != k) throw GpuError("the GPU sampler returned no feature counts");
         for (size_t a = 0; a < k; ++a) sum[a] = o.feature_sum[a];
         for (size_t a = 0; a < k * k; ++a) outer[a] = o.feature_outer[a];
@@ -390,18 +318,7 @@ FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed)
         for (int j = 0; j < nch && !im.stop.should_stop(); ++j) cpu_chain(j, nch, im.opts.samples);
       }
     } else if (c.n() <= im.opts.exact_max_atoms) {
-      const std::vector<double> lw = state_log_weights(c);
-      const double mx = *std::max_element(lw.begin(), lw.end());
-      for (size_t s = 0; s < lw.size(); ++s) {
-        const double p = std::exp(lw[s] - mx);
-        if (p == 0) continue;
-        c.features(state_of(s, c.n()), f, by_id);
-        for (size_t a = 0; a < k; ++a) {
-          sum[a] += p * f[a];
-          for (size_t b = 0; b < k; ++b) outer[a * k + b] += p * f[a] * f[b];
-        }
-        total += p;
-      }
+      total = exact_feature_sums(c, sum, outer);
       ++exact;
       im.note(false);
     } else {
@@ -411,24 +328,17 @@ FeatureStats FeatureSampler::expect(const std::vector<double>& w, uint64_t seed)
     for (size_t a = 0; a < k; ++a) c.sum[a] += sum[a];
     for (size_t a = 0; a < k * k; ++a) c.outer[a] += outer[a];
     c.total += total;
-  });
-  // Components are independent: their means and covariances add.
-  for (CompData& c : im.comps) {
-    if (c.total <= 0) continue;
-    const size_t k = c.k();
-    for (size_t a = 0; a < k; ++a) {
-      const double ma = c.sum[a] / c.total;
-      st.mean[c.rules[a]] += ma;
-      for (size_t b = 0; b < k; ++b) {
-        double v = c.outer[a * k + b] / c.total - ma * (c.sum[b] / c.total);
-        // A variance: E[n^2] - E[n]^2 of a count that hardly varies came
-        // out at -1e-9 (class), which without a prior turned diagonal
-        // Newton's direction for that weight around.
-        if (a == b) v = std::max(v, 0.0);
-        st.cov[c.rules[a] * K + c.rules[b]] += v;
-      }
-    }
-  }
+  };
+  // The GPU components on the feeder thread, the rest on the CPU threads.
+  const size_t on_gpu = static_cast<size_t>(
+      std::count_if(tasks.begin(), tasks.end(), [](const auto& t) { return t.second < 0; }));
+  std::function<void()> feeder;
+  if (on_gpu > 0)
+    feeder = [&] {
+      for (size_t ti = 0; ti < on_gpu; ++ti) run_task(ti);
+    };
+  run_pool(im.threads(), tasks.size() - on_gpu, [&](size_t i) { run_task(on_gpu + i); }, feeder);
+  im.add_moments(st);
   st.exact_components = exact;
   st.sampled_components = sampled;
   st.samples = sampled > 0 ? min_samples.load() : 0;

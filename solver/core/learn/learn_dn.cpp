@@ -109,42 +109,56 @@ double dot(const std::vector<double>& a, const std::vector<double>& b) {
 
 }  // namespace
 
-LearnResult learn_weights(const LearnNetwork& ln, const LearnOptions& opts) {
-  const auto t0 = std::chrono::steady_clock::now();
-  validate(ln, opts);
-  const size_t K = static_cast<size_t>(ln.num_rules);
+namespace {
+
+// One learning run: the training world's counts, the sampler(s), the
+// iterates and the trace.  learn_weights() runs perceptron() or newton().
+struct Learner {
+  const LearnNetwork& ln;
+  const LearnOptions& opts;
+  const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  const size_t K;
+  double inv_var;  // the Gaussian prior's 1 / s^2 (0: none)
   LearnResult res;
-  res.initial_weights = opts.init == "given" ? opts.initial_weights : tuffy_initial_weights(ln);
-  const double inv_var = opts.prior_stddev > 0 ? 1.0 / (opts.prior_stddev * opts.prior_stddev) : 0.0;
-  FeatureSampler sampler(ln, opts);
-  // Hidden atoms (unknown, not query atoms: an open-world predicate that is
-  // not a target) are not in the training world.  The observed counts are
-  // then E[n | training world], sampled with the query atoms clamped to it
-  // (hard unit clauses); without hidden atoms they are n(training world).
-  bool hidden = false;
-  for (int32_t a = 1; a <= ln.net.num_atoms && !hidden; ++a)
-    hidden = !ln.net.is_query.empty() && ln.net.is_query[a] == 0;
+  FeatureSampler sampler;
+  // With hidden atoms (unknown, not query atoms: an open-world predicate
+  // that is not a target), which are not in the training world, the
+  // observed counts are E[n | training world], sampled with the query atoms
+  // clamped to it (hard unit clauses); without, they are n(training world).
   std::unique_ptr<FeatureSampler> clamped;
-  if (hidden) {
-    LearnNetwork cl = ln;
-    for (int32_t a = 1; a <= ln.net.num_atoms; ++a)
-      if (ln.net.is_query[a]) cl.add_clause({a}, ln.truth[a] ? kHardWeight : -kHardWeight, {});
-    clamped = std::make_unique<FeatureSampler>(cl, opts);
+  std::vector<double> n_fixed;
+  std::vector<double> w, sum_w;
+  double objective = 0;
+
+  Learner(const LearnNetwork& l, const LearnOptions& o)
+      : ln(l), opts(o), K(static_cast<size_t>(l.num_rules)), sampler(l, o) {
+    inv_var = opts.prior_stddev > 0 ? 1.0 / (opts.prior_stddev * opts.prior_stddev) : 0.0;
+    res.initial_weights = opts.init == "given" ? opts.initial_weights : tuffy_initial_weights(ln);
+    bool hidden = false;
+    for (int32_t a = 1; a <= ln.net.num_atoms && !hidden; ++a)
+      hidden = !ln.net.is_query.empty() && ln.net.is_query[a] == 0;
+    if (hidden) {
+      LearnNetwork cl = ln;
+      for (int32_t a = 1; a <= ln.net.num_atoms; ++a)
+        if (ln.net.is_query[a]) cl.add_clause({a}, ln.truth[a] ? kHardWeight : -kHardWeight, {});
+      clamped = std::make_unique<FeatureSampler>(cl, opts);
+    }
+    n_fixed = feature_counts(ln, ln.truth);
+    w = res.initial_weights;
+    sum_w.assign(K, 0.0);
   }
-  const std::vector<double> n_fixed = feature_counts(ln, ln.truth);
-  auto observed = [&](const std::vector<double>& x, uint64_t seed) {
+
+  std::vector<double> observed(const std::vector<double>& x, uint64_t seed) {
     return clamped ? clamped->expect(x, seed).mean : n_fixed;
-  };
-  std::atomic<bool>* cancel = opts.cancel;
-  auto stopped = [&]() {
-    if (cancel && cancel->load()) return true;
+  }
+
+  bool stopped() const {
+    if (opts.cancel && opts.cancel->load()) return true;
     return opts.timeout_s > 0 &&
            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > opts.timeout_s;
-  };
+  }
 
-  std::vector<double> w = res.initial_weights, sum_w(K, 0.0);
-  double objective = 0;
-  auto record = [&](int it, double gnorm, double lambda, bool accepted) -> LearnIteration& {
+  LearnIteration& record(int it, double gnorm, double lambda, bool accepted) {
     LearnIteration li;
     li.iteration = it;
     li.weights = w;
@@ -157,12 +171,19 @@ LearnResult learn_weights(const LearnNetwork& ln, const LearnOptions& opts) {
     res.iterations = it;
     if (opts.on_iteration) opts.on_iteration(it, w, objective);
     return res.trace.back();
-  };
+  }
 
-  if (opts.method == "perceptron") {
-    // Voted perceptron: w += rate * (n_train - n_MAP(w)) / groundings, the
-    // answer the average of the iterates (Collins 2002).  The per-clause
-    // scale (groundings) keeps the step size independent of domain size.
+  // The iterates' average (the answer of the voted perceptron).
+  std::vector<double> average() const {
+    std::vector<double> avg(K, 0.0);
+    for (size_t k = 0; k < K; ++k) avg[k] = res.iterations > 0 ? sum_w[k] / res.iterations : w[k];
+    return avg;
+  }
+
+  // Voted perceptron: w += rate * (n_train - n_MAP(w)) / groundings, the
+  // answer the average of the iterates (Collins 2002).  The per-clause
+  // scale (groundings) keeps the step size independent of domain size.
+  void perceptron() {
     std::vector<double> scale(K, 0.0);
     for (size_t i = 0; i < ln.origin_rule.size(); ++i) scale[ln.origin_rule[i]] += std::fabs(ln.origin_coef[i]);
     for (int it = 1; it <= opts.iterations && !stopped(); ++it) {
@@ -177,17 +198,20 @@ LearnResult learn_weights(const LearnNetwork& ln, const LearnOptions& opts) {
       }
       record(it, std::sqrt(gnorm), 0, true);
     }
-    res.weights.assign(K, 0.0);
-    for (size_t k = 0; k < K; ++k) res.weights[k] = res.iterations > 0 ? sum_w[k] / res.iterations : w[k];
+    res.weights = average();
     res.average_weights = res.weights;
-  } else {
-    // Gradient of the negative log posterior: E[n] - n_train + w / s^2.
-    auto gradient = [&](const FeatureStats& st, const std::vector<double>& x, uint64_t seed) {
-      const std::vector<double> n_train = observed(x, seed);
-      std::vector<double> g(K);
-      for (size_t k = 0; k < K; ++k) g[k] = st.mean[k] - n_train[k] + inv_var * x[k];
-      return g;
-    };
+  }
+
+  // Gradient of the negative log posterior: E[n] - n_train + w / s^2.
+  std::vector<double> gradient(const FeatureStats& st, const std::vector<double>& x, uint64_t seed) {
+    const std::vector<double> n_train = observed(x, seed);
+    std::vector<double> g(K);
+    for (size_t k = 0; k < K; ++k) g[k] = st.mean[k] - n_train[k] + inv_var * x[k];
+    return g;
+  }
+
+  // Diagonal Newton with a trust region (Tuffy's DN; docs/solver/learn.md).
+  void newton() {
     FeatureStats st = sampler.expect(w, derive_seed(opts.seed, 0));
     res.samples = st.samples;
     std::vector<double> g = gradient(st, w, derive_seed(opts.seed ^ 0x5A5Aull, 0));
@@ -207,8 +231,7 @@ LearnResult learn_weights(const LearnNetwork& ln, const LearnOptions& opts) {
       const double dg = dot(d, g), dd = dot(d, d);
       // Stop when even an unconstrained Newton step would gain less than
       // the tolerance.  (Tuffy stops on |dw . g| of the last step, which a
-      // large trust-region penalty makes small long before the optimum:
-      // on the negative-weight test network it stopped at a 36% error.)
+      // large trust-region penalty makes small long before the optimum.)
       if (dd == 0 || (dhd > 0 && dg * dg / (2 * dhd) < opts.tolerance)) {
         res.converged = true;
         break;
@@ -248,16 +271,27 @@ LearnResult learn_weights(const LearnNetwork& ln, const LearnOptions& opts) {
     }
     warn_if_no_step(res);
     res.weights = w;
-    res.average_weights.assign(K, 0.0);
-    for (size_t k = 0; k < K; ++k) res.average_weights[k] = res.iterations > 0 ? sum_w[k] / res.iterations : w[k];
+    res.average_weights = average();
   }
-  res.device_used = sampler.device_used();
-  const std::vector<std::string> sampler_warnings = sampler.warnings();
+};
+
+}  // namespace
+
+LearnResult learn_weights(const LearnNetwork& ln, const LearnOptions& opts) {
+  validate(ln, opts);
+  Learner l(ln, opts);
+  if (opts.method == "perceptron")
+    l.perceptron();
+  else
+    l.newton();
+  LearnResult& res = l.res;
+  res.device_used = l.sampler.device_used();
+  const std::vector<std::string> sampler_warnings = l.sampler.warnings();
   res.warnings.insert(res.warnings.begin(), sampler_warnings.begin(), sampler_warnings.end());
-  if (clamped && clamped->device_used() != res.device_used) res.device_used = "cpu+gpu";
-  res.cancelled = stopped() && !res.converged && res.iterations < opts.iterations;
-  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return res;
+  if (l.clamped && l.clamped->device_used() != res.device_used) res.device_used = "cpu+gpu";
+  res.cancelled = l.stopped() && !res.converged && res.iterations < opts.iterations;
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - l.t0).count();
+  return std::move(res);
 }
 
 }  // namespace mln::solver

@@ -330,11 +330,11 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
   };
   if (opts.cutting_plane) {
     // The first set: the clauses a coin-flip state violates, and those the
-    // start violates.  With only the start's (a walk's answer violates few)
-    // the first ILPs move many atoms at once and the later rounds, each a
-    // full CBC solve, take far longer (RC with 1,000 papers: >120 s against
-    // 16 s).  The all-false state, RockIt's choice, violates almost nothing
-    // on RC-like programs, whose clauses are mostly negative literals.
+    // start violates.  With only the start's (a walk's answer violates few) the
+    // first ILPs move many atoms at once and the later rounds, each a full CBC
+    // solve, take far longer (docs/solver/map.md, "Cutting-plane
+    // inference").  The all-false state, RockIt's choice, violates almost
+    // nothing on RC-like programs, whose clauses are mostly negative literals.
     std::vector<uint8_t> coin(out.best.size(), 0);
     uint64_t x = 0x9E3779B97F4A7C15ull;  // a fixed coin-flip state
     for (size_t a = 1; a < coin.size(); ++a) coin[a] = static_cast<uint8_t>(splitmix64(x) & 1);
@@ -372,7 +372,7 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
     IlpSolve s = run_cbc(md, current, opts.time_limit_s > 0 ? time_left() : 0.0, opts.stop);
     ++out.rounds;
     out.clauses_used = static_cast<int64_t>(used);
-    if (std::getenv("MLN_ILP_TRACE"))  // docs/solver.md
+    if (std::getenv("MLN_ILP_TRACE"))  // docs/solver/map.md
       std::fprintf(stderr, "ilp round %d: %zu clauses, %zu cols, %.3f s, solved %d value %.4f bound %.4f\n", out.rounds,
                    used, md.obj.size(), seconds_since(t0), static_cast<int>(s.solved), s.value, s.bound);
     // The optimum over a subset of the clauses bounds the whole.

@@ -112,9 +112,8 @@ void Run::solve_batched(std::vector<uint8_t>& truth) {
     for (int32_t a : d.atoms) start.push_back(truth[a]);
     u.num_atoms += d.net.num_atoms;
   }
-  // One ILP over every clause: on class the union of 100 unproven
-  // components (34k clauses) proves in 1.2 s whole, 3.2 s by 7 rounds of
-  // cutting planes.
+  // One ILP over every clause, not cutting planes: on a batch of small
+  // components the whole union proves faster (class; docs/solver/map.md).
   IlpOutcome r;
   if (!run_exact(u, start, false, r)) return;
   double own_bounds = 0;

@@ -38,12 +38,10 @@ struct Run {
   std::vector<uint8_t> comp_done;
   std::vector<uint8_t> comp_proven;    // its answer is proven optimal
   // The walk's tries in two passes (solve_map): the first try of every
-  // component, then the other tries.  Without them a component ran all its
-  // tries before the next one had any, and a timeout with a large max_tries
-  // left most components unsearched (class, max_tries 100,000, 4 s: cost
-  // 3,627 against 361.56 with 3 tries).  pass: the one running (0 or 1);
-  // comp_more: walked in the first pass, its bound and exact path wait for
-  // its other tries.
+  // component, then the other tries, so that a timeout with a large
+  // max_tries cannot leave most components unsearched (docs/solver/map.md,
+  // "Budget").  pass: the one running (0 or 1); comp_more: walked in the
+  // first pass, its bound and exact path wait for its other tries.
   int passes = 1;
   int pass = 0;
   std::vector<uint8_t> comp_more;
@@ -55,7 +53,7 @@ struct Run {
   std::atomic<int> partitions{0};
 
   const std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
-  // MLN_MAP_DEBUG=1: phase times on stderr (docs/solver.md), for finding
+  // MLN_MAP_DEBUG=1: phase times on stderr (docs/solver/map.md), for finding
   // where a large network's seconds go.
   const bool debug = std::getenv("MLN_MAP_DEBUG") != nullptr;
   std::mutex debug_mu;
@@ -190,10 +188,8 @@ struct Run {
 
   // Progress counts every component from the start, at the cost of its
   // starting state, so that the reported total is the whole network's
-  // current cost (before, a component counted only once it had reported,
-  // and the total rose while components started).
-  // On OpenMP threads: one pass over the clauses (RC with 10^5 papers:
-  // 17.8M clauses).
+  // current cost and does not rise as components start.  On OpenMP
+  // threads: one pass over the clauses.
   void seed_progress(const std::vector<int32_t>& ks);
 
   // Component k of at most kTinyAtoms atoms, enumerated straight from the

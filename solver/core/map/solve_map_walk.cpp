@@ -2,13 +2,10 @@
 // CPU, Gauss-Seidel partitions), the GPU batches of small ones, and the
 // starting states and progress seeding.
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <exception>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "core/base/network_cost.hpp"
 #include "core/base/partition.hpp"
@@ -44,9 +41,9 @@ std::vector<uint8_t> Run::solve_piece(int32_t k, bool on_gpu, const mln::Network
                                       int64_t flips, uint64_t seed, bool whole) {
   const bool big = debug && sub.clauses.size() >= 100000;
   const bool sized = gpu_sized(sub.num_atoms, static_cast<int64_t>(sub.clauses.size()));
-  // The weighted GPU walk alone (no CPU racer) lays the piece out in
-  // device memory itself; the host builds the layout only if the GPU fails.
-  const bool device_layout = on_gpu && opts.gpu_design == "weighted" && !enumerable(sub.num_atoms) && sized;
+  // The GPU walk lays the piece out in device memory itself; the host
+  // builds the layout only if the GPU fails.
+  const bool device_layout = on_gpu && !enumerable(sub.num_atoms) && sized;
   WalkInstance inst = device_layout ? walk_instance_header(sub) : build_walk_instance(sub);
   if (big) mark("component " + std::to_string(k) + ": walk instance built (" + std::to_string(inst.n) + " atoms, " +
                 std::to_string(inst.m) + " clauses)");
@@ -69,78 +66,15 @@ std::vector<uint8_t> Run::solve_piece(int32_t k, bool on_gpu, const mln::Network
   } else if (pw.max_tries == 0 && ((on_gpu && sized) || weighted_on_cpu(inst.n))) {
     return init;  // only walksat_cpu's adaptive tries were left, and this walk has none
   } else if (on_gpu && sized) {
-    // In "auto" mode a CPU walk races the GPU walk on the same piece and the
-    // better state wins: on structured MLN networks (e.g. RC at 10^5 papers)
-    // the parallel-flip GPU walk can stall above what one CPU walk reaches
-    // in the same time.  The race lasts as long as the GPU walk: once it
-    // has spent its flips the CPU walk is stopped and keeps its best state
-    // so far (a CPU walk of the same flip budget takes 13-87x longer,
-    // bench_walksat on an H100).  If the GPU walk fails, the CPU walk runs
-    // its whole budget.  "gpu" mode runs the GPU walk alone.
-    WalkOutcome cpu_out;
-    std::thread racer;
-    std::atomic<bool> gpu_finished{false};
-    StopToken racer_stop(&stop, &gpu_finished);
-    std::exception_ptr racer_error;
-    // Stops and joins the racer on every way out of this block, an
-    // exception from the GPU walk other than GpuError included.
-    struct RacerJoin {
-      std::thread& t;
-      std::atomic<bool>& stop_it;
-      ~RacerJoin() {
-        if (t.joinable()) {
-          stop_it = true;
-          t.join();
-        }
-      }
-    } racer_join{racer, gpu_finished};
-    // The weighted design needs no race (issue #24: it ends below the CPU
-    // walk on every benchmark network, bench/results/.../walk_race.md);
-    // the CPU walks a piece only when the GPU fails.
-    const bool race = opts.device == "auto" && opts.gpu_design != "weighted";
-    if (race) {
-      WalkParams pc = p;
-      pc.seed = derive_seed(seed, 0x43505552ull);
-      pc.stop = &racer_stop;
-      racer = std::thread([&, pc] {
-        try {
-          cpu_out = walksat_cpu(inst, init0, pc);
-        } catch (...) {
-          racer_error = std::current_exception();
-        }
-      });
-    }
+    // The GPU walk alone: the CPU walks the piece only when the GPU fails.
     try {
       GpuWalkOptions g;
-      g.design = opts.gpu_design == "parallel"   ? GpuDesign::kParallelFlips
-                 : opts.gpu_design == "weighted" ? GpuDesign::kWeighted
-                                                 : GpuDesign::kPortfolio;
       g.weighted = opts.weighted;
       out = walksat_gpu(inst, init0, pw, g);
       done = true;
-      gpu_finished = true;
-      if (!race) gpu_used = true;
+      gpu_used = true;
     } catch (const GpuError& e) {
       warn(std::string("GPU MaxWalkSAT failed, component solved on the CPU: ") + e.what());
-    }
-    if (race) {
-      racer.join();
-      if (racer_error) std::rethrow_exception(racer_error);
-      // Compare the two states by their exact costs on this piece; the
-      // device that produced the kept state counts as used (device_used
-      // says which walk answered).
-      auto exact = [&sub](const std::vector<uint8_t>& b) {
-        std::vector<uint8_t> t(b.size() + 1, 0);
-        std::copy(b.begin(), b.end(), t.begin() + 1);
-        return total_cost(sub.clauses, t);
-      };
-      if (!done || exact(cpu_out.best) < exact(out.best)) {
-        out = std::move(cpu_out);
-        cpu_used = true;
-      } else {
-        gpu_used = true;
-      }
-      done = true;
     }
   }
   if (!done) {
@@ -210,7 +144,6 @@ void Run::solve_gpu_batch(const std::vector<int32_t>& ks, std::vector<uint8_t>& 
   sink.assign(ks, during);
   p.on_progress = [this, k0 = ks[0]](double best, int64_t f) { sink.report(k0, best, f); };
   GpuWalkOptions g;
-  g.design = GpuDesign::kWeighted;
   g.weighted = opts.weighted;
   g.part_of_atom = &part;
   WalkOutcome out;

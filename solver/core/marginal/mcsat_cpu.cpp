@@ -265,15 +265,15 @@ McsatOutcome mcsat_cpu(const WalkInstance& in, const std::vector<uint8_t>& init,
     }
     // M: each satisfied clause, kept with its probability.
     s.set_alive([&](int64_t c) { return s.sat(c) && rng.uniform() < keep[c]; });
-    // SampleSAT starts from a fresh coin-flip state (Wei et al.; Tuffy does
-    // the same).  Starting at the current state, which satisfies M, is valid
-    // but mixes only locally: on class, where most satisfied clauses are
-    // kept, no atom could move without violating an alive clause, and a
-    // chain stayed at its start (every marginal 0 or 1).  When a fresh start
-    // does not satisfy M within the budget (large, tightly coupled networks:
-    // RC at 10^3 papers missed 9 of 10), the step goes on from the previous
-    // state instead, which satisfies M; after kMaxFreshFailures misses in a
-    // row the chain stops trying fresh starts (a warning says so).
+    // SampleSAT starts from a fresh coin-flip state (Wei et al.; Tuffy does the
+    // same).  Starting at the current state, which satisfies M, is valid but
+    // mixes only locally: where most satisfied clauses are kept (class), no
+    // atom can move without violating an alive clause, and a chain stays at its
+    // start (docs/solver/marginal.md).  When a fresh start does not satisfy M
+    // within the budget (large, tightly coupled networks such as RC), the step
+    // goes on from the previous state instead, which satisfies M; after
+    // kMaxFreshFailures misses in a row the chain stops trying fresh starts (a
+    // warning says so).
     prev = s.truth_;
     bool sampled = false;
     if (fresh_failures < kMaxFreshFailures) {

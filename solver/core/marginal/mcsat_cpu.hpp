@@ -1,6 +1,6 @@
 // MC-SAT (Poon & Domingos 2006) driving SampleSAT (Wei, Erenrich & Selman
 // 2004) on one (sub)network, one chain on one CPU thread; and exact
-// marginals by enumeration for small ones.  docs/solver.md, "Marginal
+// marginals by enumeration for small ones.  docs/solver/marginal.md, "Marginal
 // inference (MC-SAT)", says where this follows the papers and not Tuffy.
 #pragma once
 
@@ -54,9 +54,9 @@ inline int64_t mcsat_flips_budget(const McsatParams& p, int32_t n) {
 inline int64_t mcsat_steps_after_sat(const McsatParams& p, int32_t n) {
   // Four sweeps.  SampleSAT starts from a coin-flip state, and the first
   // solution WalkSAT finds is not uniform over SAT(M); the sweeps after it
-  // (Metropolis moves among M's solutions) even it out.  On the 50 random
-  // test networks at 10^4 samples: two sweeps, MAE max 0.021; four, 0.015;
-  // six, 0.017 (sampling noise from there on).
+  // (Metropolis moves among M's solutions) even it out.  Four: fewer were
+  // measurably less accurate on the random test networks, more gained
+  // nothing (docs/solver/marginal.md).
   return p.steps_after_sat > 0 ? p.steps_after_sat : 4 * static_cast<int64_t>(n > 0 ? n : 1);
 }
 

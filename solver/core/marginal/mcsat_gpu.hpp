@@ -1,4 +1,4 @@
-// MC-SAT on the GPU: many independent chains (docs/solver.md, "Marginal
+// MC-SAT on the GPU: many independent chains (docs/solver/marginal.md, "Marginal
 // inference (MC-SAT)").  Each chain keeps its own truth, per-clause true
 // counts and alive bits over ONE read-only clause structure in device
 // memory, and runs exactly the CPU chain's steps (mcsat_cpu.cpp), so

@@ -1,7 +1,7 @@
 // One MC-SAT chain with parallel SampleSAT rounds inside it
 // (mcsat_parallel_rules.hpp): on the GPU (mcsat_parallel_gpu.cu), where
 // solve_marginal and the learner use it for large networks and few samples
-// (marginal.hpp, learn.hpp), and on CPU threads as its reference.
+// (solve_marginal.hpp, learn.hpp), and on CPU threads as its reference.
 #pragma once
 
 #include "core/marginal/mcsat_cpu.hpp"
@@ -16,10 +16,10 @@ struct McsatParallelOptions {
   int threads = 1;            // OpenMP threads
   int max_batch = 16;         // GPU: the start walks' rounds per batch (WeightedOptions::max_batch)
   int blocks_per_sm = 0;      // GPU: blocks of 256 threads per SM of the step kernel; 0: as many as fit
-                              // (3 on an H200: 10.2 -> 9.8 ms a step at 10^6 clauses against 2)
+                              // (slightly faster than fewer; docs/solver/marginal.md)
   // GPU: the SAT phase's rounds with a warp per violated entry while the
   // list is short (walk_weighted_warp.cuh) instead of a thread: the same
-  // decisions, 3.5x faster at 10^6 clauses (docs/solver.md).
+  // decisions, several times faster at 10^6 clauses (docs/solver/marginal.md).
   bool warp_rounds = true;
 };
 

@@ -8,9 +8,8 @@
 // M, alive clauses weighing +-1, the rest 0), the sweeps
 // (mcsat_parallel_rules.hpp's rounds), and the sample's tally, cost and
 // features.  A step is some 10^2 rounds of a few small phases: one launch
-// per round phase costs more than the phase itself (the first version of
-// this driver, a launch per phase: 25 ms a step at 10^6 clauses on an H100,
-// 10.6 ms at 10^5), a barrier a few microseconds.
+// per round phase costs more than the phase itself, a grid barrier a few
+// microseconds (docs/solver/marginal.md).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -106,6 +105,8 @@ __device__ inline void recount(const StepArgs& A, int64_t tid, int64_t T) {
   for (int64_t c = tid; c < A.I.m; c += T) A.S.tc[c] = weighted::true_literals(A.I, A.S.truth, c);
 }
 
+// long function: one step's phases in order, separated by grid-wide syncs;
+// the synchronisation is checked by reading them in one place.
 __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
   namespace cg = cooperative_groups;
   cg::grid_group g = cg::this_grid();
@@ -270,6 +271,8 @@ __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
 
 }  // namespace gpu_detail
 
+// long function: the device buffers, their upload, the launch loop and the
+// read-back share one scope, so every buffer is released on every way out.
 McsatOutcome mcsat_parallel_gpu(const WalkInstance& in, const std::vector<uint8_t>& init, const McsatParams& p,
                                 const McsatParallelOptions& po, const GpuFeatures* features) {
   using namespace gpu_detail;

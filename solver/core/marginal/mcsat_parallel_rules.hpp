@@ -15,13 +15,12 @@
 // be shared by two moving atoms: they are updated atomically.
 //
 // The SAT phase of a step is not these rounds: WalkSAT proposals from every
-// violated clause at once rarely reached SAT(M) from a coin-flip start at
-// 10^5-10^6 clauses (4 of 5 steps missed it in 2,000 rounds; planted
-// 3-SAT-like instances), the same "every violated clause moves" problem as
-// the parallel-flip MaxWalkSAT.  Both drivers reach SAT(M) with the
-// weighted walk (alive clauses weighing 1) and run these rounds for the
-// sweeps after it: 10^5 clauses, 5 samples in 0.33 s, 10^6 in 5.5 s, every
-// step in SAT(M) (2 cores; serial mcsat_cpu: 0.17 s and 4.6 s).
+// violated clause at once rarely reach SAT(M) from a coin-flip start on
+// large planted instances, the same "every violated clause moves" problem
+// as Tuffy's step rules run in parallel (walk_weighted_rules.hpp).  Both
+// drivers reach SAT(M) with the weighted walk (alive clauses weighing 1)
+// and run these rounds for the sweeps after it, every step then in SAT(M)
+// (docs/solver/marginal.md).
 #pragma once
 
 #include <cmath>

@@ -5,12 +5,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <exception>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 
 #include "core/base/components.hpp"
 #include "core/marginal/solve_marginal.hpp"
@@ -20,6 +19,7 @@
 #include "core/base/rng.hpp"
 #include "core/base/run_control.hpp"
 #include "core/base/subnetwork.hpp"
+#include "core/base/work_pool.hpp"
 
 namespace mln::solver {
 
@@ -280,7 +280,7 @@ MarginalResult solve_marginal(const mln::Network& net, const MarginalOptions& op
     } else {
       // Many chains on the GPU for many samples; one parallel chain for a
       // large component and few samples when `chains` is left to us
-      // (marginal.hpp).
+      // (solve_marginal.hpp).
       const bool few = opts.samples < opts.gpu_min_samples;
       c.one_chain = gpu_on && few && opts.chains == 0 && run.comps.num_clauses(k) >= one_chain_min;
       c.on_gpu = gpu_on && (opts.device == "gpu" || (n >= opts.gpu_min_atoms && !few) || c.one_chain);
@@ -296,30 +296,16 @@ MarginalResult solve_marginal(const mln::Network& net, const MarginalOptions& op
   }
   run.progress = std::make_unique<SampleProgress>(opts.progress, scheduled * opts.samples);
 
-  std::exception_ptr failure;
-  std::mutex fail_mu;
-  // Worker loop: takes tasks from a shared queue until it is empty; once
-  // stopped, the remaining components stay unsolved (NaN).
-  auto work = [&](const std::vector<Task>& q, std::atomic<size_t>& next) {
-    try {
-      for (size_t i; (i = next.fetch_add(1)) < q.size();) {
-        if (run.stop.should_stop()) continue;
-        run.run_task(q[i]);
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(fail_mu);
-      if (!failure) failure = std::current_exception();
-    }
+  // Once stopped, the remaining components stay unsolved (NaN).
+  auto task = [&](const Task& t) {
+    if (!run.stop.should_stop()) run.run_task(t);
   };
-  std::atomic<size_t> next_cpu{0}, next_gpu{0};
-  int nthreads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  nthreads = static_cast<int>(std::min<size_t>(nthreads, cpu_q.size()));
-  std::vector<std::thread> pool;
-  if (!gpu_q.empty()) pool.emplace_back(work, std::cref(gpu_q), std::ref(next_gpu));
-  for (int t = 1; t < nthreads; ++t) pool.emplace_back(work, std::cref(cpu_q), std::ref(next_cpu));
-  if (nthreads >= 1) work(cpu_q, next_cpu);
-  for (auto& th : pool) th.join();
-  if (failure) std::rethrow_exception(failure);
+  std::function<void()> feeder;
+  if (!gpu_q.empty())
+    feeder = [&] {
+      for (const Task& t : gpu_q) task(t);
+    };
+  run_pool(pool_threads(opts.threads), cpu_q.size(), [&](size_t i) { task(cpu_q[i]); }, feeder);
 
   // Marginals and the mean cost, component by component.
   int64_t min_counted = std::numeric_limits<int64_t>::max();

@@ -1,6 +1,6 @@
 // Marginal inference by MC-SAT (Poon & Domingos 2006) driving SampleSAT
 // (Wei, Erenrich & Selman 2004), per connected component, on CPU threads and
-// on the GPU (docs/tuffy-reference.md section 7.3; docs/solver.md says where
+// on the GPU (docs/tuffy-reference.md section 7.3; docs/solver/marginal.md says where
 // we follow Tuffy and where the papers).
 //
 // No database and no CUDA types here.
@@ -32,7 +32,7 @@ struct MarginalOptions {
   // with its own burn-in and seed (derived from `seed`, the component and
   // the chain), and CPU threads run them in parallel.  0: one chain on the
   // CPU (results do not depend on the thread count), the GPU sampler's
-  // choice on the GPU (see docs/solver.md).
+  // choice on the GPU (see docs/solver/marginal.md).
   int chains = 0;
   uint64_t seed = 1;            // results are a function of (network, options) for a given device
   int threads = 0;              // CPU threads; 0 = hardware concurrency
@@ -46,19 +46,19 @@ struct MarginalOptions {
   int64_t gpu_min_atoms = 20000;
   // ... and when at least this many samples are asked for.  The GPU runs
   // independent chains (up to 8 per SM, each counting >= 1000 samples), and
-  // one chain on a warp is ~6x slower than a CPU core (H100 host, bench_mcsat
-  // at 10^6 clauses: 1,246 samples/s from 1,056 chains, 7.2 on one core),
-  // while the CPU samples a component with one chain: the GPU only wins from
-  // about 8 chains.  With Tuffy's default of 100 samples, the CPU runs it.
+  // one chain on a warp is ~6x slower than a CPU core (bench_mcsat,
+  // docs/solver/marginal.md), while the CPU samples a component with one
+  // chain: the GPU only wins from about 8 chains.  With Tuffy's default of
+  // 100 samples, the CPU runs it.
   int64_t gpu_min_samples = 8000;
   // With chains = 0, a component of at least this many ground clauses is
   // sampled on the GPU by ONE chain whose SampleSAT moves run in parallel
   // (mcsat_parallel.hpp) when fewer than gpu_min_samples samples are asked
-  // for.  A step costs ~10-30 ms of latency-bound rounds whatever the size
-  // (H200: 13 ms at 10^5 clauses, 30 ms at 10^6), while a CPU core's step
-  // grows with the atoms: 27 ms at 10^5 planted clauses (24k atoms), 0.54 s
-  // at 10^6.  Set where the GPU wins clearly, so that class (73k clauses,
-  // 9.6k atoms, whose CPU steps are shorter) keeps its CPU chain.
+  // for.  A GPU step costs ~10-30 ms of latency-bound rounds whatever the
+  // size, while a CPU core's step grows with the atoms: a measured
+  // crossover, set where the GPU wins clearly, so that class (73k clauses,
+  // 9.6k atoms, whose CPU steps are shorter) keeps its CPU chain
+  // (docs/solver/marginal.md; bench/results/gpu-NVIDIA-H200/one_chain.md).
   int64_t gpu_one_chain_min_clauses = 300000;
   // Called with (samples done, samples total) summed over components; from
   // any thread (calls are serialised), at most ~10x per second.

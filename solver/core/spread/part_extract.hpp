@@ -3,10 +3,9 @@
 // walk (part_walk.hpp) its network with the neighbours' atoms held inside.
 //
 // Each is one or two passes over every clause of the network, on threads,
-// for that one part.  Indexing every part's clauses up front took 1.1 s on
-// each worker of RC at 10^6 papers (177.7M clauses) on the 4x H200 host,
-// then 0.9 s more to extract the worker's own part from that list; both lay
-// on the path to the job's first round.
+// for that one part: indexing every part's clauses up front, on every
+// worker, and then extracting its own part from that list cost more, on the
+// path to the job's first round (docs/solver/spread.md).
 #pragma once
 
 #include <cstdint>

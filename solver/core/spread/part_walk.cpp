@@ -16,7 +16,7 @@ namespace mln::solver {
 namespace {
 using Clock = std::chrono::steady_clock;
 
-bool gpu_allowed(const SolveOptions& o) { return o.device != "cpu" && o.gpu_design == "weighted"; }
+bool gpu_allowed(const SolveOptions& o) { return o.device != "cpu"; }
 
 // The kept walk's settings: a round that stops finding better states ends
 // after a quarter of the walk's time floor (0.25 s of the default second),

@@ -1,9 +1,9 @@
-// A cut part of a spread MAP job walked in rounds with its walk kept
-// (issue #23).  solve_part extracts a part again every round and walks it
-// from fresh weights: on RC at 10^6 papers that was ~2.5 s of each round's
-// extraction and layout, and every round's walk had to learn its clause
-// weights again.  A PartWalker extracts its part once, with the atoms of the
-// other parts that share its clauses *inside* its instance but held (the
+// A cut part of a spread MAP job walked in rounds with its walk kept (issue
+// #23).  solve_part extracts a part again every round and walks it from fresh
+// weights: every round pays the extraction and layout (seconds at 10^8 clauses;
+// bench/results/gpu-2xNVIDIA-H200/spread_run.md), and its walk learns its
+// clause weights again.  A PartWalker extracts its part once, with the atoms of
+// the other parts that share its clauses *inside* its instance but held (the
 // weighted walk's Inst::n_free: no clause proposes them), and keeps the
 // weighted walk (walk_weighted.hpp's WeightedSession, on the GPU or on CPU
 // threads) between rounds: a round moves the held atoms to the neighbours'
@@ -30,8 +30,8 @@
 namespace mln::solver {
 
 // Whether a part solved with options `o` walks the weighted walk, the one a
-// PartWalker keeps: on a GPU (gpu_design "weighted", the default, and a
-// device that is not "cpu") or on CPU threads (cpu_walk "weighted").
+// PartWalker keeps: on a GPU (a device that is not "cpu") or on CPU
+// threads (cpu_walk "weighted").
 // Otherwise each round solves the part again (solve_part).
 bool part_walk_applies(const SolveOptions& o);
 

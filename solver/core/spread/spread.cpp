@@ -130,8 +130,8 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
       const int32_t q = plan.part_of[std::abs(cs.lits[i])];
       if (q != p0) {
         across = true;
-        // (read first: stores from every thread to the same few bytes took
-        // 2.3 s over RC's 57M cut clauses on a 32-core host)
+        // (read first: stores from every thread to the same few bytes
+        // contend for their cache line; docs/solver/spread.md)
         if (!shares[p0].load(std::memory_order_relaxed)) shares[p0].store(1, std::memory_order_relaxed);
         if (!shares[q].load(std::memory_order_relaxed)) shares[q].store(1, std::memory_order_relaxed);
       }
@@ -200,7 +200,7 @@ bool unpack_state(const char* bytes, size_t n, const std::vector<int32_t>& membe
                                 " atoms");
   // One thread: several workers of one host read their states at once, each
   // at the start of its round, and a parallel region per part there cost
-  // more than it saved (the 4-GPU reads took 0.12 s, not 0.05).
+  // more than it saved (bench/results/gpu-4xNVIDIA-H200/spread_run.md).
   bool changed = false;
   for (int64_t i = 0; i < atoms; ++i) {
     const uint8_t v = (static_cast<unsigned char>(bytes[i / 8]) >> (i % 8)) & 1u;

@@ -8,7 +8,7 @@
 // ran which part).
 //
 // No database here: solver/worker/spread_job.cpp keeps the plan, the parts
-// and their states in mln.job_plans and mln.job_parts.  docs/solver.md,
+// and their states in mln.job_plans and mln.job_parts.  docs/solver/spread.md,
 // "One job on several workers".
 #pragma once
 
@@ -28,15 +28,14 @@
 namespace mln::solver {
 
 // Components of more atoms than this are split by the streaming
-// partitioner (partition.hpp), not METIS: on 2 cores METIS took 13 s
-// over RC at 10^5 papers (990k atoms, 17.8M clauses), most of a 20 s job.
+// partitioner (partition.hpp), not METIS, whose time on larger components
+// is most of a job's (docs/solver/spread.md, "The plan").
 constexpr int64_t kSpreadMetisMaxAtoms = 250000;
 // ... and components of more atoms than this into contiguous ranges of atom
 // ids (the grounding's order), which a pass over the clauses counts: on RC
-// at 10^5 papers (990k atoms) the streaming partitioner's cut was the
-// ranges' (5.69M against 5.71M of 17.8M clauses: the citations are drawn
-// uniformly, so no partition cuts much less), and at 10^6 papers it took
-// 4.2 s of an 8.5 s plan on the 4x H200 host.
+// the streaming partitioner cuts about as many clauses as the ranges (the
+// citations are drawn uniformly, so no partition cuts much less) and takes
+// half the plan (docs/solver/spread.md, "Cutting, sweeps and the default").
 constexpr int64_t kSpreadStreamMaxAtoms = 500000;
 
 struct SpreadPlan {
@@ -69,18 +68,18 @@ SpreadPlan plan_spread(const mln::Network& net, int workers, const SolveOptions&
 
 // A plan's part_of as mln.job_plans keeps it: a little-endian int4 per atom
 // id, or, where that is shorter, "RUN1" and then little-endian int4 pairs
-// (part, how many atoms in a row).  A plan of id ranges (RC at 10^6
-// papers, 4 parts) is then 4 runs, not 40 MB that the leader took 0.3 s to
-// store and each helper 0.13 s to load before its first round.
+// (part, how many atoms in a row).  A plan of id ranges is then a few runs,
+// not an int4 per atom that the leader stores and each helper loads before
+// its first round (docs/solver/spread.md).
 std::string pack_part_of(const std::vector<int32_t>& part_of);
 // The array again; throws std::invalid_argument for bytes that are neither
 // form (a partial array, a run past the end).
 std::vector<int32_t> unpack_part_of(const char* bytes, size_t n);
 
 // A part's state as mln.job_parts keeps it: a bit per atom of the part, in
-// members order, least significant bit first.  RC at 10^6 papers over 4
-// GPUs: 310 KB a part a round, not the 2.5 MB a byte per atom took, which
-// TOAST compressed on every write and each reader fetched and expanded.
+// members order, least significant bit first: an eighth of the size of a
+// byte per atom, which TOAST would compress on every write and each reader
+// fetch and expand (docs/solver/spread.md).
 std::string pack_state(const std::vector<uint8_t>& state);
 // Writes n packed bytes as the state of `members` into `truth` (by atom id);
 // true if an atom changed.  Throws std::invalid_argument where n is not
@@ -136,9 +135,10 @@ struct PartOutcome {
 //
 // With hold_boundary false the clauses the part shares with other parts are
 // left out (round 1 of several: the other parts' atoms are still at their
-// coin flips, and holding them there made each part of RC at 10^6 papers,
-// a third of whose clauses cross the cut, satisfy random boundaries; the
-// rounds after it hold the boundary at the parts' own answers).
+// coin flips, and holding them there makes the parts of a network like RC,
+// a third of whose clauses cross the cut, satisfy random boundaries;
+// docs/solver/spread.md).  The rounds after it hold the boundary at the
+// parts' own answers.
 PartOutcome solve_part(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx, int p,
                        const std::vector<uint8_t>& truth, SolveOptions o, bool hold_boundary = true);
 
@@ -151,18 +151,16 @@ inline bool holds_boundary(int r, int rounds) { return r > 1 || rounds <= 1; }
 // part of a job of several rounds, when part_walk_applies(o) (the weighted
 // walk).  From round 1 on: its neighbours are held at their starting state
 // there, and short rounds move them soon.  (Round 1 over each part's own
-// clauses alone, as solve_part does it, left RC at 10^4 papers with two
-// parts at 31.7k-45.5k after 4-8 rounds on 2 cores, where a walk over the
-// whole network ends at 22,797: each part fixed its own categories, and
-// then both sides of a shared citation flipped to the other's, round
-// after round.  Kept from round 1, with 16 or 30 rounds: 22,797 on seeds
-// 1-3, in 6.7-12.3 s against 50 s for one walk.)
+// clauses alone, as solve_part does it, leaves RC's parts each fixing its
+// own categories, and then both sides of a shared citation flipping to the
+// other's, round after round, far above one walk's cost;
+// docs/solver/spread.md, "Kept walks".)
 bool walk_kept(const SpreadPlan& plan, int p, int rounds, const SolveOptions& o);
 
 // Rounds of a spread MAP job that did not set them (job option "rounds"):
-// kept walks take many short rounds (RC at 10^4 papers, 2 parts: 30 rounds
-// of at most a 30th of the time left reached 22,797 in 6.7-10.3 s, 16 in
-// 9.4-12.3 s), solve_part three (each round extracts its parts again).
+// kept walks take many short rounds (30 reached one walk's cost sooner than
+// 16; docs/solver/spread.md), solve_part three (each round extracts its
+// parts again).
 constexpr int kKeptRounds = 30;
 constexpr int kSolvedRounds = 3;
 int default_rounds(const SolveOptions& o);
@@ -172,10 +170,9 @@ int default_rounds(const SolveOptions& o);
 // walks are kept, after the round that follows it: in that round every
 // part searches with the walk's full time floor (PartWalker::step: nothing
 // moved in it or around it), and what it finds is kept.  Ending at the
-// round that changed nothing left two GPUs 972 above the one-GPU cost on
-// RC at 10^6 papers (0.04%); waiting instead for a second round that
-// changes nothing ran, on four GPUs, two rounds more (2.3 s) after a full-
-// floor round that found 0.02 less, and they found nothing.
+// round that changed nothing stopped short of one GPU's cost, and waiting
+// for a second such round cost two more rounds that found nothing
+// (docs/solver/spread.md, "Kept walks").
 class RoundStop {
  public:
   RoundStop(const SpreadPlan& plan, int rounds, const SolveOptions& o);

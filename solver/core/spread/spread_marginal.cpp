@@ -43,8 +43,8 @@ PartMarginal sample_part(const mln::Network& net, const SpreadPlan& plan, const 
   PartMarginal out;
   if (mem.empty()) return out;
   // A part of every atom (one giant component: every slice of it) is
-  // sampled on the network itself, not on a copy of it (RC at 10^5 papers:
-  // 17.8M clauses, a pass to list them and one to copy them, on every GPU).
+  // sampled on the network itself, not on a copy of it (a pass to list
+  // every clause and one to copy them, on every GPU).
   // Not where the network has empty clauses: merge_marginals adds their
   // constant cost once for the job.
   const auto& off = net.clauses.offsets;  // an empty clause: two equal offsets in a row

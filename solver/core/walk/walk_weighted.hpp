@@ -1,4 +1,4 @@
-// The "weighted" walk (rules: walk_weighted_rules.hpp; docs/solver.md):
+// The "weighted" walk (rules: walk_weighted_rules.hpp; docs/solver/walk.md):
 // options, the CPU entry point, and the control loop that both backends
 // share (rounds in batches, the flip budget, stop and progress, the final
 // greedy polish).  No CUDA types here.
@@ -23,28 +23,28 @@ struct WeightedOptions {
   double inc_rel = 2;
   double inc_abs = 0;
   double cap = 50;  // a weight grows up to cap * |w| + inc_abs
-  // ...and proposes its best atom anyway with this probability.  Measured on
-  // generated RC (1,000 papers): 0.01 ends 28% above the optimum, 0 at it.
+  // ...and proposes its best atom anyway with this probability.  0: such
+  // noise kept RC well above its optimum (docs/solver/walk.md).
   double noise = 0;
   // When freeze_rounds rounds in a row flip nothing in a part (every
   // violated clause of that component stuck at its cap), each of its weights
   // keeps smooth_keep of what it gained over |w| and its next round proposes
   // with noise kick_noise.  Also every smooth_every rounds, all parts (0:
   // never).  freeze_rounds 32: a little more than the (cap - 1) / inc_rel
-  // bumps that take a weight to its cap.  Measured on 60 small networks (solver_weighted_test):
-  // kick 0.05 missed the optimum on 2, 0.3 on none; class and RC at the
-  // optimum with either.
+  // bumps that take a weight to its cap.  kick_noise 0.3: a smaller kick
+  // missed the optimum on some of the small test networks
+  // (solver_weighted_test; docs/solver/walk.md).
   double kick_noise = 0.3;
   int64_t freeze_rounds = 32;
   int64_t smooth_every = 0;
   double smooth_keep = 0.5;
   // The search ends after this many rounds without a new best cost, or
   // when the time since the last new best exceeds stall_time times the time
-  // it took to reach it (at least a second), or at the flip budget, or the
-  // stop token.  The rounds end it on the GPU (2,000 rounds of RC at 10^4
-  // papers: ~0.1 s); the time on the CPU, where a round of a large network
-  // takes milliseconds (RC at 10^4 papers, 2 cores: the best at 11 s, then
-  // 49 s of rounds without a new best).
+  // it took to reach it (at least stall_min_s), or at the flip budget, or
+  // the stop token.  The round rule ends it on the GPU, where rounds are
+  // short; the time rule on the CPU, where a round of a large network takes
+  // milliseconds and stall_rounds of them can far outlast the search
+  // (docs/solver/walk.md).
   int64_t stall_rounds = 2000;
   double stall_time = 1;
   double stall_min_s = 1;  // the time rule's floor, seconds
@@ -57,8 +57,8 @@ struct WeightedOptions {
   int max_batch = 4096;
   // GPU: rounds with a warp per violated entry while the list is short
   // (walk_weighted_warp.cuh). Off: the MAP walk's rounds are kernel launches
-  // the warps do not shorten (RC 10^4 0.198 vs 0.205 s, smokers 10^6 0.81
-  // vs 0.62 s on an H200); the one-chain sampler's rounds use them.
+  // the warps do not shorten (measured, docs/solver/marginal.md); the
+  // one-chain sampler's rounds use them.
   bool warp_rounds = false;
   int threads = 0;  // CPU driver: OpenMP threads (0: OpenMP's default)
 };

@@ -29,7 +29,7 @@ __global__ void init_kernel(Inst I, State S, int reset_dw) {
 // Grid-stride over the violated list (its length in device memory): by
 // thread, or, with `warp` and a list of at most kEntriesPerWarp entries per
 // warp, a warp per entry (walk_weighted_warp.cuh; off by default for the
-// MAP walk, where it did not pay: docs/solver.md).
+// MAP walk, where it did not pay: docs/solver/marginal.md).
 template <class ByThread, class ByWarp>
 __device__ inline void over_list(const State& S, int in, int warp, ByThread by_thread, ByWarp by_warp) {
   const int64_t n = static_cast<int64_t>(S.ctr[kViol0 + in]);

@@ -1,5 +1,5 @@
 // The "weighted" walk: parallel local search with dynamic clause weights
-// (docs/solver.md, "The weighted walk").  This header holds the rules of one
+// (docs/solver/walk.md, "The weighted walk").  This header holds the rules of one
 // round, written once for both drivers: the GPU kernels
 // (walksat_gpu_weighted.cu) and the CPU driver (walk_weighted_cpu.cpp),
 // which runs the same rounds with OpenMP loops, so that the rules are tested
@@ -23,14 +23,14 @@
 // alongside and the best state is tracked by it.  With use_dw off the
 // round is a greedy descent on the true weights (the final polish).
 //
-// Why this and not Tuffy's step rules in parallel (walksat_gpu_parallel.cu):
-// there every violated clause moves at once, random-walk and uphill steps
-// included, which on structured networks is a walk at a very high
-// temperature (RC with 10^4 papers: 30x the CPU walk's cost).  Here every
-// flip the weights allow is downhill for the weighted cost; the search
-// leaves a local minimum only by raising the weights of what stays violated
-// (the clause weighting of SATLike and NuWLS), which all clauses can do at
-// once.
+// Why this and not Tuffy's step rules in parallel (an earlier GPU design, since
+// removed): there every violated clause moves at once, random-walk and uphill
+// steps included, which on structured networks is a walk at a very high
+// temperature (RC ends far above the CPU walk's cost;
+// docs/solver/walk.md).  Here every flip the weights allow is downhill for the
+// weighted cost; the search leaves a local minimum only by raising the weights
+// of what stays violated (the clause weighting of SATLike and NuWLS), which all
+// clauses can do at once.
 #pragma once
 
 #include <cstdint>

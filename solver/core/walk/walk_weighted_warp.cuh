@@ -2,8 +2,8 @@
 // propose, flip, settle) with a WARP per violated entry, its lanes over the
 // occurrence lists.  The per-thread rules walk an atom's occurrences one by
 // one (~30 dependent loads per proposal), and a round waits for its slowest
-// thread: ~90 us a round at 10^6 clauses on an H200, ~28 us by warps
-// (the one-chain sampler's SAT phase, docs/solver.md).
+// thread; by warps a round is several times shorter (the one-chain
+// sampler's SAT phase, docs/solver/marginal.md).
 //
 // Same decisions as the per-thread rules, and mostly their code: propose
 // and settle are the rules' propose_by and settle_by with lane 0 writing

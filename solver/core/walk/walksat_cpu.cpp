@@ -14,14 +14,6 @@ namespace mln::solver {
 
 namespace {
 
-// Largest power of two scale such that `sum` (the summed |weight|) stays
-// below 2^61.
-double fixed_point_scale_of_sum(double sum) {
-  int k = 40;
-  while (k > -60 && std::ldexp(sum + 1.0, k) >= 0x1.0p61) --k;
-  return std::ldexp(1.0, k);
-}
-
 // The mutable search state of one walk over one instance.
 class WalkState {
  public:
@@ -138,76 +130,6 @@ class WalkState {
 
 }  // namespace
 
-WalkInstance walk_instance_header(const mln::Network& net) {
-  WalkInstance in;
-  const auto& cs = net.clauses;
-  in.n = net.num_atoms;
-  in.m = static_cast<int64_t>(cs.size());
-  if (in.m >= (int64_t{1} << 31)) throw std::length_error("walksat: more than 2^31 clauses in one (sub)network");
-  double wsum = 0;
-  for (double w : cs.weights) wsum += std::fabs(w);
-  in.scale = fixed_point_scale_of_sum(wsum);
-  // Clamped: with small weights the scale is up to 2^40 and 1e7 * 2^40
-  // overflows int64 (llround gave LLONG_MIN, so -dontBreak refused every
-  // flip).  No fixed-point weight reaches 2^61 (fixed_point_scale_of_sum), so 2^62
-  // means "no clause is hard", which is then true.
-  in.hard_fixed = static_cast<int64_t>(std::llround(std::min(kHardThreshold * in.scale, 0x1.0p62)));
-  int64_t max_len = 0;
-#pragma omp parallel for schedule(static) reduction(max : max_len) if (in.m >= 100000)
-  for (int64_t c = 0; c < in.m; ++c) max_len = std::max(max_len, cs.offsets[c + 1] - cs.offsets[c]);
-  in.max_clause_len = max_len;
-  in.source = &cs;
-  return in;
-}
-
-WalkInstance build_walk_instance(const mln::Network& net) {
-  WalkInstance in = walk_instance_header(net);
-  in.source = nullptr;
-  const auto& cs = net.clauses;
-  in.cl_off.resize(cs.offsets.size());
-  in.cl_lit.resize(cs.lits.size());
-  in.w.resize(in.m);
-  // On OpenMP threads (RC with 10^5 papers: 17.8M clauses, 5.5M atoms at
-  // 10^8): literals and weights per clause, atom degrees by atomic counts,
-  // the occurrence lists filled by atomic cursors and then sorted per atom,
-  // so that each list is in clause order whatever the threads did.
-  std::vector<int64_t> deg(in.n + 1, 0);
-  bool bad = false;
-  const int32_t n = in.n;
-  // Threads only for large pieces: small ones are built by many worker
-  // threads at once, where a team each would only oversubscribe the cores.
-  const bool par = in.m >= 100000;
-#pragma omp parallel for schedule(static) reduction(|| : bad) if (par)
-  for (int64_t c = 0; c < in.m; ++c) {
-    in.cl_off[c] = cs.offsets[c];
-    in.w[c] = static_cast<int64_t>(std::llround(cs.weights[c] * in.scale));
-    for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
-      const int32_t l = cs.lits[i];
-      const uint32_t a = static_cast<uint32_t>((l > 0 ? l : -l) - 1);
-      if (l == 0 || static_cast<int32_t>(a) >= n) {
-        bad = true;
-        continue;
-      }
-      in.cl_lit[i] = a << 1 | (l > 0 ? 1u : 0u);
-      __atomic_fetch_add(&deg[a + 1], 1, __ATOMIC_RELAXED);
-    }
-  }
-  in.cl_off[in.m] = cs.offsets[in.m];
-  if (bad) throw std::invalid_argument("walksat: literal out of range");
-  for (int32_t a = 0; a < in.n; ++a) deg[a + 1] += deg[a];
-  in.occ_off.assign(deg.begin(), deg.end());
-  in.occ.resize(in.cl_lit.size());
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t c = 0; c < in.m; ++c)
-    for (int64_t i = in.cl_off[c]; i < in.cl_off[c + 1]; ++i) {
-      const uint32_t l = in.cl_lit[i];
-      in.occ[__atomic_fetch_add(&deg[l >> 1], 1, __ATOMIC_RELAXED)] = static_cast<uint32_t>(c) << 1 | (l & 1);
-    }
-#pragma omp parallel for schedule(dynamic, 1024) if (par)
-  for (int32_t a = 0; a < n; ++a) std::sort(in.occ.begin() + in.occ_off[a], in.occ.begin() + in.occ_off[a + 1]);
-  return in;
-}
-
 TinyExact solve_exact_tiny(const mln::ClauseSet& cs, const int64_t* clauses, int64_t m,
                            const std::vector<int32_t>& local_of, int n, uint32_t init) {
   if (n > kTinyAtoms) throw std::invalid_argument("solve_exact_tiny: too many atoms");
@@ -294,6 +216,56 @@ WalkOutcome solve_exact_cpu(const WalkInstance& in, const std::vector<uint8_t>& 
   return out;
 }
 
+namespace {
+
+// The atom that a step repairing violated clause c flips, by Tuffy's rules
+// (a random atom with probability pr, else the greedy choice, ties broken by
+// reservoir sampling); false when the step flips nothing (greedy and uphill).
+inline bool pick_atom(const WalkInstance& in, const WalkState& s, Rng& rng, uint32_t c, double pr, uint32_t& a) {
+  const int64_t lo = in.cl_off[c], len = in.cl_off[c + 1] - lo;
+  const uint32_t* lits = &in.cl_lit[lo];
+  if (in.w[c] > 0) {
+    if (rng.uniform() < pr) {
+      a = lits[rng.below(static_cast<uint32_t>(len))] >> 1;
+    } else {  // greedy: smallest delta, ties broken by reservoir sampling
+      int64_t best = std::numeric_limits<int64_t>::max();
+      uint32_t ties = 0;
+      for (int64_t i = 0; i < len; ++i) {
+        uint32_t b = lits[i] >> 1;
+        int64_t d = s.delta(b);
+        if (d < best) { best = d; a = b; ties = 1; }
+        else if (d == best && rng.below(++ties) == 0) a = b;
+      }
+      if (best > 0) return false;
+    }
+  } else {  // negative clause: candidates are the atoms of true literals
+    if (s.tc_[c] == 1) {
+      a = s.crit_[c];
+      if (s.delta(a) > 0 && rng.uniform() < 1.0 - pr) return false;
+    } else if (rng.uniform() < pr) {
+      uint32_t k = rng.below(static_cast<uint32_t>(s.tc_[c]));
+      for (int64_t i = 0; i < len; ++i) {
+        uint32_t l = lits[i];
+        if (s.truth_[l >> 1] == (l & 1) && k-- == 0) { a = l >> 1; break; }
+      }
+    } else {
+      int64_t best = std::numeric_limits<int64_t>::max();
+      uint32_t ties = 0;
+      for (int64_t i = 0; i < len; ++i) {
+        uint32_t l = lits[i];
+        if (s.truth_[l >> 1] != (l & 1)) continue;
+        int64_t d = s.delta(l >> 1);
+        if (d < best) { best = d; a = l >> 1; ties = 1; }
+        else if (d == best && rng.below(++ties) == 0) a = l >> 1;
+      }
+      if (best > 0) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 WalkOutcome walksat_cpu(const WalkInstance& in, const std::vector<uint8_t>& init, const WalkParams& p) {
   WalkOutcome out;
   Rng rng(derive_seed(p.seed, 0x57414C4Bull));
@@ -364,46 +336,8 @@ WalkOutcome walksat_cpu(const WalkInstance& in, const std::vector<uint8_t>& init
       const bool from_hard = !s.viol_hard_.empty() && p.hard_first > 0 && rng.uniform() < p.hard_first;
       const std::vector<int32_t>& pool = from_hard ? s.viol_hard_ : s.viol_;
       uint32_t c = static_cast<uint32_t>(pool[rng.below(static_cast<uint32_t>(pool.size()))]);
-      const int64_t lo = in.cl_off[c], len = in.cl_off[c + 1] - lo;
-      const uint32_t* lits = &in.cl_lit[lo];
       uint32_t a = 0;
-      if (in.w[c] > 0) {
-        if (rng.uniform() < pr) {
-          a = lits[rng.below(static_cast<uint32_t>(len))] >> 1;
-        } else {  // greedy: smallest delta, ties broken by reservoir sampling
-          int64_t best = std::numeric_limits<int64_t>::max();
-          uint32_t ties = 0;
-          for (int64_t i = 0; i < len; ++i) {
-            uint32_t b = lits[i] >> 1;
-            int64_t d = s.delta(b);
-            if (d < best) { best = d; a = b; ties = 1; }
-            else if (d == best && rng.below(++ties) == 0) a = b;
-          }
-          if (best > 0) continue;
-        }
-      } else {  // negative clause: candidates are the atoms of true literals
-        if (s.tc_[c] == 1) {
-          a = s.crit_[c];
-          if (s.delta(a) > 0 && rng.uniform() < 1.0 - pr) continue;
-        } else if (rng.uniform() < pr) {
-          uint32_t k = rng.below(static_cast<uint32_t>(s.tc_[c]));
-          for (int64_t i = 0; i < len; ++i) {
-            uint32_t l = lits[i];
-            if (s.truth_[l >> 1] == (l & 1) && k-- == 0) { a = l >> 1; break; }
-          }
-        } else {
-          int64_t best = std::numeric_limits<int64_t>::max();
-          uint32_t ties = 0;
-          for (int64_t i = 0; i < len; ++i) {
-            uint32_t l = lits[i];
-            if (s.truth_[l >> 1] != (l & 1)) continue;
-            int64_t d = s.delta(l >> 1);
-            if (d < best) { best = d; a = l >> 1; ties = 1; }
-            else if (d == best && rng.below(++ties) == 0) a = l >> 1;
-          }
-          if (best > 0) continue;
-        }
-      }
+      if (!pick_atom(in, s, rng, c, pr, a)) continue;
       if (p.dont_break && s.brk_[a] > in.hard_fixed) continue;
       const int64_t d = s.delta(a);
       if (d > 0 && rng.uniform() < kGreedyThrottle) continue;

@@ -11,44 +11,12 @@
 
 #include "mln/network.hpp"
 #include "core/base/run_control.hpp"
+#include "core/walk/walk_instance.hpp"
 
 namespace mln::solver {
 
 // Tuffy's greedy throttling: an uphill flip is skipped with this probability.
 constexpr double kGreedyThrottle = 0.7;
-
-// HostArray: mln/host_array.hpp (written in full on threads, not zeroed first).
-using mln::HostArray;
-
-// The clauses of one (sub)network in the layout the search uses.  Weights
-// are fixed point (int64, scale 2^k): incremental make/break sums then stay
-// exact, with no floating-point drift in "delta > 0" tests.
-struct WalkInstance {
-  int32_t n = 0;                   // atoms, 0-based here (network id - 1)
-  int64_t m = 0;                   // clauses
-  HostArray<int64_t> cl_off;       // CSR over clauses, size m + 1
-  HostArray<uint32_t> cl_lit;      // atom << 1 | (literal is positive)
-  HostArray<int64_t> occ_off;      // CSR over atoms, size n + 1
-  HostArray<uint32_t> occ;         // clause << 1 | (literal is positive)
-  HostArray<int64_t> w;            // fixed-point weights (signed)
-  double scale = 1;                // fixed = round(weight * scale)
-  int64_t hard_fixed = 0;          // kHardThreshold in fixed point
-  int64_t max_clause_len = 0;
-  // Set by walk_instance_header only: the arrays above are empty and the
-  // GPU walk lays them out in device memory from these clauses (which must
-  // outlive the instance).
-  const mln::ClauseSet* source = nullptr;
-  bool header_only() const { return source != nullptr && cl_off.empty(); }
-};
-
-// Builds the search layout of `net` (atoms 1..num_atoms become 0..n-1).
-WalkInstance build_walk_instance(const mln::Network& net);
-
-// The layout's sizes, scale and longest clause only, for the GPU walk to
-// lay out on the device (walksat_gpu.hpp): on smokers at 10^6 people the
-// host layout (occurrence lists sorted per atom) was a third of the GPU
-// path's set-up, and the device builds it in a few milliseconds.
-WalkInstance walk_instance_header(const mln::Network& net);
 
 struct WalkParams {
   int64_t flips_per_try = 0;
@@ -94,8 +62,9 @@ WalkOutcome solve_exact_cpu(const WalkInstance& inst, const std::vector<uint8_t>
 // its atoms to 1..n, and bit i of a state is local atom i + 1.  The same
 // answer as extracting the component, building its instance and calling
 // solve_exact_cpu (the same fixed-point costs, the same Gray-code order from
-// `init`, ties kept at the earlier state), without their ~30 allocations:
-// smokers at 10^6 people has ~300,000 such components.
+// `init`, ties kept at the earlier state), without their ~30 allocations,
+// which dominate where a network has very many tiny components
+// (docs/solver/walk.md).
 constexpr int kTinyAtoms = 6;
 struct TinyExact {
   uint32_t best = 0;         // the state

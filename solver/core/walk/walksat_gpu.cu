@@ -1,4 +1,5 @@
-// GPU MaxWalkSAT entry points: device check and design dispatch.
+// GPU MaxWalkSAT entry points: the device check, the device layout of an
+// instance and the weighted walk (walksat_gpu_weighted.cu).
 #include <cuda_runtime.h>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -92,10 +93,6 @@ void lay_out_on_device(const WalkInstance& in, DevInstanceStore& s) {
   if (flag) throw std::invalid_argument("walksat: literal out of range");
 }
 
-WalkOutcome walksat_gpu_portfolio(const WalkInstance&, const std::vector<uint8_t>&, const WalkParams&,
-                                  const GpuWalkOptions&);
-WalkOutcome walksat_gpu_parallel(const WalkInstance&, const std::vector<uint8_t>&, const WalkParams&,
-                                 const GpuWalkOptions&);
 WalkOutcome walksat_gpu_weighted(const WalkInstance&, const std::vector<uint8_t>&, const WalkParams&,
                                  const GpuWalkOptions&);
 }  // namespace gpu_detail
@@ -155,8 +152,6 @@ WalkInstance gpu_layout(const WalkInstance& header) {
 WalkOutcome walksat_gpu(const WalkInstance& in, const std::vector<uint8_t>& init, const WalkParams& p,
                         const GpuWalkOptions& g) {
   if (static_cast<int64_t>(init.size()) != in.n) throw std::invalid_argument("walksat_gpu: init has the wrong size");
-  if (in.header_only() && g.design != GpuDesign::kWeighted)
-    throw std::invalid_argument("walksat_gpu: a header-only instance needs the weighted design");
   if (in.m == 0) {  // nothing to search
     WalkOutcome out;
     out.best = init;
@@ -164,11 +159,6 @@ WalkOutcome walksat_gpu(const WalkInstance& in, const std::vector<uint8_t>& init
     return out;
   }
   try {
-    switch (g.design) {
-      case GpuDesign::kPortfolio: return gpu_detail::walksat_gpu_portfolio(in, init, p, g);
-      case GpuDesign::kParallelFlips: return gpu_detail::walksat_gpu_parallel(in, init, p, g);
-      case GpuDesign::kWeighted: break;
-    }
     return gpu_detail::walksat_gpu_weighted(in, init, p, g);
   } catch (const std::bad_alloc& e) {
     throw GpuError(std::string("host allocation failed in GPU MaxWalkSAT: ") + e.what());
