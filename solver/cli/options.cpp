@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "mln/options.hpp"
+
 namespace mln::cli {
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -106,6 +108,44 @@ double to_d(const std::string& flag, const std::string& v) {
     throw std::invalid_argument("option " + flag + " expects a number, got \"" + v + "\"");
   }
 }
+// The flags that set a job option, and its key in the options table.
+struct FlagKey {
+  const char* flag;
+  const char* key;
+};
+constexpr FlagKey kJobFlags[] = {
+    {"-maxFlips", "max_flips"},       {"-maxTries", "max_tries"},          {"-timeout", "timeout"},
+    {"-threads", "threads"},          {"-randomStep", "random_step"},      {"-mcsatSamples", "samples"},
+    {"-mcsatParam", "mcsat_param"},   {"-sa", "sa_temperature"},           {"-dMaxIter", "iterations"},
+    {"--search-device", "device"},    {"--solver", "solver"},              {"--ilp-seconds", "ilp_seconds"},
+    {"--gap-tolerance", "gap_tolerance"}, {"--cpu-walk", "cpu_walk"},      {"--exact-max-atoms", "exact_max_atoms"},
+    {"--seed", "seed"},
+};
+
+// Checks the job options given as flags (flag, its value) through the
+// options table, as mln.infer and mln.learn_weights will: a value they
+// refuse is refused here, naming the flag.
+void check_job_flags(const std::vector<std::pair<std::string, std::string>>& given, unsigned bits) {
+  for (const auto& [flag, text] : given) {
+    const char* key = nullptr;
+    for (const FlagKey& f : kJobFlags)
+      if (flag == f.flag) key = f.key;
+    // The row of the job's task, else any (a flag that the task ignores
+    // must still hold a valid value).
+    const options::Spec* s = options::find(key, bits);
+    if (!s) s = options::find(key, options::kAnyTask);
+    options::JsonValue v;
+    v.kind = s->type == options::Type::kChoice ? options::JsonValue::kString : options::JsonValue::kNumber;
+    v.json = v.kind == options::JsonValue::kString ? "\"" + text + "\"" : text;
+    v.str = text;
+    try {
+      options::check(*s, v, bits);
+    } catch (const options::OptionError&) {
+      throw std::invalid_argument(flag + " must be " + options::allowed_text(*s) + " (got \"" + text + "\")");
+    }
+  }
+}
+
 }  // namespace
 
 Options parse_options(int argc, char** argv) {
@@ -120,10 +160,13 @@ Options parse_options(int argc, char** argv) {
   static const std::set<std::string> ignored_val = {"-iterSpan", "-gibbsThinning", "-sgdStepSize", "-sgdDecay",
                                                     "-sgdMetaSample", "-sgdMU", "-softT", "-dribble",
                                                     "-lineHeader", "-mcsatDumpInt", "-innerPara", "-serialmix"};
+  std::vector<std::pair<std::string, std::string>> given;  // job options as flags: flag, value
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto val = [&]() -> std::string {
       if (i + 1 >= argc) throw std::invalid_argument("option " + a + " needs a value");
+      for (const FlagKey& f : kJobFlags)
+        if (a == f.flag) given.emplace_back(a, argv[i + 1]);
       return argv[++i];
     };
     if (a == "-i" || a == "-mln") for (auto& f : split_commas(val())) o.program_files.push_back(f);
@@ -182,33 +225,15 @@ Options parse_options(int argc, char** argv) {
   if (o.output.empty()) throw std::invalid_argument("option -r (output file) is required");
   if (o.query_files.empty() && o.query_atoms.empty())
     throw std::invalid_argument("a query is required: give -queryFile or -q");
-  if (o.max_tries < 1) throw std::invalid_argument("-maxTries must be at least 1");
-  if (o.max_flips < 0) throw std::invalid_argument("-maxFlips must not be negative");
-  if (o.random_step != -1 && (o.random_step < 0 || o.random_step > 1)) throw std::invalid_argument("-randomStep must be within [0, 1]");
-  if (o.mcsat_samples < 1 || o.mcsat_samples > 2147483647)
-    throw std::invalid_argument("-mcsatSamples must be a positive integer (at most 2147483647)");
-  if (!(o.mcsat_param > 0)) throw std::invalid_argument("-mcsatParam must be greater than 0");
-  if (!(o.sa > 0)) throw std::invalid_argument("-sa must be greater than 0");
   if (!(o.min_prob >= 0 && o.min_prob <= 1)) throw std::invalid_argument("-minProb must be within [0, 1]");
-  if (o.learn_iterations < 1 || o.learn_iterations > 100000) throw std::invalid_argument("-dMaxIter must be from 1 to 100000");
   if (o.learnwt && (o.marginal || o.dual)) throw std::invalid_argument("-learnwt cannot be combined with -marginal or -dual");
   if (o.verbose < 0 || o.verbose > 3) throw std::invalid_argument("-verbose must be 0, 1, 2 or 3");
   if (o.device != "auto" && o.device != "cpu" && o.device != "gpu" && o.device != "sql")
     throw std::invalid_argument("--device must be auto, cpu, gpu or sql");
   if (o.search_device.empty()) o.search_device = (o.device == "cpu" || o.device == "sql") ? "cpu" : "auto";
-  if (o.search_device != "auto" && o.search_device != "cpu" && o.search_device != "gpu")
-    throw std::invalid_argument("--search-device must be auto, cpu or gpu");
-  if (o.solver != "auto" && o.solver != "walksat" && o.solver != "ilp")
-    throw std::invalid_argument("--solver must be auto, walksat or ilp (got '" + o.solver + "')");
-  if (o.ilp_seconds < 0 && o.ilp_seconds != -1) throw std::invalid_argument("--ilp-seconds must be >= 0");
-  if ((o.gap_tolerance < 0 && o.gap_tolerance != -1) || o.gap_tolerance > 1)
-    throw std::invalid_argument("--gap-tolerance must be a fraction within [0, 1]");
-  if (o.cpu_walk != "auto" && o.cpu_walk != "walksat" && o.cpu_walk != "weighted")
-    throw std::invalid_argument("--cpu-walk must be auto, walksat or weighted (got '" + o.cpu_walk + "')");
+  check_job_flags(given, options::task_bits(inference_task(o)));
   if (o.cpu_walk != "auto" && (o.marginal || o.learnwt))
     throw std::invalid_argument("--cpu-walk applies to MAP inference (and -dual), not to -marginal or -learnwt");
-  if (o.exact_max_atoms < -1 || o.exact_max_atoms > 20)
-    throw std::invalid_argument("--exact-max-atoms must be from 0 (off: search or sample every component) to 20");
   return o;
 }
 

@@ -55,11 +55,25 @@ struct JobOutcome {
   solver::LearnResult learn;
 };
 
-// Learning jobs (learn_job.cpp): the job's learning options; the learning
-// network (the ground network `net` with its clauses' origins and the
-// training world); and the finished job's weights, written with the job's
-// final row in one transaction ("" when done, else why not).
-void read_learn_options(Conn& c, Job& job);
+// The job's options (its jsonb as text) decoded through the options table
+// into job.map and job.marginal, or job.learn (job_options.cpp); where they
+// are invalid, job.bad_options says why.
+struct WorkerOptions;
+void read_job_options(const std::string& json, const WorkerOptions& wo, Job& job);
+
+// The queue (queue.cpp): claims the next queued job (or one whose lease ran
+// out, fewer than kMaxAttempts times); fails a job this worker holds.
+bool claim(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job);
+void fail(Conn& c, const Job& job, const std::string& me, const std::string& why);
+
+// Runs one claimed job to its end (run_job.cpp): reads its network, solves
+// it in a thread while the job is supervised, writes the results.
+void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, std::atomic<bool>& stop);
+
+// Learning jobs (learn_job.cpp): the learning network (the ground network
+// `net` with its clauses' origins and the training world); and the
+// finished job's weights, written with the job's final row in one
+// transaction ("" when done, else why not).
 solver::LearnNetwork read_learn_network(Conn& c, const std::string& schema, Network net, Job& job);
 std::string finish_learn_job(Conn& c, const Job& job, const std::string& me, const std::string& net_oid,
                              const solver::LearnResult& res);
@@ -102,7 +116,6 @@ int fail_abandoned(Conn& c);
 // would take the job as abandoned and run it too).  A thread renews it
 // every second with `sql` ($1..: params, the last one the lease seconds)
 // on a connection of its own, opened only if the scope lasts a second.
-struct WorkerOptions;
 class LeaseKeeper {
  public:
   LeaseKeeper(const WorkerOptions& wo, std::string sql, std::vector<std::string> params);

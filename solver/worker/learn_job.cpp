@@ -50,27 +50,6 @@ std::vector<std::string> learn_warnings(const solver::LearnResult& res) {
 
 }  // namespace
 
-void read_learn_options(Conn& c, Job& job) {
-  Result r = c.exec(
-      "SELECT options->>'method', options->>'iterations', options->>'samples', options->>'prior_stddev', "
-      "options->>'init', options->>'seed', options->>'timeout', options->>'threads', options->>'exact_max_atoms', "
-      "options->>'learning_rate', options->>'device' FROM mln.jobs WHERE id = $1",
-      {std::to_string(job.id)});
-  if (r.rows() == 0) return;
-  solver::LearnOptions& o = job.learn;
-  if (!r.null(0, 0)) o.method = r.get(0, 0);
-  if (!r.null(0, 1)) o.iterations = static_cast<int>(r.num(0, 1));
-  if (!r.null(0, 2)) o.samples = static_cast<int>(r.num(0, 2));
-  if (!r.null(0, 3)) o.prior_stddev = r.dbl(0, 3);
-  if (!r.null(0, 4) && r.get(0, 4) == "program") o.init = "given";
-  if (!r.null(0, 5)) o.seed = static_cast<uint64_t>(r.num(0, 5));
-  if (!r.null(0, 6)) o.timeout_s = r.dbl(0, 6);
-  if (!r.null(0, 7)) o.threads = static_cast<int>(r.num(0, 7));
-  if (!r.null(0, 8)) o.exact_max_atoms = static_cast<int>(r.num(0, 8));
-  if (!r.null(0, 9)) o.learning_rate = r.dbl(0, 9);
-  if (!r.null(0, 10)) o.device = r.get(0, 10);
-}
-
 solver::LearnNetwork read_learn_network(Conn& c, const std::string& schema, Network net, Job& job) {
   solver::LearnNetwork ln;
   const std::string s = c.quote_ident(schema);

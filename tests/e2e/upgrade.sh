@@ -100,14 +100,20 @@ dropdb mln_e2e_upgrade4
 # 0.5.0 -> 0.6.0 on its own: a job queued under 0.5.0 is still served, a
 # plain role's direct insert is then checked like mln.infer, and mln.map
 # says when there is no answer.
+# updated_serves FROM TO DB: DB at FROM with a MAP job queued, updated to
+# TO; the job is served after the update.
+updated_serves() {
+  at "$1" "$3"
+  psql -d "$3" -qXAt -v ON_ERROR_STOP=1 -c "ALTER EXTENSION pg_mln UPDATE TO '$2'" >/dev/null
+  check "ALTER EXTENSION pg_mln UPDATE TO '$2' from $1" \
+    test "$(psql -d "$3" -qXAt -c "SELECT extversion FROM pg_extension WHERE extname = 'pg_mln'")" = "$2"
+  local job; job=$(psql -d "$3" -qXAt -c "SELECT id FROM mln.jobs WHERE status = 'queued'")
+  PGDATABASE=$3 "$WORKER" --quiet --once >/dev/null 2>&1
+  check "the job queued under $1 is served after the update" \
+    test "$(psql -d "$3" -qXAt -c "SELECT (mln.wait($job, interval '30 s'))->>'status'")" = done
+}
 q5() { psql -d mln_e2e_upgrade5 -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
-at 0.5.0 mln_e2e_upgrade5
-q5 "ALTER EXTENSION pg_mln UPDATE TO '0.6.0'" >/dev/null
-check "ALTER EXTENSION pg_mln UPDATE TO '0.6.0' from 0.5.0" test "$(q5 "SELECT extversion FROM pg_extension WHERE extname = 'pg_mln'")" = 0.6.0
-job5=$(q5 "SELECT id FROM mln.jobs WHERE status = 'queued'")
-PGDATABASE=mln_e2e_upgrade5 "$WORKER" --quiet --once >/dev/null 2>&1
-check "the job queued under 0.5.0 is served after the update" \
-  test "$(q5 "SELECT (mln.wait($job5, interval '30 s'))->>'status'")" = done
+updated_serves 0.5.0 0.6.0 mln_e2e_upgrade5
 q5 "DROP ROLE IF EXISTS mln_e2e_up_bob; CREATE ROLE mln_e2e_up_bob; GRANT CREATE ON DATABASE mln_e2e_upgrade5 TO mln_e2e_up_bob" >/dev/null
 check "after the update a plain role cannot queue a job on another's program" \
   bash -c "! psql -d mln_e2e_upgrade5 -qXAt -c \"SET ROLE mln_e2e_up_bob; INSERT INTO mln.jobs(program, task) VALUES ('smoke', 'map')\" 2>/dev/null"
@@ -116,6 +122,21 @@ check "after the update mln.map refuses a program with no MAP answer" \
   bash -c "psql -d mln_e2e_upgrade5 -qXAt -c \"SELECT * FROM mln.map('smoke')\" 2>&1 | grep -q 'no MAP inference result'"
 dropdb mln_e2e_upgrade5
 q "DROP ROLE IF EXISTS mln_e2e_up_bob" >/dev/null
+
+# 0.6.0 -> 0.7.0 on its own: a job queued under 0.6.0 is still served; after
+# the update mln.options() lists the options and the checks, now read from
+# that table, refuse as they did.
+q6() { psql -d mln_e2e_upgrade6 -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
+updated_serves 0.6.0 0.7.0 mln_e2e_upgrade6
+check "after the update mln.options() lists the options" \
+  test "$(q6 "SELECT count(DISTINCT name) FROM mln.options()")" = 25
+check "and mln.infer refuses a bad option as before" \
+  bash -c "psql -d mln_e2e_upgrade6 -qXAt -c \"SELECT mln.infer('smoke', options => '{\\\"samples\\\": 10}')\" 2>&1 | grep -q 'inference option \"samples\" applies to marginal inference, not to task \"map\"'"
+job6=$(q6 "SELECT mln.infer('smoke', options => '{\"max_tries\": 2, \"solver\": \"walksat\"}')")
+PGDATABASE=mln_e2e_upgrade6 "$WORKER" --quiet --once >/dev/null 2>&1
+check "and a job queued after the update is served with its options" \
+  test "$(q6 "SELECT concat_ws(',', s->>'status', s->>'best_cost') FROM mln.wait($job6, interval '30 s') s")" = "done,0"
+dropdb mln_e2e_upgrade6
 
 # The same objects as a fresh install (which PostgreSQL builds by the same path).
 objects() {

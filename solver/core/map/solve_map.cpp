@@ -1,15 +1,12 @@
 // solve_map: components, partitions, and the CPU/GPU schedulers.
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
-#include <mutex>
+#include <functional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "core/base/components.hpp"
 #include "core/map/ilp_map.hpp"
@@ -18,8 +15,10 @@
 #include "core/base/partition.hpp"
 #include "core/base/rng.hpp"
 #include "core/base/subnetwork.hpp"
+#include "core/base/work_pool.hpp"
 #include "core/walk/walksat_cpu.hpp"
 #include "core/walk/walksat_gpu.hpp"
+#include "mln/options.hpp"
 #include "core/map/solve_map_run.hpp"
 
 namespace mln::solver {
@@ -35,26 +34,28 @@ std::string format_seconds(double s) {
 
 // Rejects option values that make no sense.
 void validate(const mln::Network& net, const SolveOptions& o) {
-  if (o.max_tries < 1) throw std::invalid_argument("solve_map: max_tries must be >= 1");
-  if (o.max_flips < 0) throw std::invalid_argument("solve_map: max_flips must be >= 0");
-  if (!(o.random_step >= 0 && o.random_step <= 1)) throw std::invalid_argument("solve_map: random_step must be in [0, 1]");
-  if (o.device != "auto" && o.device != "cpu" && o.device != "gpu")
-    throw std::invalid_argument("solve_map: device must be auto, cpu or gpu (got '" + o.device + "')");
-  if (o.gpu_design != "portfolio" && o.gpu_design != "parallel" && o.gpu_design != "weighted")
-    throw std::invalid_argument("solve_map: gpu_design must be weighted, parallel or portfolio");
-  if (o.cpu_walk != "walksat" && o.cpu_walk != "weighted" && o.cpu_walk != "auto")
-    throw std::invalid_argument("solve_map: cpu_walk must be auto, walksat or weighted");
+  // The options a job sets, by the rows that check them in mln.infer
+  // (mln/options.hpp): the same values are refused everywhere.
+  using options::Id;
+  const auto row = [](Id id) { return *options::find(id, options::kMap); };
+  try {
+    options::check_range(row(Id::kMaxTries), o.max_tries);
+    options::check_range(row(Id::kMaxFlips), static_cast<double>(o.max_flips));
+    options::check_range(row(Id::kRandomStep), o.random_step);
+    options::check_range(row(Id::kExactMaxAtoms), o.exact_max_atoms);
+    options::check_range(row(Id::kIlpSeconds), o.ilp_seconds);
+    options::check_choice(row(Id::kDevice), o.device);
+    options::check_choice(row(Id::kCpuWalk), o.cpu_walk);
+    options::check_choice(row(Id::kSolver), o.solver);
+  } catch (const options::OptionError& e) {
+    throw std::invalid_argument(std::string("solve_map: ") + e.what());
+  }
   if (o.gauss_seidel_rounds < 1) throw std::invalid_argument("solve_map: gauss_seidel_rounds must be >= 1");
-  if (o.exact_max_atoms < 0 || o.exact_max_atoms > kExactMaxAtoms)
-    throw std::invalid_argument("solve_map: exact_max_atoms must be between 0 and " + std::to_string(kExactMaxAtoms));
   if (o.partition_max_atoms < 1 || o.gpu_partition_max_atoms < 1)
     throw std::invalid_argument("solve_map: partition_max_atoms and gpu_partition_max_atoms must be >= 1");
-  if (o.solver != "auto" && o.solver != "walksat" && o.solver != "ilp")
-    throw std::invalid_argument("solve_map: solver must be auto, walksat or ilp (got '" + o.solver + "')");
   if (o.solver == "ilp" && !ilp_available())
     throw std::runtime_error("solve_map: solver 'ilp' requested but " + std::string(
         "pg_mln was built without COIN-OR CBC (apt-get install coinor-libcbc-dev, then rebuild)"));
-  if (!(o.ilp_seconds >= 0)) throw std::invalid_argument("solve_map: ilp_seconds must be >= 0");
   if (!(o.hard_first >= 0 && o.hard_first <= 1)) throw std::invalid_argument("solve_map: hard_first must be in [0, 1]");
   if (net.num_atoms < 0 || net.clauses.offsets.size() != net.clauses.size() + 1)
     throw std::invalid_argument("solve_map: malformed network");
@@ -67,58 +68,33 @@ void validate(const mln::Network& net, const SolveOptions& o) {
 // before a stop are left alone (comp_done stays 0).
 void walk_components(map_detail::Run& run, const std::vector<int32_t>& cpu_q, const std::vector<int32_t>& gpu_q,
                      const std::vector<std::vector<int32_t>>& gpu_batches, std::vector<uint8_t>& truth) {
-  std::exception_ptr failure;
-  std::mutex fail_mu;
-  auto failed = [&] {
-    std::lock_guard<std::mutex> lock(fail_mu);
-    if (!failure) failure = std::current_exception();
-  };
-  // Worker loop: takes components from a shared queue until it is empty.
-  // The second pass takes those whose first try left tries to run
+  // The second pass takes the components whose first try left tries to run
   // (comp_more), also after a stop: each is then bounded as it stands.
-  auto work = [&](const std::vector<int32_t>& q, std::atomic<size_t>& next, bool on_gpu) {
-    try {
-      for (size_t i; (i = next.fetch_add(1)) < q.size();) {
-        if (run.pass == 1 ? !run.comp_more[q[i]] : run.stop.should_stop()) continue;
-        run.solve_component(q[i], on_gpu, truth);
-      }
-    } catch (...) {
-      failed();
-    }
+  auto walk = [&](int32_t k, bool on_gpu) {
+    if (run.pass == 1 ? !run.comp_more[k] : run.stop.should_stop()) return;
+    run.solve_component(k, on_gpu, truth);
   };
   auto batches = [&] {
-    try {
-      for (const auto& b : gpu_batches) {
-        std::vector<int32_t> left;
-        for (int32_t k : b)
-          if (run.pass == 0 || run.comp_more[k]) left.push_back(k);
-        if (left.empty() || (run.pass == 0 && run.stop.should_stop())) continue;
-        run.solve_gpu_batch(left, truth);
-        run.mark("GPU batch of " + std::to_string(left.size()) + " components done");
-      }
-    } catch (...) {
-      failed();
+    for (const auto& b : gpu_batches) {
+      std::vector<int32_t> left;
+      for (int32_t k : b)
+        if (run.pass == 0 || run.comp_more[k]) left.push_back(k);
+      if (left.empty() || (run.pass == 0 && run.stop.should_stop())) continue;
+      run.solve_gpu_batch(left, truth);
+      run.mark("GPU batch of " + std::to_string(left.size()) + " components done");
     }
   };
-  const SolveOptions& opts = run.opts;
-  int nthreads = opts.threads > 0 ? opts.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  nthreads = static_cast<int>(std::min<size_t>(nthreads, cpu_q.size()));
-  for (run.pass = 0; run.pass < run.passes && !failure; ++run.pass) {
-    std::atomic<size_t> next_cpu{0}, next_gpu{0};
-    std::vector<std::thread> pool;
-    if (!gpu_q.empty() || !gpu_batches.empty())
-      pool.emplace_back([&] {
-        work(gpu_q, next_gpu, true);
-        run.mark("GPU queue done");
-        batches();
-      });
-    for (int t = 1; t < nthreads; ++t) pool.emplace_back(work, std::cref(cpu_q), std::ref(next_cpu), false);
-    if (nthreads >= 1) work(cpu_q, next_cpu, false);
-    run.mark("CPU queue taken");
-    for (auto& th : pool) th.join();
+  std::function<void()> feeder;
+  if (!gpu_q.empty() || !gpu_batches.empty())
+    feeder = [&] {
+      for (int32_t k : gpu_q) walk(k, true);
+      run.mark("GPU queue done");
+      batches();
+    };
+  for (run.pass = 0; run.pass < run.passes; ++run.pass) {
+    run_pool(pool_threads(run.opts.threads), cpu_q.size(), [&](size_t i) { walk(cpu_q[i], false); }, feeder);
     run.mark("pass " + std::to_string(run.pass + 1) + " of " + std::to_string(run.passes) + ": components walked");
   }
-  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace
@@ -173,11 +149,11 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
     const bool gpu = run.gpu_on && !enumerated && run.gpu_sized(n, run.comps.num_clauses(k));
     (gpu ? gpu_q : cpu_q).push_back(k);
   }
-  // Device "gpu" with the weighted design: the components below
+  // Device "gpu": the components below
   // gpu_min_atoms (and above enumeration) are walked in batches of up to
   // gpu_batch_max_clauses clauses (solve_gpu_batch).
   std::vector<std::vector<int32_t>> gpu_batches;
-  if (run.gpu_on && opts.device == "gpu" && opts.gpu_design == "weighted") {
+  if (run.gpu_on && opts.device == "gpu") {
     std::vector<int32_t> big;
     int64_t clauses = 0;
     for (int32_t k : gpu_q) {

@@ -2,7 +2,7 @@
 // connected components, METIS partitions of giant components solved
 // Gauss-Seidel style, WalkSAT per (sub)network on CPU threads and on the GPU.
 //
-// No database and no CUDA types here.  See docs/solver.md.
+// No database and no CUDA types here.  See docs/solver/map.md.
 #pragma once
 
 #include <atomic>
@@ -42,7 +42,7 @@ struct SolveOptions {
   std::string device = "auto";  // auto | cpu | gpu
   bool skip_components_without_query = true;  // Tuffy's default (no -nopush)
   // Components (or partitions) with at least this many atoms go to the GPU
-  // in "auto" mode.  Measured crossover on an H100 (docs/solver.md): the CPU
+  // in "auto" mode.  Measured crossover on an H100 (docs/solver/map.md): the CPU
   // wins at ~24k atoms, the GPU (parallel flips) at ~240k atoms by 4x.
   int64_t gpu_min_atoms = 100000;
   // ... or with at least this many clauses.  Measured end to end on an
@@ -73,11 +73,6 @@ struct SolveOptions {
   // device runs out of memory, the component is solved on the CPU instead.
   int64_t gpu_partition_max_atoms = 64000000;
   int gauss_seidel_rounds = 5;
-  // GPU design: "weighted" (parallel downhill flips with dynamic clause
-  // weights, walk_weighted.hpp; the default), "parallel" (Tuffy's step rules,
-  // every violated clause at once) or "portfolio" (many independent walks,
-  // one per warp).  docs/solver.md compares them.
-  std::string gpu_design = "weighted";
   // The walk on CPU pieces: "walksat" (Tuffy's MaxWalkSAT), "weighted" (the
   // GPU's weighted walk on OpenMP threads, `weighted.threads`; one thread
   // for pieces under 10,000 atoms) or "auto" (the default): the weighted walk
@@ -92,7 +87,7 @@ struct SolveOptions {
   // together, in batches of at most this many clauses (solve_map.cpp).
   int64_t gpu_batch_max_clauses = 8000000;
   WeightedOptions weighted;     // the weighted walk's settings (both backends)
-  // Which MAP solver answers (docs/solver.md, "Bound, gap and the exact
+  // Which MAP solver answers (docs/solver/map.md, "Bound, gap and the exact
   // path"): "walksat" (MaxWalkSAT only), "ilp" (every component by the exact
   // ILP path, COIN-OR CBC with cutting planes, from the starting state;
   // bounded only by timeout_s) or "auto" (MaxWalkSAT, then the exact path
@@ -108,7 +103,7 @@ struct SolveOptions {
   // returned at once.  0.5% is a bound users of MaxSAT and MIP read as
   // "as good as optimal" for weights that are themselves estimates; on
   // class it saves the 1.2 s batch ILP that closes a 0.23% gap
-  // (docs/solver.md).  0: prove every component that the budget allows.
+  // (docs/solver/map.md).  0: prove every component that the budget allows.
   double gap_tolerance = 0.005;
   // "auto": larger components keep the walk's answer.  No larger than
   // lp_bound_max_clauses: the ILP's root is the LP relaxation, and where that
