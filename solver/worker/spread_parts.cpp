@@ -200,19 +200,59 @@ bool claim_next(Conn& c, const WorkerOptions& wo, const std::string& me, int64_t
   return false;
 }
 
+// Fault injection for tests/e2e/spread.sh: MLN_TEST_DIE_AT_ROUND=N makes
+// this worker die (as if killed) when it has claimed a part of round N or
+// later, so that a kept part's hand-over is tested without a race.
+void die_if_told(int round) {
+  static const int die_at = [] {
+    const char* e = std::getenv("MLN_TEST_DIE_AT_ROUND");
+    return e ? std::atoi(e) : 0;
+  }();
+  if (die_at > 0 && round >= die_at) _exit(9);
+}
+
+// Marks a part done with what every part reports and its answer (a MAP
+// state, or a marginal unit's probabilities); false if the part was no
+// longer this worker's (key: job, round, part, worker).
+bool write_part_answer(Conn& c, const WorkerOptions& wo, const std::vector<std::string>& key, bool marginal,
+                       const solver::PartMarginal& pm, const solver::PartOutcome& out, double secs) {
+  const std::string& dev = marginal ? pm.device : out.device;
+  const std::string device =
+      dev + (wo.gpu >= 0 && dev.find("gpu") != std::string::npos ? " (GPU " + std::to_string(wo.gpu) + ")" : "");
+  // What every part reports ($5-$9), then its answer ($10, a binary bytea, and on).
+  const int64_t f = marginal ? pm.flips : out.flips;
+  std::vector<std::string> params = {key[0], key[1], key[2], key[3], std::to_string(f),
+                                     std::to_string(secs > 0 ? static_cast<double>(f) / secs : 0.0), device,
+                                     float8_text(secs), std::to_string(marginal ? pm.clauses : out.clauses)};
+  std::string answer;
+  if (marginal) {
+    answer = "probabilities = $10::bytea, samples = $11, average_cost = $12, components = $13, "
+             "exact_components = $14, cancelled = $15";
+    params.insert(params.end(), {solver::le_bytes(pm.prob), std::to_string(pm.samples), float8_text(pm.average_cost),
+                                 std::to_string(pm.solved_components), std::to_string(pm.exact_components),
+                                 pm.cancelled ? "true" : "false"});
+  } else {
+    answer = "state = $10::bytea, cost = $11, bound = $12, optimal = $13";
+    params.insert(params.end(), {solver::pack_state(out.state), float8_text(out.cost), float8_text(out.bound),
+                                 out.proven ? "true" : "false"});
+  }
+  std::vector<bool> bin(params.size(), false);
+  bin[9] = true;
+  Result r = c.exec_b(
+      "UPDATE mln.job_parts SET status = 'done', lease_until = NULL, finished_at = clock_timestamp(), "
+      "  flips = $5, flips_per_s = $6, device = $7, seconds = $8, clauses = $9, " + answer +
+          " WHERE job = $1 AND round = $2 AND part = $3 AND worker = $4 AND status = 'running' "
+          "RETURNING pg_notify('mln_parts', job::text)",
+      params, bin);
+  return r.rows() == 1;
+}
+
 // Solves a claimed part in a thread while this one renews its lease and
 // publishes its flips/s; writes its state when it ends.  Returns false when
 // the part was given up (the job ended, the lease was lost, or `stop`).
 bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job& job, const Network& net,
               const PlanIndex& pi, const ClaimedPart& cp, std::atomic<bool>& stop, std::atomic<bool>* outer) {
-  // Fault injection for tests/e2e/spread.sh: MLN_TEST_DIE_AT_ROUND=N makes
-  // this worker die (as if killed) when it has claimed a part of round N or
-  // later, so that a kept part's hand-over is tested without a race.
-  static const int die_at = [] {
-    const char* e = std::getenv("MLN_TEST_DIE_AT_ROUND");
-    return e ? std::atoi(e) : 0;
-  }();
-  if (die_at > 0 && cp.round >= die_at) _exit(9);
+  die_if_told(cp.round);
   // Round 0: the marginal half of the job (MC-SAT over the part's whole
   // components); rounds 1 and up: MAP.
   const bool marginal = cp.round == 0;
@@ -327,36 +367,7 @@ bool run_part(Conn& c, const WorkerOptions& wo, const std::string& me, const Job
   if (debug_timing() && wo.log)
     wo.log("job " + key[0] + " part " + key[2] + " round " + key[1] + ": states read in " + std::to_string(read_s) +
            " s, solved in " + std::to_string(secs) + " s");
-  const std::string& dev = marginal ? pm.device : out.device;
-  const std::string device =
-      dev + (wo.gpu >= 0 && dev.find("gpu") != std::string::npos ? " (GPU " + std::to_string(wo.gpu) + ")" : "");
-  // The part done: what every part reports ($5-$9), then its answer ($10, a
-  // binary bytea, and on); false if the part was no longer this worker's.
-  const int64_t f = marginal ? pm.flips : out.flips;
-  std::vector<std::string> params = {key[0], key[1], key[2], key[3], std::to_string(f),
-                                     std::to_string(secs > 0 ? static_cast<double>(f) / secs : 0.0), device,
-                                     float8_text(secs), std::to_string(marginal ? pm.clauses : out.clauses)};
-  std::string answer;
-  if (marginal) {
-    answer = "probabilities = $10::bytea, samples = $11, average_cost = $12, components = $13, "
-             "exact_components = $14, cancelled = $15";
-    params.insert(params.end(), {solver::le_bytes(pm.prob), std::to_string(pm.samples), float8_text(pm.average_cost),
-                                 std::to_string(pm.solved_components), std::to_string(pm.exact_components),
-                                 pm.cancelled ? "true" : "false"});
-  } else {
-    answer = "state = $10::bytea, cost = $11, bound = $12, optimal = $13";
-    params.insert(params.end(), {solver::pack_state(out.state), float8_text(out.cost), float8_text(out.bound),
-                                 out.proven ? "true" : "false"});
-  }
-  std::vector<bool> bin(params.size(), false);
-  bin[9] = true;
-  Result r = c.exec_b(
-      "UPDATE mln.job_parts SET status = 'done', lease_until = NULL, finished_at = clock_timestamp(), "
-      "  flips = $5, flips_per_s = $6, device = $7, seconds = $8, clauses = $9, " + answer +
-          " WHERE job = $1 AND round = $2 AND part = $3 AND worker = $4 AND status = 'running' "
-          "RETURNING pg_notify('mln_parts', job::text)",
-      params, bin);
-  return r.rows() == 1;
+  return write_part_answer(c, wo, key, marginal, pm, out, secs);
 }
 
 }  // namespace mln::worker::spread

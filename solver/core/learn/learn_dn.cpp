@@ -11,6 +11,7 @@
 
 #include "core/learn/learn.hpp"
 #include "core/base/rng.hpp"
+#include "mln/options.hpp"
 
 namespace mln::solver {
 
@@ -30,8 +31,11 @@ void validate(const LearnNetwork& ln, const LearnOptions& o) {
   if (!(o.learning_rate > 0)) bad("learning_rate must be > 0");
   if (o.exact_max_atoms < 0 || o.exact_max_atoms > 20) bad("exact_max_atoms must be between 0 and 20");
   if (!(o.timeout_s >= 0)) bad("timeout_s must be >= 0");
-  if (o.device != "auto" && o.device != "cpu" && o.device != "gpu")
-    bad("device must be auto, cpu or gpu (got '" + o.device + "')");
+  try {
+    options::check_choice(*options::find(options::Id::kDevice, options::kLearn), o.device);
+  } catch (const options::OptionError& e) {
+    bad(e.what());
+  }
   if (o.gpu_chains < 0) bad("gpu_chains must be >= 0");
   if (o.gpu_burn_in < 0) bad("gpu_burn_in must be >= 0");
   if (ln.num_rules == 0) bad("nothing to learn: no soft clause that is neither fixed nor hard has a grounding");

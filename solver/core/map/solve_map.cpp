@@ -113,6 +113,95 @@ static std::string stop_reason_of(const Run& run, const SolveResult& res) {
   return "search finished";
 }
 
+namespace {
+
+// The components to walk, largest first: on CPU threads, on the GPU one at
+// a time, and (device "gpu") those below gpu_min_atoms and above
+// enumeration in batches of up to gpu_batch_max_clauses clauses
+// (solve_gpu_batch).  Counts the solved components.
+void queue_components(Run& run, SolveResult& res, std::vector<int32_t>& cpu_q, std::vector<int32_t>& gpu_q,
+                      std::vector<std::vector<int32_t>>& gpu_batches) {
+  for (int32_t k = 0; k < run.comps.count; ++k) {
+    if (run.opts.skip_components_without_query && !run.comps.has_query[k]) continue;
+    ++res.solved_components;
+    // Components that enumeration solves (no walk) stay on CPU threads even
+    // with device "gpu": in the GPU's single feeder thread the ~10^5 tiny
+    // components of smokers at 10^6 people took longer than its walk.
+    const int64_t n = run.comps.num_atoms(k);
+    const bool enumerated = run.enumerable(n) && run.opts.solver != "ilp";
+    const bool gpu = run.gpu_on && !enumerated && run.gpu_sized(n, run.comps.num_clauses(k));
+    (gpu ? gpu_q : cpu_q).push_back(k);
+  }
+  if (run.gpu_on && run.opts.device == "gpu") {
+    std::vector<int32_t> big;
+    int64_t clauses = 0;
+    for (int32_t k : gpu_q) {
+      const int64_t n = run.comps.num_atoms(k);
+      if (run.gpu_big(n, run.comps.num_clauses(k)) || run.opts.solver == "ilp") {
+        big.push_back(k);
+        continue;
+      }
+      if (gpu_batches.empty() || clauses + run.comps.num_clauses(k) > run.opts.gpu_batch_max_clauses) {
+        gpu_batches.emplace_back();
+        clauses = 0;
+      }
+      gpu_batches.back().push_back(k);
+      clauses += run.comps.num_clauses(k);
+    }
+    gpu_q.swap(big);
+  }
+}
+
+// The answer's cost, bound and violated hard clauses, summed over the
+// solved components (Tuffy reports exactly this sum); components a stop
+// left unreached are settled as they stand, with a warning.
+void add_totals(Run& run, SolveResult& res) {
+  const auto& cs = run.net.clauses;
+  int unreached = 0;
+  for (int32_t k = 0; k < run.comps.count; ++k) {
+    if (run.opts.skip_components_without_query && !run.comps.has_query[k]) continue;
+    if (run.comp_done[k]) {
+      res.cost += run.comp_cost[k];
+      res.bound += run.comp_bound[k];
+      res.proven_components += run.comp_proven[k];
+    } else {  // not reached before a stop
+      res.cost += run.settle_unreached(k, res.truth);
+      ++unreached;
+    }
+  }
+  // Said, rather than an answer far from what the walk reaches (the time
+  // limit, not a cancel: a cancelled job has no answer to qualify).
+  if (unreached > 0 && run.opts.timeout_s > 0 && !(run.opts.cancel && run.opts.cancel->load())) {
+    const std::string limit = "the time limit (" + format_seconds(run.opts.timeout_s) + " s)";
+    const std::string count = std::to_string(unreached) + " of " + std::to_string(res.solved_components);
+    run.warn(limit + " ran out before every component had its first try: " + count +
+             " components were not searched (each keeps the better of its starting and its all-false state); "
+             "allow more time (option timeout, -timeout) or fewer flips per try (max_flips)");
+  }
+  // Violated hard clauses, on threads (every clause of the solved
+  // components).
+  const int64_t listed = static_cast<int64_t>(run.comps.clauses.size());
+  int64_t hard = 0;
+#pragma omp parallel for schedule(static) reduction(+ : hard) if (listed >= kCostChunk)
+  for (int64_t j = 0; j < listed; ++j) {
+    const int64_t c = run.comps.clauses[j];
+    if (std::fabs(cs.weights[c]) < kHardThreshold) continue;
+    const int32_t k = run.comps.comp_of_atom[std::abs(cs.lits[cs.offsets[c]])];
+    if (run.opts.skip_components_without_query && !run.comps.has_query[k]) continue;
+    if (clause_cost_of(cs, c, res.truth) > 0) ++hard;
+  }
+  res.hard_violated += hard;
+  for (int64_t c : run.comps.empty_clauses) {
+    if (cs.weights[c] > 0) {
+      res.cost += cs.weights[c];
+      res.bound += cs.weights[c];
+      if (cs.weights[c] >= kHardThreshold) ++res.hard_violated;
+    }
+  }
+}
+
+}  // namespace
+
 SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
   validate(net, opts);
@@ -138,39 +227,8 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
 
   // Queues, largest component first (the component order already is).
   std::vector<int32_t> cpu_q, gpu_q;
-  for (int32_t k = 0; k < run.comps.count; ++k) {
-    if (opts.skip_components_without_query && !run.comps.has_query[k]) continue;
-    ++res.solved_components;
-    // Components that enumeration solves (no walk) stay on CPU threads even
-    // with device "gpu": in the GPU's single feeder thread the ~10^5 tiny
-    // components of smokers at 10^6 people took longer than its walk.
-    const int64_t n = run.comps.num_atoms(k);
-    const bool enumerated = run.enumerable(n) && opts.solver != "ilp";
-    const bool gpu = run.gpu_on && !enumerated && run.gpu_sized(n, run.comps.num_clauses(k));
-    (gpu ? gpu_q : cpu_q).push_back(k);
-  }
-  // Device "gpu": the components below
-  // gpu_min_atoms (and above enumeration) are walked in batches of up to
-  // gpu_batch_max_clauses clauses (solve_gpu_batch).
   std::vector<std::vector<int32_t>> gpu_batches;
-  if (run.gpu_on && opts.device == "gpu") {
-    std::vector<int32_t> big;
-    int64_t clauses = 0;
-    for (int32_t k : gpu_q) {
-      const int64_t n = run.comps.num_atoms(k);
-      if (run.gpu_big(n, run.comps.num_clauses(k)) || opts.solver == "ilp") {
-        big.push_back(k);
-        continue;
-      }
-      if (gpu_batches.empty() || clauses + run.comps.num_clauses(k) > opts.gpu_batch_max_clauses) {
-        gpu_batches.emplace_back();
-        clauses = 0;
-      }
-      gpu_batches.back().push_back(k);
-      clauses += run.comps.num_clauses(k);
-    }
-    gpu_q.swap(big);
-  }
+  queue_components(run, res, cpu_q, gpu_q, gpu_batches);
   // Two passes (Run::passes) where more than one component is walked and
   // a walk has more than one try; one walked component gains nothing from
   // them and would be laid out twice.
@@ -196,49 +254,7 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   run.finish_exact(res.truth);
   run.mark("exact path");
 
-  // Totals over the solved components (Tuffy reports exactly this sum).
-  const auto& cs = net.clauses;
-  int unreached = 0;
-  for (int32_t k = 0; k < run.comps.count; ++k) {
-    if (opts.skip_components_without_query && !run.comps.has_query[k]) continue;
-    if (run.comp_done[k]) {
-      res.cost += run.comp_cost[k];
-      res.bound += run.comp_bound[k];
-      res.proven_components += run.comp_proven[k];
-    } else {  // not reached before a stop
-      res.cost += run.settle_unreached(k, res.truth);
-      ++unreached;
-    }
-  }
-  // Said, rather than an answer far from what the walk reaches (the time
-  // limit, not a cancel: a cancelled job has no answer to qualify).
-  if (unreached > 0 && opts.timeout_s > 0 && !(opts.cancel && opts.cancel->load())) {
-    const std::string limit = "the time limit (" + format_seconds(opts.timeout_s) + " s)";
-    const std::string count = std::to_string(unreached) + " of " + std::to_string(res.solved_components);
-    run.warn(limit + " ran out before every component had its first try: " + count +
-             " components were not searched (each keeps the better of its starting and its all-false state); "
-             "allow more time (option timeout, -timeout) or fewer flips per try (max_flips)");
-  }
-  // Violated hard clauses, on threads (every clause of the solved
-  // components).
-  const int64_t listed = static_cast<int64_t>(run.comps.clauses.size());
-  int64_t hard = 0;
-#pragma omp parallel for schedule(static) reduction(+ : hard) if (listed >= kCostChunk)
-  for (int64_t j = 0; j < listed; ++j) {
-    const int64_t c = run.comps.clauses[j];
-    if (std::fabs(cs.weights[c]) < kHardThreshold) continue;
-    const int32_t k = run.comps.comp_of_atom[std::abs(cs.lits[cs.offsets[c]])];
-    if (opts.skip_components_without_query && !run.comps.has_query[k]) continue;
-    if (clause_cost_of(cs, c, res.truth) > 0) ++hard;
-  }
-  res.hard_violated += hard;
-  for (int64_t c : run.comps.empty_clauses) {
-    if (cs.weights[c] > 0) {
-      res.cost += cs.weights[c];
-      res.bound += cs.weights[c];
-      if (cs.weights[c] >= kHardThreshold) ++res.hard_violated;
-    }
-  }
+  add_totals(run, res);
   run.mark("totals");
   res.flips = run.sink.flips();
   res.partitions = run.partitions.load();

@@ -20,6 +20,7 @@
 #include "core/base/run_control.hpp"
 #include "core/base/subnetwork.hpp"
 #include "core/base/work_pool.hpp"
+#include "mln/options.hpp"
 
 namespace mln::solver {
 
@@ -39,8 +40,11 @@ void validate(const mln::Network& net, const MarginalOptions& o) {
   if (o.chains < 0) bad("chains must be >= 0");
   if (o.threads < 0) bad("threads must be >= 0");
   if (!(o.timeout_s >= 0)) bad("timeout_s must be >= 0");
-  if (o.device != "auto" && o.device != "cpu" && o.device != "gpu")
-    bad("device must be auto, cpu or gpu (got '" + o.device + "')");
+  try {
+    options::check_choice(*options::find(options::Id::kDevice, options::kMarginal), o.device);
+  } catch (const options::OptionError& e) {
+    bad(e.what());
+  }
   if (o.exact_max_atoms < 0 || o.exact_max_atoms > kExactMaxAtoms)
     bad("exact_max_atoms must be between 0 and " + std::to_string(kExactMaxAtoms));
   if (net.num_atoms < 0 || net.clauses.offsets.size() != net.clauses.size() + 1 ||
