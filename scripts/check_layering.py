@@ -12,8 +12,10 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from source_tree import report, sources  # noqa: E402
+
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
-SOURCES = re.compile(r"\.(c|cc|cpp|h|hpp|cu|cuh)$")
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 
 # The solver's engine folders and their ranks.
@@ -93,16 +95,9 @@ def check_file(rel, path):
 
 def main():
     problems = []
-    for top in ("gpu", "extension", "solver"):
-        for dirpath, _, files in os.walk(os.path.join(ROOT, top)):
-            for name in sorted(files):
-                if SOURCES.search(name):
-                    path = os.path.join(dirpath, name)
-                    problems += check_file(os.path.relpath(path, ROOT), path)
-    for p in problems:
-        print(p)
-    print(f"layering: {len(problems)} include(s) against the rules")
-    return 1 if problems else 0
+    for rel, path in sources(ROOT, ("gpu", "extension", "solver")):
+        problems += check_file(rel, path)
+    return report(problems, f"layering: {len(problems)} include(s) against the rules")
 
 
 if __name__ == "__main__":

@@ -13,9 +13,11 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from source_tree import report, sources  # noqa: E402
+
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
 FOLDERS = ("solver", "extension")
-SOURCES = re.compile(r"\.(c|cc|cpp|h|hpp|cu|cuh)$")
 MAX_FILE, MAX_FUNCTION = 500, 120
 CONTAINER = re.compile(r"\b(namespace|class|struct|union|enum)\b[^()]*$")
 
@@ -108,16 +110,9 @@ def check(rel, path):
 
 def main():
     problems = []
-    for top in FOLDERS:
-        for dirpath, _, files in os.walk(os.path.join(ROOT, top)):
-            for name in sorted(files):
-                if SOURCES.search(name):
-                    path = os.path.join(dirpath, name)
-                    problems += check(os.path.relpath(path, ROOT), path)
-    for p in problems:
-        print(p)
-    print(f"sizes: {len(problems)} file(s) or function(s) over the limits")
-    return 1 if problems else 0
+    for rel, path in sources(ROOT, FOLDERS):
+        problems += check(rel, path)
+    return report(problems, f"sizes: {len(problems)} file(s) or function(s) over the limits")
 
 
 if __name__ == "__main__":
