@@ -4,6 +4,10 @@
 #                the private cluster and run the bundled example
 #   make check   the same set-up, then every test suite (GoogleTest via ctest,
 #                pgTAP via pg_prove, end-to-end); exits non-zero on failure
+#   make test-unit   the GoogleTest cases alone, in parallel (ctest -j, one ctest
+#                entry per case; labels gpu, lang, ground, solver, needs_gpu)
+#   make test-slow   the full-size statistical tests that check leaves out
+#                (ctest -L slow; check runs a reduced version of each)
 #   make build | install | cluster-start | cluster-stop | bench | clean
 #
 # Both demo and check are idempotent: a second run skips what is done.
@@ -15,7 +19,7 @@ JOBS        ?= $(shell nproc)
 PG_CONFIG   ?= pg_config
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build install cluster-start cluster-stop demo check test-unit test-sql test-e2e bench clean
+.PHONY: all deps build install cluster-start cluster-stop demo check test-unit test-slow test-sql test-e2e bench clean
 
 all: build
 
@@ -42,6 +46,9 @@ check: install cluster-start
 
 test-unit: build
 	@bash scripts/check.sh $(BUILD) unit
+
+test-slow: build
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -L slow
 
 test-sql: install cluster-start
 	@bash scripts/check.sh $(BUILD) sql

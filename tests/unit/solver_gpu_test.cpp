@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/base/components.hpp"
 #include "core/map/solve_map.hpp"
 #include "mln/relation.hpp"
 #include "solver_test_util.hpp"
@@ -99,11 +100,16 @@ TEST(SolverGpu, AutoSplitsWorkBetweenGpuAndCpu) {
 // the GPU and neither leaves it on the CPU.
 TEST(SolverGpu, AutoRoutesByAtomsOrClauses) {
   if (!have_gpu_or_fail()) return;
-  mln::Network net = testing::random_mixed_network(3000, 9000, 8);  // one component of 3,000 atoms, ~9,000 clauses
+  // One component of 3,000 atoms and 11,999 clauses: random clauses, and a
+  // chain of binary clauses that joins every atom to the next.
+  mln::Network net = testing::random_mixed_network(3000, 9000, 8);
+  for (int32_t a = 1; a < net.num_atoms; ++a) testing::add_clause(net, {a, -(a + 1)}, 0.5);
   net.is_query.assign(net.num_atoms + 1, 1);
+  ASSERT_EQ(find_components(net).count, 1);
   SolveOptions o;
   o.threads = 2;
   o.exact_max_atoms = 0;
+  o.solver = "walksat";  // the walk's device alone (the exact path runs on the CPU)
   o.gpu_min_atoms = 1000000;
   o.gpu_min_clauses = 1000000;
   EXPECT_EQ(solve_map(net, o).device_used, "cpu") << "below both crossovers";
