@@ -138,6 +138,18 @@ check "and a job queued after the update is served with its options" \
   test "$(q6 "SELECT concat_ws(',', s->>'status', s->>'best_cost') FROM mln.wait($job6, interval '30 s') s")" = "done,0"
 dropdb mln_e2e_upgrade6
 
+# 0.7.0 -> 0.8.0 on its own: a job queued under 0.7.0 is still served; after
+# the update mln.datalog evaluates a program over a table of the database and
+# writes its derived relation.
+q7() { psql -d mln_e2e_upgrade7 -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
+updated_serves 0.7.0 0.8.0 mln_e2e_upgrade7
+q7 "CREATE TABLE edges(src int, dst int); INSERT INTO edges VALUES (1, 2), (2, 3), (3, 4); CREATE SCHEMA dl" >/dev/null
+check "after the update mln.datalog writes the transitive closure" \
+  test "$(q7 "SELECT relation || ':' || rows FROM mln.datalog('tc(X, Y) :- edges(X, Y). tc(X, Y) :- tc(X, Z), edges(Z, Y).', 'dl')")" = "tc:6"
+check "and mln.datalog_query returns it" \
+  test "$(q7 "SELECT count(*) FROM mln.datalog_query('tc(X, Y) :- edges(X, Y). tc(X, Y) :- tc(X, Z), edges(Z, Y).', 'tc') AS t(a int, b int)")" = 6
+dropdb mln_e2e_upgrade7
+
 # The same objects as a fresh install (which PostgreSQL builds by the same path).
 objects() {
   psql -qXAt -d "$1" -c "SELECT pg_describe_object(classid, objid, objsubid) FROM pg_depend

@@ -1,0 +1,70 @@
+// Datalog evaluation on the operator engine (docs/datalog.md): strata in
+// order, each a semi-naive fixpoint whose rules are joins, selections,
+// projections and anti-joins of gpu::Engine; arithmetic and comparisons the
+// engine's select cannot express run on the host over the downloaded rows.
+// Pure C++: no PostgreSQL.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <vector>
+
+#include "lang/datalog.hpp"
+#include "mln/relation.hpp"
+
+namespace mln::ground::datalog {
+
+namespace dl = lang::datalog;
+
+struct EvalOptions {
+  // Most rows the derived relations may hold together, and any intermediate
+  // result of a rule; 0: no limit.  Above it evaluation stops with
+  // LimitExceeded (a recursion with arithmetic may never end).
+  uint64_t max_rows = 0;
+  // Called after each stratum's first round (iteration 0) and each
+  // semi-naive iteration with the new rows of that iteration.  May throw to
+  // cancel (the SQL glue checks for interrupts here).
+  std::function<void(int stratum, int iteration, uint64_t delta_rows)> progress;
+};
+
+struct EvalStats {
+  int iterations = 0;  // semi-naive iterations over all strata
+};
+
+// The program stopped at max_rows.
+class LimitExceeded : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Division by zero or a result beyond 32-bit integers (as SQL's int4).
+class ArithmeticError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Evaluates `p` (types inferred, constants encoded).  inputs[r] holds the
+// rows of every input relation r (arity columns; symbol ids for text);
+// entries of derived relations are ignored.  Returns every relation's rows,
+// derived ones duplicate-free.  Throws gpu::EngineError (cancel included),
+// LimitExceeded, ArithmeticError, or what progress throws.
+std::vector<gpu::Relation> evaluate(gpu::Engine& eng, const dl::Program& p, std::vector<gpu::Relation> inputs,
+                                    const EvalOptions& opts, EvalStats* stats = nullptr);
+
+namespace detail {
+
+// One rule's new rows (head arity columns, duplicates possible): positive
+// atom `delta_atom` (-1: none) reads delta[rel], every other atom full[rel].
+gpu::Relation eval_rule(gpu::Engine& eng, const dl::Program& p, const dl::Rule& r,
+                        const std::vector<gpu::Relation>& full, const std::vector<gpu::Relation>& delta,
+                        int delta_atom, uint64_t max_rows);
+
+// The value of an expression over a row: var_value(v) gives variable v's
+// value.  Throws ArithmeticError.  (Shared with the tests' reference.)
+int32_t eval_expr(const dl::Expr& e, const std::function<int32_t(int)>& var_value);
+bool eval_cmp(dl::Cmp op, int32_t a, int32_t b);
+
+}  // namespace detail
+
+}  // namespace mln::ground::datalog

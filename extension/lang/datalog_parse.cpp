@@ -1,0 +1,452 @@
+// The Datalog parser (docs/datalog.md): directives (.input, .decl), facts
+// and rules with positive and negated atoms, comparisons and integer
+// arithmetic.  Tokens are lang's Token/Tok and errors its LangError; the
+// scanner is Datalog's own because MLN's lexer reads `X-1` as one name and
+// has no `_` (the anonymous variable).
+#include "lang/datalog.hpp"
+
+#include <climits>
+
+#include "lang/lexer.hpp"
+
+namespace mln::lang::datalog {
+
+using lang::detail::Tok;
+using lang::detail::Token;
+using lang::detail::syntax_error;
+
+const char* type_name(ColType t) { return t == ColType::Int ? "integer" : t == ColType::Text ? "text" : "unknown"; }
+
+const char* cmp_text(Cmp c) {
+  static const char* const s[] = {"=", "!=", "<", "<=", ">", ">="};
+  return s[static_cast<int>(c)];
+}
+
+int Program::find(std::string_view name) const {
+  for (size_t i = 0; i < rels.size(); ++i)
+    if (rels[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+namespace {
+
+bool ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+
+// Tokens of a Datalog text: names [A-Za-z_][A-Za-z0-9_]*, unsigned integers
+// (a sign is the parser's unary minus), strings in double or single quotes
+// (Java escapes, as MLN strings), operators; // and /* */ comments.
+std::vector<Token> scan(std::string_view s) {
+  std::vector<Token> out;
+  size_t i = 0, line_start = 0;
+  int line = 1;
+  auto col_of = [&](size_t k) { return static_cast<int>(k - line_start) + 1; };
+  for (;;) {
+    while (i < s.size()) {
+      if (s[i] == '\n') {
+        ++line;
+        line_start = ++i;
+      } else if (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\f' || s[i] == '\v') {
+        ++i;
+      } else if (s.substr(i, 2) == "//") {
+        while (i < s.size() && s[i] != '\n') ++i;
+      } else if (s.substr(i, 2) == "/*") {
+        size_t end = s.find("*/", i + 2);
+        if (end == std::string_view::npos) throw LangError(LangError::Kind::Syntax, line, col_of(i), "/*", "unterminated comment");
+        for (size_t k = i; k < end; ++k)
+          if (s[k] == '\n') ++line, line_start = k + 1;
+        i = end + 2;
+      } else {
+        break;
+      }
+    }
+    Token t;
+    t.line = line;
+    t.col = col_of(i);
+    if (i >= s.size()) {
+      out.push_back(t);
+      return out;
+    }
+    const size_t start = i;
+    const char c = s[i];
+    if (ident_start(c)) {
+      while (i < s.size() && (lang::detail::is_ident_char(s[i]))) ++i;
+      t.kind = Tok::Id;
+    } else if (lang::detail::is_digit(c)) {
+      while (i < s.size() && lang::detail::is_digit(s[i])) ++i;
+      t.kind = Tok::Number;
+    } else if (c == '"' || c == '\'') {
+      size_t j = i + 1;
+      while (j < s.size() && s[j] != c && s[j] != '\n') j += (s[j] == '\\' && j + 1 < s.size()) ? 2 : 1;
+      if (j >= s.size() || s[j] != c)
+        throw LangError(LangError::Kind::Syntax, line, t.col, std::string(s.substr(i, std::min<size_t>(j - i, 40))),
+                        "unterminated string");
+      if (lang::detail::decode_java_string(s.substr(i + 1, j - i - 1), t.value) != std::string::npos)
+        throw LangError(LangError::Kind::Syntax, line, t.col, std::string(s.substr(i, j + 1 - i)), "bad escape in string");
+      i = j + 1;
+      t.kind = Tok::String;
+    } else {
+      struct Op { const char* text; Tok kind; };
+      static const Op ops[] = {{":-", Tok::ColonDash}, {"!=", Tok::Ne}, {"<>", Tok::Ne}, {"<=", Tok::Le},
+                               {">=", Tok::Ge}, {"(", Tok::LParen}, {")", Tok::RParen}, {",", Tok::Comma},
+                               {".", Tok::Dot}, {"!", Tok::Bang}, {"+", Tok::Plus}, {"-", Tok::Minus},
+                               {"*", Tok::Star}, {"/", Tok::Slash}, {"%", Tok::Percent}, {"=", Tok::Eq},
+                               {"<", Tok::Lt}, {">", Tok::Gt}};
+      for (const Op& op : ops) {
+        const size_t n = std::char_traits<char>::length(op.text);
+        if (s.substr(i, n) == op.text) {
+          t.kind = op.kind;
+          i += n;
+          break;
+        }
+      }
+      if (i == start) {
+        size_t n = 1;
+        if (static_cast<unsigned char>(c) >= 0xC0)
+          while (i + n < s.size() && (static_cast<unsigned char>(s[i + n]) & 0xC0) == 0x80 && n < 4) ++n;
+        t.kind = Tok::Id;
+        t.raw = s.substr(i, n);
+        throw syntax_error(t, c == '\0' ? "a program text cannot hold NUL bytes" : "unexpected character");
+      }
+    }
+    t.raw = s.substr(start, i - start);
+    out.push_back(std::move(t));
+  }
+}
+
+// SQL's folding of an unquoted name.
+std::string fold(std::string_view s) {
+  std::string o(s);
+  for (char& ch : o)
+    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  return o;
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : toks_(scan(text)) {}
+
+  Program run() {
+    while (!at(Tok::End)) {
+      if (at(Tok::Dot) && peek(1).kind == Tok::Id && is_directive(peek(1).raw)) {
+        directive();
+      } else {
+        rule();
+      }
+    }
+    return std::move(p_);
+  }
+
+ private:
+  std::vector<Token> toks_;
+  size_t i_ = 0;
+  Program p_;
+  Rule* rule_ = nullptr;  // the rule being read (variables)
+
+  static bool is_directive(std::string_view w) { return w == "input" || w == "decl"; }
+  const Token& peek(size_t k = 0) const { return toks_[std::min(i_ + k, toks_.size() - 1)]; }
+  bool at(Tok k, size_t ahead = 0) const { return peek(ahead).kind == k; }
+  const Token& advance() { return toks_[i_ < toks_.size() - 1 ? i_++ : i_]; }
+  const Token& expect(Tok k, const char* what) {
+    if (!at(k)) throw syntax_error(peek(), std::string("expected ") + what);
+    return advance();
+  }
+  static SourcePos pos(const Token& t) { return {t.line, t.col}; }
+
+  // The relation `name` with `arity` arguments, created on first mention.
+  int relation(const Token& name, int arity) {
+    const std::string n(name.raw);
+    if (arity == 0)
+      throw LangError(LangError::Kind::ArityMismatch, name.line, name.col, n,
+                      "relation \"" + n + "\" has no arguments: every relation needs at least one column");
+    int r = p_.find(n);
+    if (r < 0) {
+      Relation rel;
+      rel.name = n;
+      rel.first = pos(name);
+      p_.rels.push_back(std::move(rel));
+      r = static_cast<int>(p_.rels.size()) - 1;
+    }
+    Relation& rel = p_.rels[r];
+    if (rel.arity < 0) {  // new, or named by `.input e from t` without columns
+      rel.arity = arity;
+      rel.types.assign(arity, ColType::Unknown);
+      for (int c = 0; c < arity; ++c) rel.cols.push_back("c" + std::to_string(c + 1));
+      return r;
+    }
+    if (p_.rels[r].arity != arity)
+      throw LangError(LangError::Kind::ArityMismatch, name.line, name.col, n,
+                      "relation \"" + n + "\" has " + std::to_string(p_.rels[r].arity) + " argument(s) (line " +
+                          std::to_string(p_.rels[r].first.line) + "), not " + std::to_string(arity));
+    return r;
+  }
+
+  // A SQL name: an identifier (folded to lower case) or a quoted one (as is).
+  std::string sql_name(const char* what) {
+    if (at(Tok::String)) return advance().value;
+    return fold(expect(Tok::Id, what).raw);
+  }
+
+  // .input name(col type, ...) [from [schema.]table[(col, ...)]]
+  // .decl  name(col type, ...)
+  void directive() {
+    advance();
+    const bool input = advance().raw == "input";
+    const Token& name = expect(Tok::Id, "a relation name");
+    std::vector<std::string> cols;
+    std::vector<ColType> types;
+    if (at(Tok::LParen)) {
+      advance();
+      do {
+        cols.push_back(sql_name("a column name"));
+        const Token& ty = expect(Tok::Id, "a column type (int or text)");
+        const std::string tn = fold(ty.raw);
+        if (tn == "int" || tn == "integer" || tn == "int4" || tn == "int2" || tn == "smallint" || tn == "bigint" ||
+            tn == "int8" || tn == "number")
+          types.push_back(ColType::Int);
+        else if (tn == "text" || tn == "varchar" || tn == "symbol" || tn == "name")
+          types.push_back(ColType::Text);
+        else
+          throw syntax_error(ty, "column types are int (integer, number) or text (symbol)");
+      } while (at(Tok::Comma) && advance().kind == Tok::Comma);
+      expect(Tok::RParen, "\",\" or \")\"");
+    } else if (!input) {
+      throw syntax_error(peek(), "expected \"(\": .decl names the relation's columns and types");
+    }
+    InputSource src;
+    if (input && at(Tok::Id) && peek().raw == "from") {
+      advance();
+      src.table = sql_name("a table name");
+      const Token& dot = peek();
+      const Token& prev = toks_[i_ - 1];
+      if (dot.kind == Tok::Dot && dot.line == prev.line && dot.raw.data() == prev.raw.data() + prev.raw.size()) {
+        advance();
+        src.schema = src.table;
+        src.table = sql_name("a table name after the schema");
+      }
+      if (at(Tok::LParen)) {
+        advance();
+        do src.columns.push_back(sql_name("a column name"));
+        while (at(Tok::Comma) && advance().kind == Tok::Comma);
+        expect(Tok::RParen, "\",\" or \")\"");
+      }
+    }
+    if (!types.empty() && !src.columns.empty() && src.columns.size() != types.size())
+      throw LangError(LangError::Kind::ArityMismatch, name.line, name.col, std::string(name.raw),
+                      "relation \"" + std::string(name.raw) + "\" declares " + std::to_string(types.size()) +
+                          " column(s) but reads " + std::to_string(src.columns.size()));
+    const int arity = !types.empty() ? static_cast<int>(types.size()) : !src.columns.empty() ? static_cast<int>(src.columns.size()) : -1;
+    declare(name, arity, input, cols, types, src);
+    // An optional '.' ends a directive (one followed by a name that is not a directive).
+    if (at(Tok::Dot) && !(peek(1).kind == Tok::Id && is_directive(peek(1).raw))) advance();
+  }
+
+  void declare(const Token& name, int arity, bool input, const std::vector<std::string>& cols,
+               const std::vector<ColType>& types, const InputSource& src) {
+    int r = p_.find(name.raw);
+    if (r >= 0 && (p_.rels[r].declared || p_.rels[r].declared_input))
+      throw LangError(LangError::Kind::DuplicateDeclaration, name.line, name.col, std::string(name.raw),
+                      "relation \"" + std::string(name.raw) + "\" is declared twice");
+    if (arity >= 0) {
+      r = relation(name, arity);
+    } else if (r < 0) {  // `.input e from t`: the arity comes from use or from the table
+      Relation rel;
+      rel.name = std::string(name.raw);
+      rel.first = pos(name);
+      p_.rels.push_back(std::move(rel));
+      r = static_cast<int>(p_.rels.size()) - 1;
+    }
+    Relation& rel = p_.rels[r];
+    if (!types.empty()) {
+      rel.types = types;
+      rel.cols = cols;
+      rel.declared = true;
+    }
+    if (input) {
+      rel.declared_input = true;
+      rel.source = src;
+    }
+  }
+
+  int var(const Token& t) {
+    auto& vs = rule_->vars;
+    for (size_t k = 0; k < vs.size(); ++k)
+      if (vs[k] == t.raw) return static_cast<int>(k);
+    vs.emplace_back(t.raw);
+    return static_cast<int>(vs.size()) - 1;
+  }
+
+  // An integer literal (after an optional '-') as int32.
+  int64_t integer(const Token& t, bool negative) {
+    int64_t v = 0;
+    for (char ch : t.raw) {
+      v = v * 10 + (ch - '0');
+      if (v > static_cast<int64_t>(INT_MAX) + 1) break;
+    }
+    if (negative) v = -v;
+    if (v > INT_MAX || v < INT_MIN)
+      throw LangError(LangError::Kind::BadValue, t.line, t.col, std::string(t.raw),
+                      "integer " + std::string(negative ? "-" : "") + std::string(t.raw) + " is out of range (32-bit integers)");
+    return v;
+  }
+
+  // A term of an atom (in_atom: no arithmetic may follow it) or a leaf of an
+  // expression: a variable, _, an integer or a string.
+  Term term(bool in_atom) {
+    Term t;
+    const Token& tok = peek();
+    t.pos = pos(tok);
+    if (at(Tok::Id)) {
+      advance();
+      if (tok.raw == "_") t.kind = Term::Kind::Anon;
+      else t.var = var(tok);
+    } else if (at(Tok::String)) {
+      t.kind = Term::Kind::Str;
+      t.sval = advance().value;
+    } else if (at(Tok::Number) || (at(Tok::Minus) && at(Tok::Number, 1))) {
+      const bool neg = at(Tok::Minus);
+      if (neg) advance();
+      t.kind = Term::Kind::Int;
+      t.ival = integer(advance(), neg);
+    } else {
+      throw syntax_error(tok, "expected a variable, _, an integer or a string");
+    }
+    if (in_atom && (at(Tok::Plus) || at(Tok::Minus) || at(Tok::Star) || at(Tok::Slash) || at(Tok::Percent)))
+      throw syntax_error(peek(), "arithmetic is not allowed inside an atom: bind it in the body (Y = X + 1)");
+    return t;
+  }
+
+  Atom atom() {
+    const Token& name = expect(Tok::Id, "a relation name");
+    Atom a;
+    a.pos = pos(name);
+    expect(Tok::LParen, "\"(\"");
+    if (!at(Tok::RParen)) {
+      do a.args.push_back(term(true));
+      while (at(Tok::Comma) && advance().kind == Tok::Comma);
+    }
+    expect(Tok::RParen, "\",\" or \")\"");
+    a.rel = relation(name, static_cast<int>(a.args.size()));
+    return a;
+  }
+
+  Expr primary() {
+    Expr e;
+    e.pos = pos(peek());
+    if (at(Tok::LParen)) {
+      advance();
+      e = sum();
+      expect(Tok::RParen, "\")\"");
+      return e;
+    }
+    if (at(Tok::Minus)) {
+      advance();
+      if (at(Tok::Number)) {  // a literal: -2147483648 fits
+        e.leaf.kind = Term::Kind::Int;
+        e.leaf.pos = e.pos;
+        e.leaf.ival = integer(advance(), true);
+        return e;
+      }
+      e.op = 'n';
+      e.kids.push_back(primary());
+      return e;
+    }
+    const Token& tok = peek();
+    if (tok.kind == Tok::Id && tok.raw == "_")
+      throw syntax_error(tok, "_ cannot be used in a comparison");
+    if (tok.kind != Tok::Id && tok.kind != Tok::Number && tok.kind != Tok::String)
+      throw syntax_error(tok, "expected a variable, an integer, a string or \"(\"");
+    e.leaf = term(false);
+    return e;
+  }
+
+  Expr binary(Expr l, char op, Expr r) {
+    Expr e;
+    e.op = op;
+    e.pos = l.pos;
+    e.kids.push_back(std::move(l));
+    e.kids.push_back(std::move(r));
+    return e;
+  }
+
+  Expr product() {
+    Expr e = primary();
+    while (at(Tok::Star) || at(Tok::Slash) || at(Tok::Percent)) {
+      const char op = advance().raw[0];
+      e = binary(std::move(e), op, primary());
+    }
+    return e;
+  }
+
+  Expr sum() {
+    Expr e = product();
+    while (at(Tok::Plus) || at(Tok::Minus)) {
+      const char op = advance().raw[0];
+      e = binary(std::move(e), op, product());
+    }
+    return e;
+  }
+
+  void literal(Rule& r) {
+    const bool bang = at(Tok::Bang);
+    const bool word = at(Tok::Id) && peek().raw == "not" && at(Tok::Id, 1) && at(Tok::LParen, 2);
+    if (bang || word) {
+      advance();
+      r.neg.push_back(atom());
+      return;
+    }
+    if (at(Tok::Id) && at(Tok::LParen, 1)) {
+      r.pos.push_back(atom());
+      return;
+    }
+    Compare c;
+    c.pos = pos(peek());
+    c.lhs = sum();
+    static const std::pair<Tok, Cmp> ops[] = {{Tok::Eq, Cmp::Eq}, {Tok::Ne, Cmp::Ne}, {Tok::Lt, Cmp::Lt},
+                                              {Tok::Le, Cmp::Le}, {Tok::Gt, Cmp::Gt}, {Tok::Ge, Cmp::Ge}};
+    bool found = false;
+    for (const auto& [tk, op] : ops)
+      if (at(tk)) {
+        c.op = op;
+        found = true;
+      }
+    if (!found) throw syntax_error(peek(), "expected an atom or a comparison (=, !=, <, <=, >, >=)");
+    advance();
+    c.rhs = sum();
+    r.cmps.push_back(std::move(c));
+  }
+
+  // head [:- literal, ...] .
+  void rule() {
+    Rule r;
+    rule_ = &r;
+    r.at = pos(peek());
+    r.head = atom();
+    if (at(Tok::ColonDash)) {
+      advance();
+      do literal(r);
+      while (at(Tok::Comma) && advance().kind == Tok::Comma);
+    }
+    expect(Tok::Dot, "\".\" at the end of the rule");
+    p_.rels[r.head.rel].derived = true;
+    rule_ = nullptr;
+    p_.rules.push_back(std::move(r));
+  }
+};
+
+}  // namespace
+
+Program parse(std::string_view text) {
+  Program p = Parser(text).run();
+  if (p.rules.empty()) throw LangError(LangError::Kind::EmptyProgram, 1, 1, "", "the program has no rules or facts");
+  for (Relation& rel : p.rels) {
+    if (rel.derived && rel.declared_input)
+      throw LangError(LangError::Kind::DuplicateDeclaration, rel.first.line, rel.first.col, rel.name,
+                      "relation \"" + rel.name + "\" is declared .input and also derived by rules");
+    rel.input = !rel.derived;
+  }
+  detail::check_safety(p);
+  detail::stratify(p);
+  return p;
+}
+
+}  // namespace mln::lang::datalog

@@ -1,0 +1,173 @@
+// A Datalog program over the caller's relations (docs/datalog.md).  Input
+// relations are read with SPI as the calling role, so its privileges
+// (tables, views, row-level security) apply; integer columns are cast to
+// int4 (a value beyond it is SQL's "integer out of range"), text columns go
+// through the symbol dictionary; rows with a NULL in a read column are left
+// out (Datalog has no NULL).
+#include "pg/datalog_run.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "ground/datalog_eval.hpp"
+#include "pg/engine.hpp"
+
+extern "C" {
+#include "catalog/pg_type.h"
+#include "utils/errcodes.h"
+}
+
+namespace mln::pg {
+
+namespace dl = lang::datalog;
+namespace ev = ground::datalog;
+
+DatalogOptions datalog_options(Spi& spi, Datum options, bool isnull) {
+  DatalogOptions o;
+  if (isnull) return o;
+  Rows r = spi.query("SELECT key, jsonb_typeof(value), value #>> '{}' FROM jsonb_each($1)", {{JSONBOID, options}});
+  for (size_t i = 0; i < r.size(); ++i) {
+    const std::string key = r.text(i, 0), type = r.text(i, 1), value = r.text(i, 2);
+    auto bad = [&](const std::string& want) {
+      return UserError{ERRCODE_INVALID_PARAMETER_VALUE, "option \"" + key + "\" of mln.datalog must be " + want, "", ""};
+    };
+    if (type == "null") continue;  // the default
+    if (key == "device") {
+      if (type != "string" || (value != "auto" && value != "cpu" && value != "gpu")) throw bad("'auto', 'cpu' or 'gpu'");
+      o.device = value;
+    } else if (key == "max_rows") {
+      if (type != "number" || value.find_first_not_of("0123456789") != std::string::npos || value.size() > 18)
+        throw bad("a whole number >= 0 (0: no limit)");
+      o.max_rows = std::stoull(value);
+    } else if (key == "verbose") {
+      if (type != "boolean") throw bad("true or false");
+      o.verbose = value == "true";
+    } else {
+      throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "unknown option \"" + key + "\" of mln.datalog", "",
+                      "the options are device ('auto', 'cpu', 'gpu'), max_rows and verbose"};
+    }
+  }
+  return o;
+}
+
+namespace {
+
+// The SQL name of an input relation's table, quoted.
+std::string source_name(const dl::Relation& rel) {
+  const std::string table = rel.source.table.empty() ? rel.name : rel.source.table;
+  return rel.source.schema.empty() ? qi(table) : qualified(rel.source.schema, table);
+}
+
+// Fills an input relation's arity, columns and types from the catalog.
+void resolve_input(Spi& spi, dl::Relation& rel) {
+  const std::string name = source_name(rel);
+  const std::string where = " (line " + std::to_string(rel.first.line) + ", column " + std::to_string(rel.first.col) + ")";
+  Rows oid = spi.query("SELECT to_regclass($1)::oid", {text_param(name)});
+  if (oid.isnull(0, 0))
+    throw UserError{ERRCODE_UNDEFINED_TABLE, "relation " + name + " does not exist (read for Datalog relation \"" +
+                        rel.name + "\", line " + std::to_string(rel.first.line) + ", column " +
+                        std::to_string(rel.first.col) + ")",
+                    "", "no rule derives \"" + rel.name + "\", so it is read from a table or view: create it, or "
+                        "declare where it comes from with .input " + rel.name + "(col int, ...) from schema.table(column, ...)"};
+  Rows cols = spi.query(
+      "SELECT a.attname::text, t.typname::text FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
+      "WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+      {int8_param(oid.int8(0, 0))});
+  std::vector<std::string> names, types;
+  for (size_t i = 0; i < cols.size(); ++i) names.push_back(cols.text(i, 0)), types.push_back(cols.text(i, 1));
+  std::vector<std::string> read = rel.source.columns.empty() ? names : rel.source.columns;
+  if (rel.arity < 0) {
+    rel.arity = static_cast<int>(read.size());
+    rel.types.assign(read.size(), dl::ColType::Unknown);
+    for (size_t c = 0; c < read.size(); ++c) rel.cols.push_back("c" + std::to_string(c + 1));
+  }
+  if (static_cast<int>(read.size()) != rel.arity)
+    throw UserError{ERRCODE_DATATYPE_MISMATCH, "Datalog relation \"" + rel.name + "\"" + where + " has " +
+                        std::to_string(rel.arity) + " column(s) but " + name + " has " + std::to_string(read.size()),
+                    "", "name the columns to read: .input " + rel.name + " from table(column, ...)"};
+  rel.source.columns = read;
+  for (size_t c = 0; c < read.size(); ++c) {
+    if (rel.types[c] != dl::ColType::Unknown) continue;  // declared: read with a cast
+    auto it = std::find(names.begin(), names.end(), read[c]);
+    if (it == names.end()) continue;  // SELECT reports the missing column
+    const std::string& t = types[static_cast<size_t>(it - names.begin())];
+    if (t == "int2" || t == "int4" || t == "int8")
+      rel.types[c] = dl::ColType::Int;
+    else if (t == "text" || t == "varchar" || t == "bpchar" || t == "name")
+      rel.types[c] = dl::ColType::Text;
+    else
+      throw UserError{ERRCODE_DATATYPE_MISMATCH, "column \"" + read[c] + "\" of " + name + " has type " + t +
+                          ": Datalog columns are integers or text",
+                      "declare the column's type to read it with a cast: .input " + rel.name + "(a int, ...)", ""};
+  }
+}
+
+// Reads an input relation's rows into a host table (ids for text).
+gpu::HostTable read_input(Spi& spi, const dl::Relation& rel, dl::Symbols& syms) {
+  std::string sql = "SELECT ", where;
+  for (int c = 0; c < rel.arity; ++c) {
+    const std::string col = qi(rel.source.columns[c]);
+    sql += (c ? ", " : "") + col + (rel.types[c] == dl::ColType::Int ? "::int4" : "::text");
+    where += (c ? " AND " : " WHERE ") + col + " IS NOT NULL";
+  }
+  Rows r = spi.query(sql + " FROM " + source_name(rel) + where);
+  gpu::HostTable t;
+  t.cols.assign(rel.arity, std::vector<int32_t>(r.size()));
+  for (int c = 0; c < rel.arity; ++c)
+    for (size_t i = 0; i < r.size(); ++i) {
+      if (i % 65536 == 0) check_interrupts();
+      t.cols[c][i] = rel.types[c] == dl::ColType::Int ? r.int4(i, c) : syms.intern(r.text(i, c));
+    }
+  return t;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+void run_datalog(Spi& spi, const std::string& text, const DatalogOptions& opts, DatalogResult& out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  out.prog = dl::parse(text);
+  dl::Program& p = out.prog;
+  for (dl::Relation& rel : p.rels)
+    if (rel.input) resolve_input(spi, rel);
+  dl::infer_types(p);
+  gpu::Engine& eng = engine_for(opts.device);
+  std::vector<gpu::Relation> inputs(p.rels.size());
+  for (size_t r = 0; r < p.rels.size(); ++r)
+    if (p.rels[r].input) inputs[r] = eng.upload(read_input(spi, p.rels[r], out.syms));
+  dl::encode_constants(p, out.syms);
+  const double read_s = seconds_since(t0);
+  const int level = opts.verbose ? NOTICE : DEBUG1;
+  ev::EvalOptions eo;
+  eo.max_rows = opts.max_rows;
+  eo.progress = [&](int stratum, int iteration, uint64_t delta) {
+    check_interrupts();  // a cancel between iterations (the engine polls inside operators)
+    pg_call([&] {
+      elog(level, "pg_mln: datalog stratum %d iteration %d: %llu new rows", stratum, iteration,
+           static_cast<unsigned long long>(delta));
+    });
+  };
+  std::vector<gpu::Relation> rels;
+  try {
+    rels = ev::evaluate(eng, p, std::move(inputs), eo);
+  } catch (const ev::LimitExceeded& e) {
+    throw UserError{ERRCODE_PROGRAM_LIMIT_EXCEEDED, std::string("datalog: ") + e.what(), "",
+                    "raise the limit with options => '{\"max_rows\": N}' (0: none), or look for a recursion "
+                    "through arithmetic that never ends"};
+  } catch (const ev::ArithmeticError& e) {
+    const bool div = std::string(e.what()) == "division by zero";
+    throw UserError{div ? ERRCODE_DIVISION_BY_ZERO : ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE,
+                    std::string("datalog: ") + e.what(), "", ""};
+  }
+  out.rows.assign(p.rels.size(), {});
+  for (size_t r = 0; r < p.rels.size(); ++r)
+    if (p.rels[r].derived) out.rows[r] = eng.download(rels[r]);
+  const std::string engine = guc_regress ? "<hidden>" : eng.name();
+  const double total_s = seconds_since(t0);
+  pg_call([&] { elog(level, "pg_mln: datalog on %s: %.3f s (parse and read %.3f s)", engine.c_str(), total_s, read_s); });
+}
+
+}  // namespace mln::pg

@@ -1,0 +1,37 @@
+// Running a Datalog program over the caller's tables (docs/datalog.md):
+// options, input relations resolved from the catalog and read through SPI
+// (with the caller's privileges), evaluation on the operator engine.  Used
+// by mln.datalog and mln.datalog_query (datalog_fn.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lang/datalog.hpp"
+#include "mln/relation.hpp"
+#include "pg/spi.hpp"
+
+namespace mln::pg {
+
+struct DatalogOptions {
+  std::string device;              // '' (the mln.device setting), auto, cpu or gpu
+  uint64_t max_rows = 100000000;   // 0: no limit (EvalOptions::max_rows)
+  bool verbose = false;            // progress as NOTICE (else DEBUG1)
+};
+
+// The options jsonb (NULL: defaults).  Throws UserError for an unknown
+// option or a bad value.
+DatalogOptions datalog_options(Spi& spi, Datum options, bool isnull);
+
+struct DatalogResult {
+  lang::datalog::Program prog;
+  lang::datalog::Symbols syms;
+  std::vector<gpu::HostTable> rows;  // per relation; derived ones filled
+};
+
+// Parses, resolves the inputs, reads them, evaluates.  Throws LangError,
+// UserError, PgError (a missing privilege, a cancel) or EngineError.
+void run_datalog(Spi& spi, const std::string& text, const DatalogOptions& opts, DatalogResult& out);
+
+}  // namespace mln::pg
