@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
     o.timeout_s = std::stod(argv[3]);
     o.solver = "walksat";
     o.lp_bound_max_clauses = 0;  // no LP bound: only the walk is timed
+    o.pdhg_bound = false;
     o.adaptive_noise = true;     // as the worker runs it when -randomStep is not pinned
     o.progress_interval_s = 0.01;
     for (int i = 4; i < argc; ++i) {

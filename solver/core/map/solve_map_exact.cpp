@@ -7,6 +7,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "core/base/network_cost.hpp"
@@ -14,6 +15,7 @@
 #include "core/base/rng.hpp"
 #include "core/map/solve_map_run.hpp"
 #include "core/base/subnetwork.hpp"
+#include "core/base/work_pool.hpp"
 #include "core/walk/walksat_gpu.hpp"
 
 namespace mln::solver::map_detail {
@@ -30,7 +32,15 @@ double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool e
   // Its rounded solution is an answer too, optimal when the LP is integral.
   double cost = total_cost_threads(pn.clauses, best);
   double bound;
-  if (m <= opts.lp_bound_max_clauses && ilp_available() && !stop.should_stop()) {
+  if (pdhg_sized(m)) {  // the same LP by PDHG, mostly done beside the walk by now
+    PdhgOutcome lp = side_bound(k, pn, cost - opts.gap_tolerance * std::max(cost, 0.0));
+    bound = lp.bound;
+    if (opts.solver == "auto" && !lp.state.empty() && lp.state_cost < cost) {
+      cost = lp.state_cost;
+      best = std::move(lp.state);
+      lp_used = true;
+    }
+  } else if (m <= opts.lp_bound_max_clauses && ilp_available() && !stop.should_stop()) {
     LpOutcome lp = lp_relaxation(pn, opts.lp_seconds, &stop);
     bound = lp.bound;
     if (lp.solved && opts.solver == "auto") {  // "walksat" and "ilp" keep their own answers
@@ -64,6 +74,77 @@ double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool e
   bound = std::min(bound, cost);
   if (proven_within_tolerance(cost, bound)) comp_proven[k] = 1;
   return bound;
+}
+
+Run::~Run() {
+  for (auto& [k, sb] : side) {
+    sb->cancel = true;
+    if (sb->th.joinable()) sb->th.join();
+  }
+}
+
+bool Run::pdhg_sized(int64_t m) const {
+  return opts.pdhg_bound && (m > opts.lp_bound_max_clauses || m >= opts.pdhg_min_clauses || !ilp_available());
+}
+
+void Run::start_side_bound(int32_t k, const mln::Network& pn, const SubNetwork& sub, bool on_gpu) {
+  auto sb = std::make_unique<SideBound>(&stop);
+  const mln::Network* np = &pn;
+  if (&pn != &net) {  // the walk's extraction ends with solve_component: a copy of its own
+    sb->sub = sub;
+    np = &sb->sub.net;
+  }
+  PdhgOptions po;
+  po.time_limit_s = opts.lp_seconds;
+  po.stop = &sb->stop;
+  // The CPU threads walk: one for the bound, unless the GPU walks this component.
+  po.threads = on_gpu ? pool_threads(opts.threads) : 1;
+  po.rel_gap = 1e-6;
+  po.bound_target = &sb->target;
+  SideBound* raw = sb.get();
+  try {
+    raw->th = std::thread([raw, np, po] {
+      try {
+        raw->out = lp_bound_pdhg(*np, po);
+        raw->ok = true;
+      } catch (...) {  // out of memory: bound_component falls back to the unit bound
+      }
+    });
+  } catch (const std::system_error&) {
+    return;  // no thread: bound_component solves it in place
+  }
+  std::lock_guard<std::mutex> lock(side_mu);
+  side[k] = std::move(sb);
+}
+
+PdhgOutcome Run::side_bound(int32_t k, const mln::Network& pn, double target) {
+  std::unique_ptr<SideBound> sb;
+  {
+    std::lock_guard<std::mutex> lock(side_mu);
+    auto it = side.find(k);
+    if (it != side.end()) {
+      sb = std::move(it->second);
+      side.erase(it);
+    }
+  }
+  PdhgOutcome out;
+  if (sb) {
+    sb->target = target;
+    sb->th.join();
+    if (sb->ok) return std::move(sb->out);
+    warn("the PDHG bound ran out of memory: the unit bound is used");
+  } else if (!stop.should_stop()) {
+    std::atomic<double> t{target};
+    PdhgOptions po;
+    po.time_limit_s = opts.lp_seconds;
+    po.stop = &stop;
+    po.threads = 1;  // on a worker thread, beside the other workers
+    po.rel_gap = 1e-6;
+    po.bound_target = &t;
+    return lp_bound_pdhg(pn, po);
+  }
+  out.bound = unit_bound(pn);
+  return out;
 }
 
 double Run::ilp_limit() const {

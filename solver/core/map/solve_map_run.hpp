@@ -8,12 +8,17 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/base/components.hpp"
 #include "core/map/ilp_map.hpp"
+#include "core/map/lp_pdhg.hpp"
 #include "core/map/solve_map.hpp"
 #include "core/base/run_control.hpp"
 #include "core/base/subnetwork.hpp"
@@ -66,6 +71,36 @@ struct Run {
 
   Run(const mln::Network& n, const SolveOptions& o)
       : net(n), opts(o), comps(find_components(n)), stop(o.cancel, o.timeout_s), sink(o.progress, comps.count, o.progress_interval_s) {}
+  // Side bounds still running (an exception left their components) are
+  // cancelled and joined.
+  ~Run();
+
+  // The PDHG bound of one component, on a thread of its own beside the
+  // component's walk (solve_map_exact.cpp): started when the walk starts,
+  // joined by bound_component.  The bound target is set from the walk's cost
+  // when it is joined: the solve stops once the bound is within gap_tolerance.
+  struct SideBound {
+    explicit SideBound(StopToken* parent) : stop(parent, &cancel) {}
+    std::atomic<bool> cancel{false};
+    StopToken stop;
+    std::atomic<double> target{std::numeric_limits<double>::infinity()};
+    SubNetwork sub;                // the component, when it is not the whole network
+    PdhgOutcome out;
+    bool ok = false;               // the solve returned (else: out of memory)
+    std::thread th;
+  };
+  std::mutex side_mu;
+  std::map<int32_t, std::unique_ptr<SideBound>> side;
+  // Whether component k (m clauses) is bounded by PDHG rather than Clp or
+  // the unit bound.
+  bool pdhg_sized(int64_t m) const;
+  // Starts component k's side bound on `pn` (its network: `net` or an
+  // extracted copy, which the side bound then keeps), CPU threads: one, or
+  // the pool's when the component is walked on the GPU.
+  void start_side_bound(int32_t k, const mln::Network& pn, const SubNetwork& sub, bool on_gpu);
+  // Component k's PDHG outcome: its side bound joined (after setting its
+  // target to `target`), or a solve here when none was started.
+  PdhgOutcome side_bound(int32_t k, const mln::Network& pn, double target);
 
   // Whether a piece of n atoms and m clauses is walked on the GPU when one is
   // usable: any with device "gpu"; in "auto", gpu_min_atoms or gpu_min_clauses.

@@ -298,6 +298,10 @@ void Run::solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth,
   std::vector<uint8_t> best;
   const int64_t part_max = on_gpu ? opts.gpu_partition_max_atoms : opts.partition_max_atoms;
   const bool enumerated = enumerable(n) && n <= part_max;
+  const int64_t m = static_cast<int64_t>(piece_net.clauses.size());
+  if (!more && !walked && !enumerated && pdhg_sized(m) &&
+      m >= std::min(opts.pdhg_min_clauses, opts.lp_bound_max_clauses + 1) && !stop.should_stop())
+    start_side_bound(k, piece_net, sub, on_gpu);  // the bound beside the walk (joined by bound_component)
   if (walked) {
     best = *walked;
   } else if (more && stop.should_stop()) {

@@ -1,0 +1,73 @@
+// A certified lower bound on the MAP optimum from the LP relaxation, by a
+// first-order method (primal-dual hybrid gradient) on OpenMP threads: for
+// networks too large for Clp (lp_relaxation, ilp_map.hpp), and beside the
+// walk.
+//
+// The LP is lp_relaxation's (ilp_map.hpp), so their optima agree:
+//   minimise K + sum_a c_a x_a + sum_k |w_k| z_k over x, z in [0,1]
+//   w_k > 0 (two or more literals):  sum_{l in L_k} l + z_k >= 1   (one row)
+//   w_k < 0 (two or more literals):  z_k >= l  for each l in L_k   (a row each)
+// with unit clauses folded into c and K, and l = x_a or 1 - x_a.
+//
+// The bound never rests on the iterate's accuracy: for ANY multipliers
+// y >= 0 of the rows, the Lagrangian dual function
+//   g(y) = K + b.y + sum_j min(0, cost_j - (A^T y)_j)    (j over x and z)
+// is the exact minimum of the Lagrangian over the box [0,1], so
+// g(y) <= LP optimum <= MaxSAT optimum (weak duality).  The bound returned is
+// the largest g over the multipliers evaluated, computed in long double less
+// a rounding margin (lp_pdhg.cpp), never the objective of an inexact primal
+// iterate.
+//
+// No database and no CUDA here.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "mln/network.hpp"
+#include "core/base/run_control.hpp"
+
+namespace mln::solver {
+
+// One evaluation of the bound, for tracing (bench/lp_bound.cpp).
+struct PdhgProgress {
+  double seconds = 0;
+  int64_t iterations = 0;
+  double bound = 0;    // the best certified bound so far
+  double primal = 0;   // the best primal objective so far (an upper bound on the LP optimum)
+};
+
+struct PdhgOptions {
+  double time_limit_s = 0;       // wall clock; 0 = none
+  int64_t max_iterations = 100000;
+  StopToken* stop = nullptr;     // polled every iteration
+  int threads = 0;               // OpenMP threads; 0 = the OpenMP default
+  // Stop once (primal - bound) <= rel_gap * max(1, |primal|): the LP is then
+  // solved to that relative accuracy, and the bound is within it of the optimum.
+  double rel_gap = 1e-4;
+  // When set, stop once the bound reaches *bound_target (a caller that
+  // only needs "bound within tolerance of a known cost", e.g. solve_map
+  // beside its walk; it may change while the solve runs).
+  const std::atomic<double>* bound_target = nullptr;
+  int eval_every = 16;           // iterations between two bound evaluations
+  std::function<void(const PdhgProgress&)> progress;  // called after each evaluation
+};
+
+struct PdhgOutcome {
+  double bound = 0;            // certified lower bound on the MaxSAT optimum (>= unit_bound)
+  double primal = 0;           // best primal LP objective found (>= the LP optimum; an estimate of it)
+  std::vector<uint8_t> state;  // the best primal point rounded (x >= 0.5), by atom id (size num_atoms + 1)
+  double state_cost = 0;       // its exact cost on the network
+  int64_t iterations = 0;
+  int restarts = 0;
+  double seconds = 0;
+  bool converged = false;      // rel_gap reached (or the bound target)
+};
+
+// The LP relaxation's bound by restarted PDHG (lp_pdhg.cpp).  Never throws
+// for a well-formed network other than std::bad_alloc.
+PdhgOutcome lp_bound_pdhg(const mln::Network& net, const PdhgOptions& opts);
+
+}  // namespace mln::solver

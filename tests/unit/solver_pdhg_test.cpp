@@ -1,0 +1,181 @@
+// The LP relaxation's bound by PDHG (lp_pdhg.hpp) against brute force and
+// against Clp's optimum of the same LP (lp_relaxation).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <string>
+
+#include "core/map/ilp_map.hpp"
+#include "core/map/lp_pdhg.hpp"
+#include "core/map/solve_map.hpp"
+#include "solver_test_util.hpp"
+
+namespace mln::solver {
+namespace {
+
+using testing::add_clause;
+using testing::brute_force_min_cost;
+using testing::random_mixed_network;
+
+double tol(double v) { return 1e-9 * std::max(1.0, std::fabs(v)); }
+
+// Random weighted networks small enough to enumerate: clauses of 1-3
+// literals with positive, negative and hard weights (random_mixed_network),
+// and now and then an empty clause (positive or negative), a zero weight, a
+// hard unit clause of either sign and a hard negative clause.
+mln::Network pdhg_network(uint64_t seed) {
+  Rng rng(derive_seed(seed, 9090));
+  const int32_t n = 3 + static_cast<int32_t>(rng.below(12));  // 3..14 atoms
+  const int m = static_cast<int>(rng.below(4 * n + 1));
+  mln::Network net = random_mixed_network(n, m, seed);
+  const int extra = static_cast<int>(rng.below(5));
+  for (int i = 0; i < extra; ++i) {
+    const int32_t a = 1 + static_cast<int32_t>(rng.below(n)), b = 1 + static_cast<int32_t>(rng.below(n));
+    switch (rng.below(6)) {
+      case 0: add_clause(net, {}, 1 + rng.uniform()); break;
+      case 1: add_clause(net, {}, -1 - rng.uniform()); break;
+      case 2: add_clause(net, {a, -b}, 0.0); break;
+      case 3: add_clause(net, {a}, (rng.next() >> 63 ? 1 : -1) * kHardWeight); break;
+      case 4: if (a != b) add_clause(net, {a, b}, -kHardWeight); break;
+      default: add_clause(net, {-a}, 0.3 + rng.uniform()); break;
+    }
+  }
+  return net;
+}
+
+PdhgOptions test_options() {
+  PdhgOptions o;
+  o.threads = 1;
+  o.max_iterations = 20000;
+  o.rel_gap = 1e-6;
+  return o;
+}
+
+// The bound is never above the optimum, whatever the iterate's accuracy
+// (also after a handful of iterations), and the rounded state's cost is its
+// true cost.
+TEST(PdhgTest, BoundNeverExceedsTheOptimumOn200Networks) {
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    const mln::Network net = pdhg_network(seed);
+    const double opt = brute_force_min_cost(net);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", optimum " + std::to_string(opt));
+    for (int64_t iters : {int64_t{3}, int64_t{40}, int64_t{20000}}) {
+      PdhgOptions o = test_options();
+      o.max_iterations = iters;
+      o.eval_every = 1;
+      const PdhgOutcome r = lp_bound_pdhg(net, o);
+      EXPECT_LE(r.bound, opt + tol(opt)) << iters << " iterations";
+      EXPECT_GE(r.bound, unit_bound(net) - tol(opt));
+      ASSERT_EQ(r.state.size(), static_cast<size_t>(net.num_atoms) + 1);
+      EXPECT_NEAR(r.state_cost, total_cost(net.clauses, r.state), tol(opt));
+      EXPECT_GE(r.state_cost, opt - tol(opt));
+      // primal is an estimate in double: hard unit weights (5.2e7) pass
+      // through its sum.
+      EXPECT_LE(r.bound, r.primal + 1e-6);
+    }
+  }
+}
+
+// The magnitude of the unit and empty clauses' weights: lp_relaxation takes
+// 1e-9 of it (and of its objective) off Clp's optimum.
+double unit_mass(const mln::Network& net) {
+  double s = 0;
+  for (size_t c = 0; c < net.clauses.size(); ++c)
+    if (net.clauses.offsets[c + 1] - net.clauses.offsets[c] <= 1) s += std::fabs(net.clauses.weights[c]);
+  return s;
+}
+
+// Within 0.5% (plus 1e-6) of Clp's optimum of the same LP, and never above
+// it beyond Clp's own tolerance (lp_relaxation's margin, 1e-9 of the
+// objective's terms).
+TEST(PdhgTest, MatchesClpOn200Networks) {
+  if (!ilp_available()) GTEST_SKIP() << "built without COIN-OR CBC";
+  int converged = 0;
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    const mln::Network net = pdhg_network(seed);
+    const LpOutcome clp = lp_relaxation(net, 10);
+    if (!clp.solved) continue;
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", Clp " + std::to_string(clp.bound));
+    const PdhgOutcome r = lp_bound_pdhg(net, test_options());
+    const double slack = 1e-6 * std::max(1.0, std::fabs(clp.bound)) + 2e-9 * unit_mass(net);
+    EXPECT_LE(r.bound, clp.bound + slack);
+    EXPECT_GE(r.bound, clp.bound - 0.005 * std::fabs(clp.bound) - 1e-6);
+    converged += r.converged;
+  }
+  EXPECT_GE(converged, 190);
+}
+
+// A larger network on two threads: within 0.5% of Clp.
+TEST(PdhgTest, MatchesClpOnALargerNetworkWithThreads) {
+  if (!ilp_available()) GTEST_SKIP() << "built without COIN-OR CBC";
+  for (uint64_t seed : {7, 8}) {
+    const mln::Network net = random_mixed_network(1500, 4500, seed);
+    const LpOutcome clp = lp_relaxation(net, 30);
+    ASSERT_TRUE(clp.solved);
+    PdhgOptions o;
+    o.threads = 2;
+    o.rel_gap = 1e-3;
+    o.max_iterations = 200000;
+    const PdhgOutcome r = lp_bound_pdhg(net, o);
+    EXPECT_TRUE(r.converged) << r.seconds << " s, " << r.iterations << " iterations, bound " << r.bound << " primal " << r.primal;
+    EXPECT_LE(r.bound, clp.bound + 1e-6 * std::fabs(clp.bound) + 2e-9 * unit_mass(net));
+    EXPECT_GE(r.bound, clp.bound - 0.005 * std::fabs(clp.bound) - 1e-6);
+    EXPECT_GE(r.state_cost, r.bound);
+  }
+}
+
+// A stopped solve still returns a valid bound (the unit bound at least) and
+// a state with its cost.
+TEST(PdhgTest, AStoppedSolveReturnsAValidBound) {
+  const mln::Network net = pdhg_network(11);
+  std::atomic<bool> cancel{true};
+  StopToken stop(&cancel, 0);
+  PdhgOptions o = test_options();
+  o.stop = &stop;
+  const PdhgOutcome r = lp_bound_pdhg(net, o);
+  EXPECT_EQ(r.iterations, 0);
+  EXPECT_GE(r.bound, unit_bound(net) - tol(r.bound));
+  EXPECT_LE(r.bound, brute_force_min_cost(net) + tol(r.bound));
+  EXPECT_NEAR(r.state_cost, total_cost(net.clauses, r.state), tol(r.state_cost));
+}
+
+// solve_map with the PDHG bound on every component (pdhg_min_clauses 1, and
+// lp_bound_max_clauses 0: the path of components above it), beside the walk
+// on a thread of its own: every bound is valid, the answer's cost is its
+// truth's, and the bound is above the unit bound on most of them (the LP
+// is not tight on these random networks: few are proven).
+TEST(PdhgTest, SolveMapBoundsBesideTheWalk) {
+  int above = 0, networks = 0;
+  for (uint64_t seed = 300; seed < 400; ++seed) {
+    mln::Network net = random_mixed_network(8 + static_cast<int32_t>(seed % 7), 30 + static_cast<int>(seed % 20), seed);
+    add_clause(net, {}, 0.7);  // a constant cost, outside every component
+    const double opt = brute_force_min_cost(net);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", optimum " + std::to_string(opt));
+    for (const char* solver : {"walksat", "auto"}) {
+      SolveOptions o;
+      o.seed = seed;
+      o.threads = 2;
+      o.device = "cpu";
+      o.exact_max_atoms = 0;
+      o.max_flips = 200;
+      o.solver = solver;
+      o.gap_tolerance = 0;
+      o.ilp_seconds = 0;  // no exact path: the bound is PDHG's alone
+      o.pdhg_min_clauses = 1;
+      o.lp_bound_max_clauses = (seed % 2) ? 0 : 1000000;
+      const SolveResult r = solve_map(net, o);
+      EXPECT_LE(r.bound, opt + tol(opt));
+      EXPECT_LE(r.bound, r.cost + tol(r.cost));
+      EXPECT_NEAR(total_cost(net.clauses, r.truth), r.cost, tol(opt));
+      if (std::string(solver) == "auto") {
+        ++networks;
+        above += r.bound > unit_bound(net) + 1e-6;
+      }
+    }
+  }
+  EXPECT_GE(above, networks / 2) << "the PDHG bound was rarely above the unit bound";
+}
+
+}  // namespace
+}  // namespace mln::solver
