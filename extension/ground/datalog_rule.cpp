@@ -4,9 +4,11 @@
 // atom that shares a variable with what is joined), each comparison is
 // applied as soon as its variables are bound (the engine's select where it
 // compares a variable with a variable or a constant, else on the host), the
-// negated atoms are anti-joins, and the head is a projection.
+// negated atoms are anti-joins, and the head is a projection, or, where it
+// holds an aggregate, a grouping of the body's distinct bindings on the host.
 #include <algorithm>
 #include <climits>
+#include <map>
 #include <string>
 
 #include "ground/datalog_eval.hpp"
@@ -106,7 +108,7 @@ class RuleEval {
       cur.rel = eng_.anti_join(cur.rel, nb.rel, lk, rk);
       if (cur.rel.rows() == 0) return eng_.empty(arity);
     }
-    return head(cur);
+    return r_.aggregates() ? aggregate(cur) : head(cur);
   }
 
  private:
@@ -304,6 +306,46 @@ class RuleEval {
     }
     b.unit = false;
     b.rel = eng_.upload(out);
+  }
+
+  // An aggregate head, on the host (the engine has no group-by): the
+  // distinct bindings of the body's variables, grouped by the head's other
+  // variables; count, sum, min and max per group.  No binding: no group.
+  gpu::Relation aggregate(const Bound& b) {
+    const auto& args = r_.head.args;
+    gpu::HostTable in = eng_.download(eng_.distinct(b.rel));
+    std::vector<int> cols, keys, aggs;  // cols: per argument, its column in `in` (-1: a constant)
+    for (size_t c = 0; c < args.size(); ++c) {
+      cols.push_back(args[c].kind == Term::Kind::Var ? b.col(args[c].var) : -1);
+      if (args[c].agg != dl::Agg::None) aggs.push_back(static_cast<int>(c));
+      else if (cols.back() >= 0) keys.push_back(static_cast<int>(c));
+    }
+    std::map<std::vector<int32_t>, std::vector<int64_t>> groups;  // key values -> one accumulator per aggregate
+    std::vector<int32_t> key(keys.size());
+    for (size_t i = 0; i < in.rows(); ++i) {
+      for (size_t k = 0; k < keys.size(); ++k) key[k] = in.cols[static_cast<size_t>(cols[keys[k]])][i];
+      auto [it, fresh] = groups.try_emplace(key, aggs.size(), 0);
+      for (size_t a = 0; a < aggs.size(); ++a) {
+        const int64_t v = in.cols[static_cast<size_t>(cols[aggs[a]])][i];
+        int64_t& acc = it->second[a];
+        switch (args[aggs[a]].agg) {
+          case dl::Agg::Count: ++acc; break;
+          case dl::Agg::Sum: acc += v; break;
+          case dl::Agg::Min: acc = fresh || v < acc ? v : acc; break;
+          default: acc = fresh || v > acc ? v : acc; break;
+        }
+      }
+    }
+    gpu::HostTable out;
+    out.cols.assign(args.size(), {});
+    for (const auto& [k, acc] : groups) {
+      size_t ki = 0, ai = 0;
+      for (size_t c = 0; c < args.size(); ++c)
+        out.cols[c].push_back(args[c].agg != dl::Agg::None ? checked(acc[ai++])
+                              : cols[c] >= 0                ? k[ki++]
+                                                            : static_cast<int32_t>(args[c].ival));
+    }
+    return eng_.upload(out);
   }
 
   // The head's columns: a projection, or built on the host where the head

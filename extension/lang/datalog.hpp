@@ -19,9 +19,14 @@ namespace mln::lang::datalog {
 enum class ColType { Unknown, Int, Text };
 const char* type_name(ColType t);
 
+// A head argument's aggregate (`deg(X, count(Y))`): the term is its variable.
+enum class Agg { None, Count, Sum, Min, Max };
+const char* agg_name(Agg a);
+
 // An argument of an atom or a leaf of an expression.
 struct Term {
   enum class Kind { Var, Anon, Int, Str } kind = Kind::Var;
+  Agg agg = Agg::None;  // heads only: an aggregate of the variable `var`
   int var = -1;        // Var: index into Rule::vars
   int64_t ival = 0;    // Int; Str after encode_constants: the symbol id
   std::string sval;    // Str: the decoded text
@@ -63,6 +68,13 @@ struct Rule {
   std::vector<Compare> cmps;
   std::vector<std::string> vars;  // variable names, indexed by Term::var
   SourcePos at;
+  // Whether the head holds an aggregate: the rule's rows are then the
+  // groups of the distinct bindings of the body's variables (docs/datalog.md).
+  bool aggregates() const {
+    for (const Term& t : head.args)
+      if (t.agg != Agg::None) return true;
+    return false;
+  }
 };
 
 // Where an input relation's rows come from: `.input r(a int, b text) from

@@ -2,8 +2,9 @@
 // variable of a head, a negated atom or a comparison is bound by a positive
 // body atom, or by `V = expr` over bound variables), stratification (strata
 // are the strongly connected components of the dependency graph, dependencies
-// first; negation inside a component is refused with the cycle named) and
-// column types (integer or text, one per variable and column).
+// first; negation, or an aggregate, inside a component is refused with the
+// cycle named) and column types (integer or text, one per variable and
+// column; aggregates give integers, sum/min/max read them).
 #include <algorithm>
 #include <deque>
 #include <functional>
@@ -124,27 +125,36 @@ void stratify(Program& p) {
   };
   for (int v = 0; v < n; ++v)
     if (index[v] < 0) visit(v);
-  // A negated atom inside its head's component: name the cycle through it.
-  for (const Rule& r : p.rules)
-    for (const Atom& a : r.neg) {
-      if (comp[a.rel] != comp[r.head.rel]) continue;
-      std::vector<int> from(n, -1);  // BFS from the negated relation back to the head
-      std::deque<int> q{a.rel};
-      from[a.rel] = a.rel;
-      while (!q.empty() && from[r.head.rel] < 0) {
-        int v = q.front();
-        q.pop_front();
-        for (int w : deps[v])
-          if (comp[w] == comp[a.rel] && from[w] < 0) from[w] = v, q.push_back(w);
-      }
-      std::vector<int> path;
-      for (int v = r.head.rel; v != a.rel; v = from[v]) path.push_back(v);
-      std::string cycle = p.rels[r.head.rel].name + " -> !" + p.rels[a.rel].name;
-      for (auto it = path.rbegin(); it != path.rend(); ++it) cycle += " -> " + p.rels[*it].name;
-      throw LangError(LangError::Kind::BadValue, a.pos.line, a.pos.col, p.rels[a.rel].name,
-                      "the program is not stratifiable: \"" + p.rels[a.rel].name +
-                          "\" is negated inside its own recursion (cycle " + cycle + ")");
+  // A negated or aggregated atom inside its head's component: name the cycle through it.
+  auto refuse = [&](const Rule& r, const Atom& a, const std::string& how, const std::string& edge) {
+    std::vector<int> from(n, -1);  // BFS from the body relation back to the head
+    std::deque<int> q{a.rel};
+    from[a.rel] = a.rel;
+    while (!q.empty() && from[r.head.rel] < 0) {
+      int v = q.front();
+      q.pop_front();
+      for (int w : deps[v])
+        if (comp[w] == comp[a.rel] && from[w] < 0) from[w] = v, q.push_back(w);
     }
+    std::vector<int> path;
+    for (int v = r.head.rel; v != a.rel; v = from[v]) path.push_back(v);
+    std::string cycle = p.rels[r.head.rel].name + " -> " + edge;
+    for (auto it = path.rbegin(); it != path.rend(); ++it) cycle += " -> " + p.rels[*it].name;
+    throw LangError(LangError::Kind::BadValue, a.pos.line, a.pos.col, p.rels[a.rel].name,
+                    "the program is not stratifiable: \"" + p.rels[a.rel].name + "\" is " + how +
+                        " inside its own recursion (cycle " + cycle + ")");
+  };
+  for (const Rule& r : p.rules) {
+    for (const Atom& a : r.neg)
+      if (comp[a.rel] == comp[r.head.rel]) refuse(r, a, "negated", "!" + p.rels[a.rel].name);
+    if (!r.aggregates()) continue;
+    std::string agg;
+    for (const Term& t : r.head.args)
+      if (t.agg != Agg::None && agg.empty()) agg = agg_name(t.agg);
+    for (const Atom& a : r.pos)
+      if (comp[a.rel] == comp[r.head.rel])
+        refuse(r, a, "aggregated (" + agg + ")", agg + "(" + p.rels[a.rel].name + ")");
+  }
   std::vector<int> stratum_of(comps.size(), -1);
   for (size_t c = 0; c < comps.size(); ++c) {
     std::vector<int> derived;
@@ -202,12 +212,26 @@ class Typer {
   std::vector<std::vector<ColType>> vt_;
   bool changed_ = true;
 
+  // An aggregate's column is an integer; sum, min and max read integers.
+  void aggregate(const Rule& r, const Term& t, ColType& slot, const std::string& col, std::vector<ColType>& vt) {
+    const std::string v = r.vars[t.var];
+    if (t.agg != Agg::Count) {
+      if (vt[t.var] == ColType::Text)
+        throw LangError(LangError::Kind::TypeClash, t.pos.line, t.pos.col, agg_name(t.agg),
+                        std::string(agg_name(t.agg)) + "(" + v + ") over text: sum, min and max take integers (count takes any)");
+      unify(vt[t.var], ColType::Int, t.pos, "variable \"" + v + "\"", changed_);
+    }
+    unify(slot, ColType::Int, t.pos, col, changed_);
+  }
+
   void atom(const Rule& r, const Atom& a, std::vector<ColType>& vt) {
     Relation& rel = p_.rels[a.rel];
     for (size_t c = 0; c < a.args.size(); ++c) {
       const Term& t = a.args[c];
       const std::string col = "column " + std::to_string(c + 1) + " of \"" + rel.name + "\"";
-      if (t.kind == Term::Kind::Var) {
+      if (t.agg != Agg::None) {
+        aggregate(r, t, rel.types[c], col, vt);
+      } else if (t.kind == Term::Kind::Var) {
         unify(vt[t.var], rel.types[c], t.pos, "variable \"" + r.vars[t.var] + "\"", changed_);
         unify(rel.types[c], vt[t.var], t.pos, col, changed_);
       } else if (t.is_const()) {

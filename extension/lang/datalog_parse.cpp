@@ -1,6 +1,7 @@
 // The Datalog parser (docs/datalog.md): directives (.input, .decl), facts
 // and rules with positive and negated atoms, comparisons and integer
-// arithmetic.  Tokens are lang's Token/Tok and errors its LangError; the
+// arithmetic; aggregates (count, sum, min, max) in heads.  Tokens are
+// lang's Token/Tok and errors its LangError; the
 // scanner is Datalog's own because MLN's lexer reads `X-1` as one name and
 // has no `_` (the anonymous variable).
 #include "lang/datalog.hpp"
@@ -16,6 +17,11 @@ using lang::detail::Token;
 using lang::detail::syntax_error;
 
 const char* type_name(ColType t) { return t == ColType::Int ? "integer" : t == ColType::Text ? "text" : "unknown"; }
+
+const char* agg_name(Agg a) {
+  static const char* const s[] = {"", "count", "sum", "min", "max"};
+  return s[static_cast<int>(a)];
+}
 
 const char* cmp_text(Cmp c) {
   static const char* const s[] = {"=", "!=", "<", "<=", ">", ">="};
@@ -315,13 +321,38 @@ class Parser {
     return t;
   }
 
-  Atom atom() {
+  static Agg agg_of(std::string_view w) {
+    for (Agg a : {Agg::Count, Agg::Sum, Agg::Min, Agg::Max})
+      if (w == agg_name(a)) return a;
+    return Agg::None;
+  }
+
+  // An argument of an atom; in a head, also `count(V)`, `sum(V)`, `min(V)`
+  // or `max(V)`.
+  Term arg(bool head) {
+    const Agg agg = at(Tok::Id) && at(Tok::LParen, 1) ? agg_of(peek().raw) : Agg::None;
+    if (agg == Agg::None) return term(true);
+    if (!head)
+      throw syntax_error(peek(), std::string("aggregates appear only in a rule's head: ") + agg_name(agg) +
+                                     "(...) in a body atom (derive it in a rule of its own and read that)");
+    const SourcePos at_name = pos(advance());
+    advance();
+    if (!at(Tok::Id) || peek().raw == "_")
+      throw syntax_error(peek(), std::string("expected a variable: ") + agg_name(agg) + "(V) aggregates a variable of the body");
+    Term t = term(false);
+    t.agg = agg;
+    t.pos = at_name;
+    expect(Tok::RParen, "\")\" after the aggregated variable");
+    return t;
+  }
+
+  Atom atom(bool head = false) {
     const Token& name = expect(Tok::Id, "a relation name");
     Atom a;
     a.pos = pos(name);
     expect(Tok::LParen, "\"(\"");
     if (!at(Tok::RParen)) {
-      do a.args.push_back(term(true));
+      do a.args.push_back(arg(head));
       while (at(Tok::Comma) && advance().kind == Tok::Comma);
     }
     expect(Tok::RParen, "\",\" or \")\"");
@@ -353,6 +384,9 @@ class Parser {
     const Token& tok = peek();
     if (tok.kind == Tok::Id && tok.raw == "_")
       throw syntax_error(tok, "_ cannot be used in a comparison");
+    if (tok.kind == Tok::Id && at(Tok::LParen, 1) && agg_of(tok.raw) != Agg::None)
+      throw syntax_error(tok, std::string("aggregates appear only in a rule's head: ") + std::string(tok.raw) +
+                                  "(...) in a comparison (write the head p(X, " + std::string(tok.raw) + "(Y)))");
     if (tok.kind != Tok::Id && tok.kind != Tok::Number && tok.kind != Tok::String)
       throw syntax_error(tok, "expected a variable, an integer, a string or \"(\"");
     e.leaf = term(false);
@@ -420,7 +454,7 @@ class Parser {
     Rule r;
     rule_ = &r;
     r.at = pos(peek());
-    r.head = atom();
+    r.head = atom(true);
     if (at(Tok::ColonDash)) {
       advance();
       do literal(r);

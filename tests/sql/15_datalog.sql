@@ -4,11 +4,12 @@
 -- mln.datalog_query, the options, every kind of error (syntax with line and
 -- column, unknown relation, unsafe variable, unstratifiable negation naming
 -- the cycle, no privilege on an input table, a target schema the caller may
--- not create in), and a failed call leaving the target schema as it was.
+-- not create in), aggregates against GROUP BY, and a failed call leaving
+-- the target schema as it was.
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(31);
+SELECT plan(38);
 
 CREATE SCHEMA dl_in;
 CREATE SCHEMA dl_out;
@@ -110,6 +111,34 @@ SELECT throws_ok($$SELECT mln.datalog('n(0). n(Y) :- n(X), Y = X + 1.', 'dl_out'
                  'datalog: the derived relations hold 501 rows, above max_rows (500)', 'a recursion without end stops at max_rows');
 SELECT throws_ok($$SELECT mln.datalog('n(0).', 'dl_out', '{"device": "tpu"}')$$, '22023',
                  'option "device" of mln.datalog must be ''auto'', ''cpu'' or ''gpu''', 'bad option value');
+
+-- Aggregates against GROUP BY on a random table (k a key, so each row is one binding).
+CREATE TABLE dl_in.nums AS
+  SELECT i AS k, (random() * 9)::int AS g, (random() * 2000)::int - 1000 AS v FROM generate_series(1, 500) i;
+SELECT lives_ok($$SELECT mln.datalog($dl$
+  .input nums(k int, g int, v int) from dl_in.nums
+  .decl per_g(g int, n int, s int, lo int, hi int)
+  per_g(G, count(K), sum(V), min(V), max(V)) :- nums(K, G, V).
+  total(sum(V), count(K)) :- nums(K, _, V).
+  distinct_v(G, count(V)) :- nums(_, G, V).
+  none(count(K)) :- nums(K, G, _), G > 1000.
+  big(G) :- per_g(G, N, _, _, _), N >= 50.
+$dl$, 'dl_out')$$, 'count, sum, min, max run');
+SELECT set_eq('SELECT g, n, s, lo, hi FROM dl_out.per_g',
+              'SELECT g, count(*)::int, sum(v)::int, min(v), max(v) FROM dl_in.nums GROUP BY g',
+              'count, sum, min and max per group equal GROUP BY');
+SELECT set_eq('SELECT c1, c2 FROM dl_out.total', 'SELECT sum(v)::int, count(*)::int FROM dl_in.nums',
+              'an aggregate without a group: one row');
+SELECT set_eq('SELECT c1, c2 FROM dl_out.distinct_v', 'SELECT g, count(DISTINCT v)::int FROM dl_in.nums GROUP BY g',
+              'the distinct bindings: count(V) without the key counts distinct values');
+SELECT is((SELECT count(*) FROM dl_out.none), 0::bigint, 'no binding: no row (count is never 0)');
+SELECT throws_ok($$SELECT mln.datalog(E'.input e(a int, b int) from dl_in.g1\n'
+                                      'p(X, count(Y)) :- e(X, Y), q(Y).\nq(Y) :- p(_, Y).', 'dl_out')$$,
+                 '22023', 'line 2, column 28: the program is not stratifiable: "q" is aggregated (count) inside its own recursion (cycle p -> count(q) -> p)',
+                 'an aggregate through recursion names the cycle');
+SELECT throws_ok($$SELECT mln.datalog('n(''a'', 1). s(sum(X)) :- n(X, _).', 'dl_out')$$, '42804',
+                 'line 1, column 14: sum(X) over text: sum, min and max take integers (count takes any)',
+                 'sum over text');
 
 -- Privileges: an input table the caller may not read, a schema it may not create in.
 CREATE ROLE mln_dl_bob NOLOGIN;

@@ -5,6 +5,8 @@
 // strata).  CPU always, CUDA where a device is (ground_util.hpp engines()).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <climits>
 #include <map>
 #include <random>
 #include <set>
@@ -36,6 +38,7 @@ class Reference {
           Tuple vals(r.vars.size(), 0);
           std::vector<char> bound(r.vars.size(), 0);
           enumerate(r, 0, vals, bound, out);
+          if (r.aggregates()) out = aggregate(r, out);
           for (const Tuple& t : out) changed = rels_[r.head.rel].insert(t).second || changed;
         }
       }
@@ -96,9 +99,50 @@ class Reference {
         std::vector<char> b2 = bound;
         if (matches(a, t, v2, b2)) return;
       }
+    if (r.aggregates()) {  // the binding of every variable, grouped by aggregate()
+      out.insert(vals);
+      return;
+    }
     Tuple h;
     for (const Term& t : r.head.args) h.push_back(t.kind == Term::Kind::Var ? vals[t.var] : static_cast<int32_t>(t.ival));
     out.insert(h);
+  }
+
+  // The head rows of an aggregate rule from its distinct bindings: for each
+  // value of the head's plain arguments, the aggregates over its bindings.
+  static Set aggregate(const dl::Rule& r, const Set& bindings) {
+    std::map<Tuple, std::vector<int32_t>> groups;  // head row without aggregates -> aggregated values
+    for (const Tuple& v : bindings) {
+      Tuple key;
+      for (const Term& t : r.head.args)
+        if (t.agg == dl::Agg::None) key.push_back(t.kind == Term::Kind::Var ? v[t.var] : static_cast<int32_t>(t.ival));
+      for (const Term& t : r.head.args)
+        if (t.agg != dl::Agg::None) groups[key].push_back(v[t.var]);
+    }
+    Set out;
+    for (const auto& [key, vals] : groups) {
+      Tuple h;
+      size_t k = 0, a = 0, naggs = 0;
+      for (const Term& t : r.head.args) naggs += t.agg != dl::Agg::None;
+      for (const Term& t : r.head.args) {
+        if (t.agg == dl::Agg::None) {
+          h.push_back(key[k++]);
+          continue;
+        }
+        int64_t sum = 0, count = 0;
+        int32_t lo = INT32_MAX, hi = INT32_MIN;
+        for (size_t i = a; i < vals.size(); i += naggs) {
+          sum += vals[i], ++count;
+          lo = std::min(lo, vals[i]), hi = std::max(hi, vals[i]);
+        }
+        ++a;
+        const int64_t res = t.agg == dl::Agg::Count ? count : t.agg == dl::Agg::Sum ? sum : t.agg == dl::Agg::Min ? lo : hi;
+        if (res > INT32_MAX || res < INT32_MIN) throw ArithmeticError("integer out of range");
+        h.push_back(static_cast<int32_t>(res));
+      }
+      out.insert(h);
+    }
+    return out;
   }
 };
 
@@ -217,12 +261,71 @@ TEST(Datalog, CountingWithALimitStops) {
   EXPECT_THROW(evaluate(*eng, q, std::vector<gpu::Relation>(q.rels.size()), {}), ArithmeticError);
 }
 
+TEST(Datalog, AggregatesGroupTheDistinctBindings) {
+  std::mt19937 rng(41);
+  Set e = random_rel(rng, 2, 40, 9);
+  e.insert({8, -5});
+  auto got = check("deg(X, count(Y)) :- e(X, Y).\n"
+                   "stats(sum(Y), max(Y), min(X), count(X)) :- e(X, Y).\n"
+                   "k(3, X, sum(Y)) :- e(X, _), e(_, Y), X < 2.\n"  // Y over the distinct (X, Y)
+                   "none(count(X)) :- e(X, X), X > 100.\n"          // no binding: no row, not 0
+                   "hub(X) :- deg(X, N), N >= 5.\n"
+                   "reach(X, Y) :- hub(X), e(X, Y). reach(X, Z) :- reach(X, Y), e(Y, Z).\n"
+                   "far(X, max(N)) :- reach(X, Y), deg(Y, N).",
+                   {{"e", e}});
+  EXPECT_TRUE(got["none"].empty());
+  ASSERT_EQ(got["stats"].size(), 1u);
+  int64_t sum = 0;
+  for (const Tuple& t : e) sum += t[1];
+  EXPECT_EQ((*got["stats"].begin())[0], sum);
+  EXPECT_EQ((*got["stats"].begin())[3], static_cast<int32_t>(e.size()));
+  dl::Program p = dl::parse("v(2000000000). v(1000000000). s(sum(X)) :- v(X).");
+  dl::infer_types(p);
+  auto eng = gpu::make_cpu_engine();
+  EXPECT_THROW(evaluate(*eng, p, std::vector<gpu::Relation>(p.rels.size()), {}), ArithmeticError);
+}
+
 // ------------------------------------------------------------- random programs
+
+// Writes an aggregate rule `name(...)` whose body reads `lower` relations
+// only (so it is stratified): 0 to 2 group variables and 1 or 2 of count,
+// sum, min, max.  Returns the relation.
+std::pair<std::string, int> aggregate_rule(std::mt19937& rng, const std::string& name,
+                                           const std::vector<std::pair<std::string, int>>& lower, std::ostringstream& o) {
+  std::uniform_int_distribution<int> pct(0, 99);
+  const char* vars[] = {"A", "B", "C"};
+  std::vector<std::string> body, bound;
+  for (int a = 0, n = 1 + pct(rng) % 2; a < n || bound.empty(); ++a) {
+    const auto& rel = lower[pct(rng) % lower.size()];
+    std::string atom = rel.first + "(";
+    for (int c = 0; c < rel.second; ++c) {
+      const int roll = pct(rng);
+      std::string t = roll < 15 ? "_" : roll < 22 ? std::to_string(pct(rng) % 6) : vars[pct(rng) % 3];
+      if (t[0] >= 'A' && t[0] <= 'Z') bound.push_back(t);
+      atom += (c ? "," : "") + t;
+    }
+    body.push_back(atom + ")");
+  }
+  if (pct(rng) < 30) body.push_back(bound[0] + " != " + std::to_string(pct(rng) % 6));
+  const char* aggs[] = {"count", "sum", "min", "max"};
+  std::vector<std::string> head;
+  for (int g = 0, n = pct(rng) % 3; g < n; ++g) head.push_back(bound[pct(rng) % bound.size()]);
+  if (pct(rng) < 10) head.push_back("7");
+  for (int a = 0, n = 1 + pct(rng) % 2; a < n; ++a)
+    head.push_back(std::string(aggs[pct(rng) % 4]) + "(" + bound[pct(rng) % bound.size()] + ")");
+  o << name << "(";
+  for (size_t c = 0; c < head.size(); ++c) o << (c ? ", " : "") << head[c];
+  o << ") :- ";
+  for (size_t b = 0; b < body.size(); ++b) o << (b ? ", " : "") << body[b];
+  o << ".\n";
+  return {name, static_cast<int>(head.size())};
+}
 
 // Writes a random stratifiable program over inputs e0..e2 (arity 2, 2, 1):
 // three layers of two derived relations each; a layer's rules read
 // positively its own and lower layers (recursion: linear, non-linear,
-// mutual) and negate only lower ones.
+// mutual) and negate only lower ones; after each layer, most of the time,
+// an aggregate rule over the layers so far, which later layers read.
 std::string random_program(std::mt19937& rng) {
   std::vector<std::pair<std::string, int>> lower = {{"e0", 2}, {"e1", 2}, {"e2", 1}};
   std::ostringstream o;
@@ -274,13 +377,14 @@ std::string random_program(std::mt19937& rng) {
       o << ".\n";
     }
     lower.insert(lower.end(), mine.begin(), mine.end());
+    if (pct(rng) < 70) lower.push_back(aggregate_rule(rng, "g" + std::to_string(layer), lower, o));
   }
   return o.str();
 }
 
 TEST(Datalog, RandomProgramsMatchTheReference) {
   std::mt19937 rng(20240541);
-  int checked = 0, nonempty = 0;
+  int checked = 0, nonempty = 0, aggregated = 0;
   for (int trial = 0; trial < 400; ++trial) {
     const std::string text = random_program(rng);
     std::map<std::string, Set> in = {{"e0", random_rel(rng, 2, 1 + trial % 25, 8)},
@@ -294,12 +398,15 @@ TEST(Datalog, RandomProgramsMatchTheReference) {
     }
     auto got = check(text, in);
     ++checked;
-    for (const auto& [name, rows] : got)
+    for (const auto& [name, rows] : got) {
       if (name[0] == 'p' && !rows.empty()) ++nonempty;
+      if (name[0] == 'g' && !rows.empty()) ++aggregated;
+    }
     if (HasFailure()) break;
   }
   EXPECT_GE(checked, 300);
   EXPECT_GE(nonempty, 300);  // the programs derive something
+  EXPECT_GE(aggregated, 300);  // and aggregate something
 }
 
 }  // namespace

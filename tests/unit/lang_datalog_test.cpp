@@ -128,5 +128,47 @@ TEST(Datalog, TypeErrors) {
   expect_error("p(\"a\"). p(\"b\"). q(X) :- p(X), p(Y), X < Y.", {K::TypeClash, 1, 37, "only with = and !="}, true);
 }
 
+TEST(Datalog, Aggregates) {
+  Program p = parse("deg(X, count(Y)) :- edge(X, Y).\nstats(sum(W), min(W), max(W)) :- cost(_, W).\n"
+                    "big(X) :- deg(X, N), N > 2.\nt(\"a\", 1). tc(count(S)) :- t(S, _).");
+  const Rule& r = p.rules[0];
+  EXPECT_TRUE(r.aggregates());
+  EXPECT_FALSE(p.rules[2].aggregates());
+  EXPECT_EQ(r.head.args[1].agg, Agg::Count);
+  EXPECT_EQ(r.head.args[1].var, 1);  // Y
+  EXPECT_EQ(p.rules[1].head.args[2].agg, Agg::Max);
+  for (Relation& rel : p.rels)
+    if (rel.input)
+      for (ColType& t : rel.types) t = ColType::Int;
+  infer_types(p);
+  EXPECT_EQ(p.rels[p.find("tc")].types, std::vector<ColType>{ColType::Int});  // count over text: an integer
+  // deg is below big: the aggregate's relation in a lower stratum.
+  auto stratum = [&](const char* n) {
+    for (size_t s = 0; s < p.strata.size(); ++s)
+      for (int rel : p.strata[s])
+        if (p.rels[rel].name == n) return static_cast<int>(s);
+    return -1;
+  };
+  EXPECT_LT(stratum("deg"), stratum("big"));
+}
+
+TEST(Datalog, AggregateErrors) {
+  // Through recursion: refused with the cycle named.
+  expect_error("p(X, count(Y)) :- e(X, Y), p(Y, _).", {K::BadValue, 1, 28, "\"p\" is aggregated (count) inside its own recursion (cycle p -> count(p))"});
+  expect_error("a(X, sum(N)) :- b(X, N).\nb(X, N) :- c(X, N).\nc(X, N) :- a(X, N).",
+               {K::BadValue, 1, 17, "cycle a -> sum(b) -> c -> a"});
+  // sum, min and max take integers; count anything.
+  expect_error("n(\"a\", 1). s(sum(X)) :- n(X, _).", {K::TypeClash, 1, 14, "sum(X) over text"}, true);
+  expect_error("n(\"a\", 1). s(Y, max(X)) :- n(X, Y).", {K::TypeClash, 1, 17, "max(X) over text"}, true);
+  EXPECT_NO_THROW(parse("n(\"a\", 1). s(count(X)) :- n(X, _)."));
+  // Only in a head, over a bound variable.
+  expect_error("p(X) :- q(X, count(Y)).", {K::Syntax, 1, 14, "aggregates appear only in a rule's head"});
+  expect_error("p(X, N) :- q(X, Y), N = count(Y).", {K::Syntax, 1, 25, "aggregates appear only in a rule's head"});
+  expect_error("p(X, count(_)) :- q(X, Y).", {K::Syntax, 1, 12, "expected a variable"});
+  expect_error("p(X, sum(Z)) :- q(X, Y).", {K::UnsafeVariable, 1, 6, "variable \"Z\" in the head"});
+  // A column that is text in one rule and an aggregate in another.
+  expect_error("p(\"a\"). p(count(X)) :- q(X).", {K::TypeClash, 1, 11, "used as integer here but as text"}, true);
+}
+
 }  // namespace
 }  // namespace mln::lang::datalog
