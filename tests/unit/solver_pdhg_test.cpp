@@ -178,4 +178,35 @@ TEST(PdhgTest, SolveMapBoundsBesideTheWalk) {
 }
 
 }  // namespace
+// Once the side bound has ended, the walk stops at an answer within
+// gap_tolerance of it (solver "auto", no flip budget given): on a network
+// whose LP is tight the walk's later tries are skipped, the answer is the
+// same, and a run without the side bound walks every try.
+TEST(PdhgTest, TheWalkEndsWithinTheGapOfTheSideBound) {
+  mln::Network net;
+  net.num_atoms = 2000;
+  for (int32_t a = 1; a <= net.num_atoms; ++a) {  // each atom: false costs 1, true costs 2
+    add_clause(net, {a}, 1.0);
+    add_clause(net, {-a}, 2.0);
+  }
+  for (int32_t a = 1; a < net.num_atoms; ++a) add_clause(net, {-a, -(a + 1)}, 1.0);
+  net.is_query.assign(net.num_atoms + 1, 1);
+  SolveOptions o;
+  o.device = "cpu";
+  o.threads = 1;
+  o.exact_max_atoms = 0;
+  o.max_tries = 200;
+  o.pdhg_min_clauses = 1;
+  const SolveResult closed = solve_map(net, o);
+  o.pdhg_bound = false;
+  o.lp_bound_max_clauses = 0;  // no bound at all: the walk alone
+  const SolveResult walked = solve_map(net, o);
+  EXPECT_DOUBLE_EQ(closed.cost, 2000.0);
+  EXPECT_DOUBLE_EQ(walked.cost, 2000.0);
+  EXPECT_LE(closed.cost - closed.bound, o.gap_tolerance * closed.cost);
+  EXPECT_LT(closed.flips * 4, walked.flips) << "closed " << closed.flips << " flips, walked " << walked.flips
+                                            << "; bound " << closed.bound << ", " << closed.solver_used << ", "
+                                            << closed.stop_reason;
+}
+
 }  // namespace mln::solver

@@ -102,11 +102,15 @@ void Run::start_side_bound(int32_t k, const mln::Network& pn, const SubNetwork& 
   po.rel_gap = 1e-6;
   po.bound_target = &sb->target;
   SideBound* raw = sb.get();
+  // Each certified bound as it comes, for the walk's stopping rule.
+  po.progress = [raw](const PdhgProgress& pr) { raw->bound = pr.bound; };
   try {
     raw->th = std::thread([raw, np, po] {
       try {
         raw->out = lp_bound_pdhg(*np, po);
         raw->ok = true;
+        raw->bound = raw->out.bound;
+        if (!raw->out.state.empty()) raw->state_cost = raw->out.state_cost;
       } catch (...) {  // out of memory: bound_component falls back to the unit bound
       }
     });
@@ -115,6 +119,17 @@ void Run::start_side_bound(int32_t k, const mln::Network& pn, const SubNetwork& 
   }
   std::lock_guard<std::mutex> lock(side_mu);
   side[k] = std::move(sb);
+}
+
+Run::SideBound* Run::side_of(int32_t k) {
+  std::lock_guard<std::mutex> lock(side_mu);
+  auto it = side.find(k);
+  return it == side.end() ? nullptr : it->second.get();
+}
+
+bool Run::side_closed(int32_t k) {
+  SideBound* sb = side_of(k);
+  return sb && sb->close.load();
 }
 
 PdhgOutcome Run::side_bound(int32_t k, const mln::Network& pn, double target) {

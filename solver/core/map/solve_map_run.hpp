@@ -79,10 +79,17 @@ struct Run {
   // component's walk (solve_map_exact.cpp): started when the walk starts,
   // joined by bound_component.  The bound target is set from the walk's cost
   // when it is joined: the solve stops once the bound is within gap_tolerance.
+  // Once it has ended, the component's walk stops as soon as its best cost
+  // is within gap_tolerance of the bound (`close`): no later state can
+  // gain more than the tolerance, which is what the answer promises.
   struct SideBound {
-    explicit SideBound(StopToken* parent) : stop(parent, &cancel) {}
+    explicit SideBound(StopToken* parent) : stop(parent, &cancel), walk_stop(parent, &close) {}
     std::atomic<bool> cancel{false};
     StopToken stop;
+    std::atomic<bool> close{false};  // the walk is within gap_tolerance of `bound`
+    StopToken walk_stop;             // the component's walk's stop token
+    std::atomic<double> bound{-std::numeric_limits<double>::infinity()};  // the best so far
+    std::atomic<double> state_cost{std::numeric_limits<double>::infinity()};  // the rounded point's, at the end
     std::atomic<double> target{std::numeric_limits<double>::infinity()};
     SubNetwork sub;                // the component, when it is not the whole network
     PdhgOutcome out;
@@ -101,6 +108,10 @@ struct Run {
   // Component k's PDHG outcome: its side bound joined (after setting its
   // target to `target`), or a solve here when none was started.
   PdhgOutcome side_bound(int32_t k, const mln::Network& pn, double target);
+  // Component k's running side bound, if one was started (else nullptr).
+  SideBound* side_of(int32_t k);
+  // Whether component k's walk ended within gap_tolerance of its side bound.
+  bool side_closed(int32_t k);
 
   // Whether a piece of n atoms and m clauses is walked on the GPU when one is
   // usable: any with device "gpu"; in "auto", gpu_min_atoms or gpu_min_clauses.

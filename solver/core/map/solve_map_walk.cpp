@@ -30,7 +30,20 @@ WalkParams Run::walk_params(int32_t k, int64_t flips, uint64_t seed, bool whole)
   p.hard_first = opts.hard_first;
   p.seed = seed;
   p.stop = &stop;
-  if (whole)
+  // With solver "auto" and no flip budget given (a given -maxFlips is walked
+  // out), the walk ends once its best is within gap_tolerance of the side bound.
+  SideBound* sb = whole && opts.solver == "auto" && opts.max_flips == 0 ? side_of(k) : nullptr;
+  if (sb) {
+    p.stop = &sb->walk_stop;
+    p.on_progress = [this, k, sb](double best, int64_t f) {
+      sink.report(k, best, f);
+      // The answer is the better of the walk's best and the LP's rounded
+      // point (bound_component takes it when it is cheaper).
+      const double b = sb->bound.load(), answer = std::min(best, sb->state_cost.load());
+      if (b > -std::numeric_limits<double>::infinity() && answer - b <= opts.gap_tolerance * std::max(answer, 0.0))
+        sb->close = true;
+    };
+  } else if (whole)
     p.on_progress = [this, k](double best, int64_t f) { sink.report(k, best, f); };
   else
     p.on_progress = [this](double, int64_t f) { sink.add_flips(f); };
@@ -329,7 +342,7 @@ void Run::solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth,
     comp_cost[k] = total_cost_threads(piece_net.clauses, best) + sub.constant_cost;
     sink.report(k, comp_cost[k], 0);
     // Nothing violated: no other try can do better.
-    comp_more[k] = comp_cost[k] > 0;
+    comp_more[k] = comp_cost[k] > 0 && !side_closed(k);
     if (comp_more[k]) return;
   }
   bool defer = false;
