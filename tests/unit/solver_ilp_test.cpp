@@ -15,8 +15,7 @@ namespace {
 using testing::add_clause;
 using testing::brute_force_min_cost;
 using testing::random_mixed_network;
-
-double tol(double v) { return 1e-9 * std::max(1.0, std::fabs(v)); }
+using testing::tol;
 
 // Random weighted networks small enough to enumerate, with what makes MAP
 // hard for a walk: conflicting hard unit clauses (an atom hard-true and

@@ -57,6 +57,9 @@ inline mln::Network random_mixed_network(int32_t n, int m, uint64_t seed) {
   return net;
 }
 
+// The tolerance two computations of one cost are compared with.
+inline double tol(double v) { return 1e-9 * std::max(1.0, std::fabs(v)); }
+
 // Exact minimum cost over all 2^n assignments (n <= 20).
 inline double brute_force_min_cost(const mln::Network& net) {
   const int n = net.num_atoms;
