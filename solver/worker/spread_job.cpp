@@ -28,6 +28,7 @@
 #include "core/spread/part_walk.hpp"
 #include "core/base/run_control.hpp"
 #include "core/spread/spread.hpp"
+#include "core/spread/whole_bound.hpp"
 #include "core/spread/spread_marginal.hpp"
 #include "worker/job.hpp"
 #include "worker/pq.hpp"
@@ -241,6 +242,7 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
     scored_round = r;
     scoring = std::async(std::launch::async, [&net, &pi, &scored] { return solver::spread_totals(net, pi.plan, scored); });
   };
+  solver::WholeBound whole(net, pi.plan, o);  // the LP bound of the whole network, beside the rounds
   solver::RoundStop ending(pi.plan, rounds, o);
   for (int r = 1; r <= rounds && !cancel; ++r) {
     const std::vector<int> ps = solver::round_parts(pi.plan, r);
@@ -289,7 +291,7 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
   }
   // What the parts report: their devices, and the bounds of the parts that
   // share no clause (a cut part's bound holds only with its neighbours
-  // held, so it counts 0 for the job).
+  // held, so it counts 0 for the job; the whole network's LP bound covers it).
   Result s = c.exec("SELECT coalesce(sum(bound) FILTER (WHERE round = 1), 0), "
                     "  coalesce(bool_and(optimal) FILTER (WHERE round = 1), false), "
                     "  string_agg(DISTINCT device, ',') FROM mln.job_parts WHERE job = $1 AND round >= 1 "
@@ -298,7 +300,7 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
   res.device_used = solver::device_used_of(s.get(0, 2));
   res.truth = std::move(best);
   res.cost = best_cost;
-  res.bound = std::min(s.dbl(0, 0), best_cost);
+  res.bound = whole.finish(s.dbl(0, 0), best_cost);
   res.optimal = !res.cancelled && cut == 0 && s.get(0, 1) == "t";
   res.components = pi.plan.components;
   res.solved_components = pi.plan.solved_components;

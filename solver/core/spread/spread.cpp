@@ -2,6 +2,7 @@
 // and the whole network's totals (spread.hpp; the marginal side is
 // spread_marginal.cpp).
 #include "core/spread/spread.hpp"
+#include "core/spread/whole_bound.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -343,6 +344,7 @@ SpreadResult solve_spread_local(const mln::Network& net, const SolveOptions& o, 
   std::vector<uint8_t> best;
   double best_cost = 0;
   std::map<int, std::unique_ptr<PartWalker>> walkers;  // the kept walks, by part
+  WholeBound whole(net, plan, o);
   RoundStop ending(plan, rounds, o);
   for (int r = 1; r <= rounds; ++r) {
     const std::vector<int> ps = round_parts(plan, r);
@@ -374,7 +376,7 @@ SpreadResult solve_spread_local(const mln::Network& net, const SolveOptions& o, 
   }
   res.map.truth = std::move(best);
   res.map.cost = best_cost;
-  res.map.bound = std::min(res.map.bound, res.map.cost);
+  res.map.bound = whole.finish(res.map.bound, res.map.cost);
   res.map.components = plan.components;
   res.map.solved_components = plan.solved_components;
   res.map.partitions = plan.parts;
