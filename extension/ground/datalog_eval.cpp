@@ -12,6 +12,13 @@
 
 namespace mln::ground::datalog {
 
+std::vector<int> detail::recursive_atoms(const dl::Rule& r, const std::vector<char>& in_s) {
+  std::vector<int> out;
+  for (size_t k = 0; k < r.pos.size(); ++k)
+    if (in_s[r.pos[k].rel]) out.push_back(static_cast<int>(k));
+  return out;
+}
+
 namespace {
 
 class Evaluator {
@@ -37,14 +44,6 @@ class Evaluator {
   std::vector<gpu::Relation> full_, delta_;
   uint64_t derived_rows_ = 0;  // rows of the derived relations of finished strata
 
-  // Positions of a rule's positive atoms that read a relation of stratum `s`.
-  std::vector<int> recursive_atoms(const dl::Rule& r, const std::vector<char>& in_s) const {
-    std::vector<int> out;
-    for (size_t k = 0; k < r.pos.size(); ++k)
-      if (in_s[r.pos[k].rel]) out.push_back(static_cast<int>(k));
-    return out;
-  }
-
   // new rows of each relation of the stratum, appended per head.
   void add(std::vector<gpu::Relation>& acc, int rel, const gpu::Relation& rows) {
     if (rows.rows() == 0) return;
@@ -68,7 +67,7 @@ class Evaluator {
     std::vector<gpu::Relation> acc(p_.rels.size());
     for (int ri : p_.stratum_rules[s]) {
       const dl::Rule& rule = p_.rules[ri];
-      if (!recursive_atoms(rule, in_s).empty()) {
+      if (!detail::recursive_atoms(rule, in_s).empty()) {
         recursive.push_back(ri);
         continue;
       }
@@ -86,7 +85,7 @@ class Evaluator {
       std::vector<gpu::Relation> next(p_.rels.size());
       for (int ri : recursive) {
         const dl::Rule& rule = p_.rules[ri];
-        for (int k : recursive_atoms(rule, in_s)) {
+        for (int k : detail::recursive_atoms(rule, in_s)) {
           if (delta_[rule.pos[k].rel].rows() == 0) continue;
           add(next, rule.head.rel, detail::eval_rule(eng_, p_, rule, full_, delta_, k, o_.max_rows));
         }

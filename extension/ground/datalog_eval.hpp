@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "lang/datalog.hpp"
@@ -52,7 +53,37 @@ class ArithmeticError : public std::runtime_error {
 std::vector<gpu::Relation> evaluate(gpu::Engine& eng, const dl::Program& p, std::vector<gpu::Relation> inputs,
                                     const EvalOptions& opts, EvalStats* stats = nullptr);
 
+// mln.datalog_explain (docs/datalog.md, "Explain"): one entry per rule, in
+// stratum order, with the plan the evaluator would run, from estimated row
+// counts instead of rows.  Nothing is evaluated.
+struct RuleExplain {
+  int stratum = 0;
+  int rule = 0;            // index into Program::rules
+  bool recursive = false;  // reads a relation of its own stratum: delta variants
+  double est_rows = 0;     // the rule's estimated output (rough: see explain_program)
+  std::string plan;        // lines, like EXPLAIN's
+};
+
+// est_rows[r]: the estimated rows of each input relation r (derived ones
+// ignored), est_how[r] how they were estimated (shown with them).  A derived relation is estimated as the sum of its non-recursive
+// rules' estimates, a rule's output as its largest positive atom (a fact: 1),
+// a delta as its whole relation's estimate.  `p` needs no inferred types.
+std::vector<RuleExplain> explain_program(const dl::Program& p, const std::vector<double>& est_rows,
+                                         const std::vector<std::string>& est_how = {});
+
 namespace detail {
+
+// The join order rule, shared by the evaluator and explain_program: the
+// index of the next atom to join among `vars` (each atom's variables) and
+// `rows` (each atom's rows): the smallest (the first on a tie), among those
+// sharing a variable with `bound` (indexed by variable) when any does;
+// bound == nullptr: the first atom, the smallest of all.
+size_t next_atom(const std::vector<std::vector<int>>& vars, const std::vector<double>& rows,
+                 const std::vector<char>* bound);
+
+// Positions of a rule's positive atoms that read a relation of its own
+// stratum (in_s[rel]): semi-naive runs one delta variant per position.
+std::vector<int> recursive_atoms(const dl::Rule& r, const std::vector<char>& in_s);
 
 // One rule's new rows (head arity columns, duplicates possible): positive
 // atom `delta_atom` (-1: none) reads delta[rel], every other atom full[rel].

@@ -57,6 +57,19 @@ bool eval_cmp(Cmp op, int32_t a, int32_t b) {
   return false;
 }
 
+size_t next_atom(const std::vector<std::vector<int>>& vars, const std::vector<double>& rows,
+                 const std::vector<char>* bound) {
+  size_t best = vars.size();
+  for (int pass = 0; pass < 2 && best == vars.size(); ++pass)
+    for (size_t i = 0; i < vars.size(); ++i) {
+      bool shares = !bound || pass == 1;
+      if (!shares)
+        for (int v : vars[i]) shares = shares || (*bound)[static_cast<size_t>(v)];
+      if (shares && (best == vars.size() || rows[i] < rows[best])) best = i;
+    }
+  return best;
+}
+
 namespace {
 
 // Rows whose column i holds variable vars[i].  `unit`: one row of no
@@ -161,17 +174,15 @@ class RuleEval {
     return b;
   }
 
-  // Removes and returns the next atom to join: the smallest, among those
-  // sharing a variable with `with` when any does.
+  // Removes and returns the next atom to join (next_atom's rule).
   Bound take(std::vector<Bound>& atoms, const Bound* with) {
-    size_t best = atoms.size();
-    for (int pass = 0; pass < 2 && best == atoms.size(); ++pass)
-      for (size_t i = 0; i < atoms.size(); ++i) {
-        bool shares = !with || pass == 1;
-        if (!shares)
-          for (int v : atoms[i].vars) shares = shares || with->col(v) >= 0;
-        if (shares && (best == atoms.size() || atoms[i].rows() < atoms[best].rows())) best = i;
-      }
+    std::vector<std::vector<int>> vars;
+    std::vector<double> rows;
+    for (const Bound& a : atoms) vars.push_back(a.vars), rows.push_back(static_cast<double>(a.rows()));
+    std::vector<char> bound(r_.vars.size(), 0);
+    if (with)
+      for (int v : with->vars) bound[static_cast<size_t>(v)] = 1;
+    const size_t best = next_atom(vars, rows, with ? &bound : nullptr);
     Bound b = std::move(atoms[best]);
     atoms.erase(atoms.begin() + static_cast<long>(best));
     return b;

@@ -127,13 +127,30 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-void run_datalog(Spi& spi, const std::string& text, const DatalogOptions& opts, DatalogResult& out) {
-  const auto t0 = std::chrono::steady_clock::now();
-  out.prog = dl::parse(text);
-  dl::Program& p = out.prog;
+void prepare_datalog(Spi& spi, const std::string& text, dl::Program& p) {
+  p = dl::parse(text);
   for (dl::Relation& rel : p.rels)
     if (rel.input) resolve_input(spi, rel);
   dl::infer_types(p);
+}
+
+double estimate_input(Spi& spi, const dl::Relation& rel, std::string& how) {
+  const std::string name = source_name(rel);
+  spi.query("SELECT FROM " + name + " LIMIT 0");  // the caller's privileges, as when reading it
+  Rows r = spi.query("SELECT reltuples::float8 FROM pg_class WHERE oid = to_regclass($1) "
+                     "AND relkind IN ('r', 'm') AND reltuples >= 0", {text_param(name)});
+  if (r.size() > 0) {
+    how = "reltuples";
+    return r.float8(0, 0);
+  }
+  how = "count(*)";
+  return static_cast<double>(spi.query("SELECT count(*) FROM " + name).int8(0, 0));
+}
+
+void run_datalog(Spi& spi, const std::string& text, const DatalogOptions& opts, DatalogResult& out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  prepare_datalog(spi, text, out.prog);
+  dl::Program& p = out.prog;
   gpu::Engine& eng = engine_for(opts.device);
   std::vector<gpu::Relation> inputs(p.rels.size());
   for (size_t r = 0; r < p.rels.size(); ++r)

@@ -30,6 +30,15 @@ struct DatalogResult {
   std::vector<gpu::HostTable> rows;  // per relation; derived ones filled
 };
 
+// Parses, resolves the input relations from the catalog, infers the types:
+// mln.datalog's checks, before any row is read.  Throws LangError, UserError.
+void prepare_datalog(Spi& spi, const std::string& text, lang::datalog::Program& p);
+
+// An input relation's estimated rows (prepared): pg_class.reltuples of a
+// table or materialized view that was analyzed or vacuumed, else count(*);
+// `how` says which.  Checks the caller may read it, as reading it would.
+double estimate_input(Spi& spi, const lang::datalog::Relation& rel, std::string& how);
+
 // Parses, resolves the inputs, reads them, evaluates.  Throws LangError,
 // UserError, PgError (a missing privilege, a cancel) or EngineError.
 void run_datalog(Spi& spi, const std::string& text, const DatalogOptions& opts, DatalogResult& out);
