@@ -26,7 +26,8 @@
 #   -learnwt on the GPU and the CPU, bench_learn; spread: one MAP job on
 #   one GPU and spread over every GPU (bench/spread_run.sh, MLN_SPREAD_PAPERS,
 #   issue #23); defaults: the default against every single path and NuWLS
-#   (bench/defaults.sh, issue #39); full: all.  MLN_PG_OPTS adds server settings
+#   (bench/defaults.sh, issue #39); datalog: bench/datalog.sh with the GPU
+#   and the CPU at 10^5..10^7 edges (issue #41); full: all but datalog.  MLN_PG_OPTS adds server settings
 #   (e.g. "-c shared_buffers=8GB").  Modes join
 #   with '+'.  The builds (PostgreSQL in /tmp/pg, pg_mln in build/gpu-cuda)
 #   are reused by later calls while the machine stays warm.
@@ -296,6 +297,22 @@ if has defaults; then
     timeout ${MLN_DEFAULTS_WALL:-400} bash bench/defaults.sh "$OUT" $B >"$OUT/defaults_run.log" 2>&1
   note "bench/defaults.sh: exit $?"
   cat "$OUT/defaults.md" >>"$summary" 2>/dev/null
+fi
+
+if case "+$mode+" in *+datalog+*) true ;; *) false ;; esac; then  # not part of full
+  # mln.datalog against WITH RECURSIVE (and Soufflé with SOUFFLE=path) on TC and
+  # SG over uniform, R-MAT and grid graphs and on points-to (bench/datalog.sh,
+  # issue #41), once with device gpu and once cpu: MLN_DATALOG_EDGES,
+  # MLN_DATALOG_TIMEOUT (seconds per statement), MLN_DATALOG_WALL (per device;
+  # cut short, the log's lines stand in for the table).
+  note ""
+  note "## Datalog vs WITH RECURSIVE"
+  for dev in gpu cpu; do
+    DEVICE=$dev EDGES=${MLN_DATALOG_EDGES:-100000 1000000 10000000} STMT_TIMEOUT=${MLN_DATALOG_TIMEOUT:-60} \
+      PGDATABASE=postgres timeout ${MLN_DATALOG_WALL:-280} bash bench/datalog.sh "$OUT/datalog_$dev.md" >"$OUT/datalog_$dev.log" 2>&1
+    note "bench/datalog.sh DEVICE=$dev: exit $?"
+    cat "$OUT/datalog_$dev.md" >>"$summary" 2>/dev/null || tail -40 "$OUT/datalog_$dev.log" >>"$summary"
+  done
 fi
 
 if has kernels; then
