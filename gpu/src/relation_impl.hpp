@@ -13,12 +13,7 @@
 
 #include "mln/relation.hpp"
 
-// Marks functors callable from both host code and CUDA kernels.
-#if defined(__CUDACC__)
-#define MLN_HD __host__ __device__
-#else
-#define MLN_HD
-#endif
+#include "mln/host_device.hpp"
 
 namespace mln::gpu {
 

@@ -8,11 +8,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define MLN_HD __host__ __device__
-#else
-#define MLN_HD
-#endif
+#include "mln/host_device.hpp"
 
 namespace mln::solver {
 
