@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <system_error>
 
 #include "core/base/network_cost.hpp"
 #include "core/map/ilp_map.hpp"
@@ -368,6 +369,39 @@ PdhgOutcome lp_bound_pdhg(const mln::Network& net, const PdhgOptions& opts) {
   out.bound = std::min(out.bound, out.state_cost);
   out.seconds = seconds_since(t0);
   return out;
+}
+
+PdhgThread::PdhgThread(const mln::Network& net, PdhgOptions po, StopToken* parent) : stop_(parent, &cancel_) {
+  po.stop = &stop_;
+  po.bound_target = &target_;
+  po.progress = [this](const PdhgProgress& pr) { bound_ = pr.bound; };
+  try {
+    th_ = std::thread([this, &net, po] {
+      try {
+        out_ = lp_bound_pdhg(net, po);
+        ok_ = true;
+        bound_ = out_.bound;
+        if (!out_.state.empty()) state_cost_ = out_.state_cost;
+      } catch (...) {  // out of memory: the caller's other bound stands
+      }
+      done_ = true;
+    });
+    started_ = true;
+  } catch (const std::system_error&) {  // no thread: the caller solves in place or does without
+  }
+}
+
+bool PdhgThread::join(PdhgOutcome& out) {
+  if (th_.joinable()) th_.join();
+  if (!ok_) return false;
+  out = std::move(out_);
+  ok_ = false;
+  return true;
+}
+
+void PdhgThread::cancel_and_join() {
+  cancel_ = true;
+  if (th_.joinable()) th_.join();
 }
 
 }  // namespace mln::solver

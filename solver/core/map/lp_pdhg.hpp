@@ -24,6 +24,8 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <thread>
 #include <vector>
 
 #include "mln/network.hpp"
@@ -69,5 +71,46 @@ struct PdhgOutcome {
 // The LP relaxation's bound by restarted PDHG (lp_pdhg.cpp).  Never throws
 // for a well-formed network other than std::bad_alloc.
 PdhgOutcome lp_bound_pdhg(const mln::Network& net, const PdhgOptions& opts);
+
+// The bound at which an answer of `cost` is within `tolerance` of it
+// (cost - bound <= tolerance x cost): a solve beside a walk stops there.
+inline double gap_target(double cost, double tolerance) { return cost - tolerance * (cost > 0 ? cost : 0.0); }
+
+// lp_bound_pdhg on a thread of its own, beside other work (a component's
+// walk in solve_map, a spread job's rounds).  The network must outlive it.
+// Each certified bound is published as it comes (bound()), the rounded
+// point's cost when the solve ends (state_cost()); set_target() moves the
+// bound at which it stops.  Stopped by `parent` and by cancel_and_join(),
+// and by the destructor, which joins.
+class PdhgThread {
+ public:
+  // Starts the solve with `po` (its stop, bound_target and progress are
+  // this object's); started() is false when no thread could be made.
+  PdhgThread(const mln::Network& net, PdhgOptions po, StopToken* parent);
+  ~PdhgThread() { cancel_and_join(); }
+  PdhgThread(const PdhgThread&) = delete;
+  PdhgThread& operator=(const PdhgThread&) = delete;
+
+  bool started() const { return started_; }
+  bool done() const { return done_.load(); }
+  double bound() const { return bound_.load(); }  // -infinity before the first
+  double state_cost() const { return state_cost_.load(); }  // infinity until the end
+  void set_target(double bound) { target_ = bound; }
+  // Waits for the solve to end (at its target, time limit or stop); false
+  // when it ran out of memory (out is then untouched).
+  bool join(PdhgOutcome& out);
+  void cancel_and_join();
+
+ private:
+  std::atomic<bool> cancel_{false}, done_{false};
+  StopToken stop_;
+  std::atomic<double> target_{std::numeric_limits<double>::infinity()};
+  std::atomic<double> bound_{-std::numeric_limits<double>::infinity()};
+  std::atomic<double> state_cost_{std::numeric_limits<double>::infinity()};
+  PdhgOutcome out_;
+  bool ok_ = false;  // the solve returned
+  bool started_ = false;
+  std::thread th_;
+};
 
 }  // namespace mln::solver

@@ -7,7 +7,6 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 #include <thread>
 
 #include "core/base/network_cost.hpp"
@@ -33,7 +32,7 @@ double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool e
   double cost = total_cost_threads(pn.clauses, best);
   double bound;
   if (pdhg_sized(m)) {  // the same LP by PDHG, mostly done beside the walk by now
-    PdhgOutcome lp = side_bound(k, pn, cost - opts.gap_tolerance * std::max(cost, 0.0));
+    PdhgOutcome lp = side_bound(k, pn, gap_target(cost, opts.gap_tolerance));
     bound = lp.bound;
     if (opts.solver == "auto" && !lp.state.empty() && lp.state_cost < cost) {
       cost = lp.state_cost;
@@ -76,12 +75,7 @@ double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool e
   return bound;
 }
 
-Run::~Run() {
-  for (auto& [k, sb] : side) {
-    sb->cancel = true;
-    if (sb->th.joinable()) sb->th.join();
-  }
-}
+Run::~Run() { side.clear(); }  // each side bound cancels and joins its thread
 
 bool Run::pdhg_sized(int64_t m) const {
   return opts.pdhg_bound && (m > opts.lp_bound_max_clauses || m >= opts.pdhg_min_clauses || !ilp_available());
@@ -96,27 +90,11 @@ void Run::start_side_bound(int32_t k, const mln::Network& pn, const SubNetwork& 
   }
   PdhgOptions po;
   po.time_limit_s = opts.lp_seconds;
-  po.stop = &sb->stop;
   // The CPU threads walk: one for the bound, unless the GPU walks this component.
   po.threads = on_gpu ? pool_threads(opts.threads) : 1;
   po.rel_gap = 1e-6;
-  po.bound_target = &sb->target;
-  SideBound* raw = sb.get();
-  // Each certified bound as it comes, for the walk's stopping rule.
-  po.progress = [raw](const PdhgProgress& pr) { raw->bound = pr.bound; };
-  try {
-    raw->th = std::thread([raw, np, po] {
-      try {
-        raw->out = lp_bound_pdhg(*np, po);
-        raw->ok = true;
-        raw->bound = raw->out.bound;
-        if (!raw->out.state.empty()) raw->state_cost = raw->out.state_cost;
-      } catch (...) {  // out of memory: bound_component falls back to the unit bound
-      }
-    });
-  } catch (const std::system_error&) {
-    return;  // no thread: bound_component solves it in place
-  }
+  sb->lp = std::make_unique<PdhgThread>(*np, po, &stop);
+  if (!sb->lp->started()) return;  // no thread: bound_component solves it in place
   std::lock_guard<std::mutex> lock(side_mu);
   side[k] = std::move(sb);
 }
@@ -144,9 +122,8 @@ PdhgOutcome Run::side_bound(int32_t k, const mln::Network& pn, double target) {
   }
   PdhgOutcome out;
   if (sb) {
-    sb->target = target;
-    sb->th.join();
-    if (sb->ok) return std::move(sb->out);
+    sb->lp->set_target(target);
+    if (sb->lp->join(out)) return out;
     warn("the PDHG bound ran out of memory: the unit bound is used");
   } else if (!stop.should_stop()) {
     std::atomic<double> t{target};

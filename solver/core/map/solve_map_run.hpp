@@ -8,12 +8,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/base/components.hpp"
@@ -83,18 +81,11 @@ struct Run {
   // is within gap_tolerance of the bound (`close`): no later state can
   // gain more than the tolerance, which is what the answer promises.
   struct SideBound {
-    explicit SideBound(StopToken* parent) : stop(parent, &cancel), walk_stop(parent, &close) {}
-    std::atomic<bool> cancel{false};
-    StopToken stop;
-    std::atomic<bool> close{false};  // the walk is within gap_tolerance of `bound`
+    explicit SideBound(StopToken* parent) : walk_stop(parent, &close) {}
+    std::atomic<bool> close{false};  // the walk is within gap_tolerance of the bound
     StopToken walk_stop;             // the component's walk's stop token
-    std::atomic<double> bound{-std::numeric_limits<double>::infinity()};  // the best so far
-    std::atomic<double> state_cost{std::numeric_limits<double>::infinity()};  // the rounded point's, at the end
-    std::atomic<double> target{std::numeric_limits<double>::infinity()};
-    SubNetwork sub;                // the component, when it is not the whole network
-    PdhgOutcome out;
-    bool ok = false;               // the solve returned (else: out of memory)
-    std::thread th;
+    SubNetwork sub;                  // the component, when it is not the whole network (outlives lp)
+    std::unique_ptr<PdhgThread> lp;
   };
   std::mutex side_mu;
   std::map<int32_t, std::unique_ptr<SideBound>> side;

@@ -39,9 +39,7 @@ WalkParams Run::walk_params(int32_t k, int64_t flips, uint64_t seed, bool whole)
       sink.report(k, best, f);
       // The answer is the better of the walk's best and the LP's rounded
       // point (bound_component takes it when it is cheaper).
-      const double b = sb->bound.load(), answer = std::min(best, sb->state_cost.load());
-      if (b > -std::numeric_limits<double>::infinity() && answer - b <= opts.gap_tolerance * std::max(answer, 0.0))
-        sb->close = true;
+      if (sb->lp->bound() >= gap_target(std::min(best, sb->lp->state_cost()), opts.gap_tolerance)) sb->close = true;
     };
   } else if (whole)
     p.on_progress = [this, k](double best, int64_t f) { sink.report(k, best, f); };

@@ -6,9 +6,7 @@
 // rounds report (spread_totals counts the searched components' clauses).
 #pragma once
 
-#include <atomic>
-#include <limits>
-#include <thread>
+#include <memory>
 
 #include "core/base/run_control.hpp"
 #include "core/map/lp_pdhg.hpp"
@@ -24,7 +22,7 @@ class WholeBound {
   // o.cancel) where o.pdhg_bound holds, some part is cut and every
   // component is searched; otherwise does nothing.
   WholeBound(const mln::Network& net, const SpreadPlan& plan, const SolveOptions& o);
-  ~WholeBound();  // cancels and joins a solve still running
+  // A solve still running is cancelled and joined when this is destroyed.
   WholeBound(const WholeBound&) = delete;
   WholeBound& operator=(const WholeBound&) = delete;
 
@@ -36,12 +34,8 @@ class WholeBound {
 
  private:
   double gap_tolerance_ = 0;
-  std::atomic<bool> cancel_{false}, done_{false};
-  StopToken job_stop_;
-  StopToken stop_;
-  std::atomic<double> target_{std::numeric_limits<double>::infinity()};
-  std::atomic<double> best_{-std::numeric_limits<double>::infinity()};
-  std::thread th_;
+  StopToken job_stop_;               // o.cancel (outlives lp_)
+  std::unique_ptr<PdhgThread> lp_;   // null: not started
 };
 
 }  // namespace mln::solver
