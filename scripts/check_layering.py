@@ -22,7 +22,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 CORE_RANK = {"base": 0, "walk": 1, "map": 2, "marginal": 2, "learn": 3, "spread": 3}
 
 # Project prefixes an include may start with, and which folder owns each.
-PROJECT = ("mln/", "lang/", "ground/", "pg/", "core/", "worker/", "cli/", "gen/")
+PROJECT = ("mln/", "lang/", "ground/", "rules/", "pg/", "core/", "worker/", "cli/", "gen/")
 # Headers that only code living with the database server may include.
 SERVER = re.compile(r"^(postgres\.h|postgres_ext\.h|fmgr\.h|funcapi\.h|miscadmin\.h|"
                     r"(access|catalog|commands|executor|nodes|storage|utils|parser|optimizer|lib)/)")
@@ -33,7 +33,8 @@ RULES = {
     "gpu": ({"mln/"}, False, False),
     "extension/lang": ({"mln/", "lang/"}, False, False),
     "extension/ground": ({"mln/", "lang/", "ground/"}, False, False),
-    "extension/pg": ({"mln/", "lang/", "ground/", "pg/"}, True, False),
+    "extension/rules": ({"mln/", "rules/"}, False, False),
+    "extension/pg": ({"mln/", "lang/", "ground/", "rules/", "pg/"}, True, False),
     "solver/worker": ({"mln/", "core/", "worker/"}, False, True),
     "solver/cli": ({"mln/", "lang/", "core/", "worker/", "cli/"}, False, True),
 }

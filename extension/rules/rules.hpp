@@ -1,0 +1,145 @@
+// Learning rules from relations (docs/rules.md): an Aleph/Progol-style
+// top-down search whose every candidate's coverage is computed bottom-up on
+// the operator engine (gpu::Engine, CPU or CUDA), over all examples at once,
+// as seed 004 does.  Pure C++: no PostgreSQL (the SQL glue is
+// extension/pg/learn_rules_fn.cpp).
+//
+// A task: a target predicate with positive and negative example tuples,
+// background relations (facts), and a type per column; variables link only
+// columns of one type.  A learned rule is a definite clause
+//   target(V0, .., Vk-1) :- l1, .., ln.
+// whose body literals are background atoms (or the target itself, read as
+// its positive examples, when recursion is allowed) over variables and, for
+// columns with few distinct values, constants.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mln/relation.hpp"
+
+namespace mln::rules {
+
+// A relation of the task: its name, a type id per column and its rows.
+struct Predicate {
+  std::string name;
+  std::vector<int> types;  // per column, indices into Task::type_names
+  gpu::HostTable rows;     // arity columns
+};
+
+struct Task {
+  std::vector<std::string> type_names;  // for messages
+  std::vector<Predicate> background;
+  Predicate target;                     // rows unused: the examples are pos and neg
+  gpu::HostTable pos, neg;              // example tuples, target arity columns
+  // Renders a value of a type as text (constants in rules); default: the number.
+  std::function<std::string(int type, int32_t value)> show;
+};
+
+struct SearchOptions {
+  int max_body = 4;         // literals in a body
+  int max_vars = 6;         // variables in a rule, the head's included
+  int beam = 8;             // candidates kept per refinement depth
+  int64_t min_pos = 2;      // a rule covers at least this many (remaining) positives
+  int64_t noise = 0;        // and at most this many negatives
+  int max_rules = 10;       // rules in the theory
+  bool recursion = false;   // the target may appear in a body (as its positive examples)
+  int max_constants = 8;    // a column with at most this many distinct values offers constants (0: none)
+  uint64_t max_rows = 50000000;  // most binding rows one candidate may hold; beyond it it is not refined
+  // Called after each refinement depth; may throw to cancel.
+  std::function<void(int rule, int depth, int64_t candidates)> progress;
+};
+
+// An argument of a body literal: a variable (var >= 0) or a constant.
+struct Arg {
+  int var = -1;
+  int32_t value = 0;
+};
+
+struct Literal {
+  int pred = -1;  // index into Task::background; -1 - k: never; kTarget: the target
+  std::vector<Arg> args;
+};
+constexpr int kTarget = -2;
+
+struct Clause {
+  std::vector<Literal> body;
+  std::vector<int> var_types;  // per variable; the head's are 0..arity-1
+};
+
+struct Coverage {
+  int64_t pos = 0, neg = 0;
+};
+
+struct LearnedRule {
+  Clause clause;
+  Coverage on_all;        // over every example
+  int64_t new_pos = 0;    // positives it covered that no earlier rule did
+  double score = 0;       // pos - neg when it was chosen (over the remaining positives)
+  std::string text;       // in Datalog/MLN syntax
+};
+
+struct SearchStats {
+  int64_t candidates = 0;  // coverage evaluations
+  double coverage_s = 0;   // seconds in coverage
+};
+
+// The task's data is inconsistent (arity, types) or an option is out of range.
+class TaskError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Covering loop: the best rule by beam search over the remaining positives,
+// its positives removed, until no rule meets min_pos and noise, or max_rules.
+// Throws TaskError, gpu::EngineError (cancel included) or what progress throws.
+std::vector<LearnedRule> learn_rules(gpu::Engine& eng, const Task& task, const SearchOptions& opts,
+                                     SearchStats* stats = nullptr);
+
+// A clause as text: `target(A, B) :- parent(A, C), parent(C, B).`
+std::string render(const Task& task, const Clause& c);
+
+// Coverage of clauses on the engine, the examples and background uploaded
+// once; each candidate extends its parent's bindings by one literal, so
+// candidates that share a prefix share that prefix's joins.
+class CoverageEngine {
+ public:
+  // Bindings of a clause: one row per (example, satisfying assignment of the
+  // body's variables): column 0 the example's index (positives first, then
+  // negatives), columns 1.. the variables.
+  struct Node {
+    Clause clause;
+    gpu::Relation bindings;
+    Coverage cov;
+    bool refinable = true;  // false: its bindings passed max_rows
+  };
+
+  CoverageEngine(gpu::Engine& eng, const Task& task, uint64_t max_rows);
+  // The empty body over the examples whose `active` flag is set (a positive
+  // already covered is left out of a covering loop's later searches).
+  Node root(const std::vector<char>& active_pos);
+  // `parent` with `lit` added (its new variables already in clause.var_types).
+  Node extend(const Node& parent, const Clause& child);
+  // A whole clause from scratch (tests, and a theory's final coverage).
+  Coverage cover(const Clause& c, const std::vector<char>& active_pos);
+  // Which positives a clause covers (by index), from a node's bindings.
+  std::vector<char> covered_pos(const Node& n);
+  int64_t num_pos() const { return npos_; }
+
+ private:
+  Coverage count(const gpu::Relation& bindings);
+  gpu::Relation literal_rows(const Literal& lit, std::vector<int>& keep_cols);
+
+  gpu::Engine& eng_;
+  const Task& task_;
+  uint64_t max_rows_;
+  int64_t npos_ = 0;
+  std::vector<gpu::Relation> bg_;  // background relations, uploaded
+  gpu::Relation target_rows_;      // the positives as a relation (recursion)
+  gpu::Relation examples_;         // index, then the target's columns
+};
+
+}  // namespace mln::rules
