@@ -50,15 +50,12 @@ DatalogOptions datalog_options(Spi& spi, Datum options, bool isnull) {
   return o;
 }
 
-namespace {
-
 // The SQL name of an input relation's table, quoted.
 std::string source_name(const dl::Relation& rel) {
   const std::string table = rel.source.table.empty() ? rel.name : rel.source.table;
   return rel.source.schema.empty() ? qi(table) : qualified(rel.source.schema, table);
 }
 
-// Fills an input relation's arity, columns and types from the catalog.
 void resolve_input(Spi& spi, dl::Relation& rel) {
   const std::string name = source_name(rel);
   const std::string where = " (line " + std::to_string(rel.first.line) + ", column " + std::to_string(rel.first.col) + ")";
@@ -102,7 +99,6 @@ void resolve_input(Spi& spi, dl::Relation& rel) {
   }
 }
 
-// Reads an input relation's rows into a host table (ids for text).
 gpu::HostTable read_input(Spi& spi, const dl::Relation& rel, dl::Symbols& syms) {
   std::string sql = "SELECT ", where;
   for (int c = 0; c < rel.arity; ++c) {
@@ -120,6 +116,8 @@ gpu::HostTable read_input(Spi& spi, const dl::Relation& rel, dl::Symbols& syms) 
     }
   return t;
 }
+
+namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -39,6 +39,17 @@ void prepare_datalog(Spi& spi, const std::string& text, lang::datalog::Program& 
 // `how` says which.  Checks the caller may read it, as reading it would.
 double estimate_input(Spi& spi, const lang::datalog::Relation& rel, std::string& how);
 
+// The SQL name of an input relation's table, quoted.
+std::string source_name(const lang::datalog::Relation& rel);
+
+// Fills an input relation's arity, columns and types from the catalog
+// (columns read: source.columns, else all).  Throws UserError.
+void resolve_input(Spi& spi, lang::datalog::Relation& rel);
+
+// Reads a resolved input relation's rows into a host table (symbol ids for
+// text), with the caller's privileges; rows with a NULL are left out.
+gpu::HostTable read_input(Spi& spi, const lang::datalog::Relation& rel, lang::datalog::Symbols& syms);
+
 // Parses, resolves the inputs, reads them, evaluates.  Throws LangError,
 // UserError, PgError (a missing privilege, a cancel) or EngineError.
 void run_datalog(Spi& spi, const std::string& text, const DatalogOptions& opts, DatalogResult& out);

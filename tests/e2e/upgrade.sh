@@ -150,6 +150,17 @@ check "and mln.datalog_query returns it" \
   test "$(q7 "SELECT count(*) FROM mln.datalog_query('tc(X, Y) :- edges(X, Y). tc(X, Y) :- tc(X, Z), edges(Z, Y).', 'tc') AS t(a int, b int)")" = 6
 dropdb mln_e2e_upgrade7
 
+# 0.8.0 -> 0.9.0 on its own: a job queued under 0.8.0 is still served; after
+# the update mln.learn_rules learns a rule over tables of the database.
+q8() { psql -d mln_e2e_upgrade8 -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
+updated_serves 0.8.0 0.9.0 mln_e2e_upgrade8
+q8 "CREATE TABLE parent(a int, b int); INSERT INTO parent VALUES (1, 2), (2, 3), (3, 4), (4, 5), (2, 6);
+    CREATE TABLE gp_pos AS SELECT x.a, y.b FROM parent x JOIN parent y ON x.b = y.a;
+    CREATE TABLE gp_neg(a int, b int); INSERT INTO gp_neg VALUES (2, 2), (5, 1), (1, 2), (2, 3), (6, 1), (1, 4)" >/dev/null
+check "after the update mln.learn_rules learns grandparent" \
+  test "$(q8 "SELECT rule FROM mln.learn_rules('gp', 'gp_pos', 'gp_neg', ARRAY['parent'])")" = "gp(A, B) :- parent(A, C), parent(C, B)."
+dropdb mln_e2e_upgrade8
+
 # The same objects as a fresh install (which PostgreSQL builds by the same path).
 objects() {
   psql -qXAt -d "$1" -c "SELECT pg_describe_object(classid, objid, objsubid) FROM pg_depend

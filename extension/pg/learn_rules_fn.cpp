@@ -1,0 +1,224 @@
+// mln.learn_rules(target, positives, negatives, background, options)
+// (docs/rules.md): reads the example and background tables with the
+// caller's privileges (as mln.datalog reads its inputs), learns rules with
+// extension/rules on the operator engine, and returns one row per rule in
+// Datalog syntax, with its coverage.  Each background table is a predicate
+// named by its relation's name, so the rules run as they are in
+// mln.datalog over the same tables.
+#include "pg/args.hpp"
+#include "pg/datalog_run.hpp"
+#include "pg/engine.hpp"
+#include "pg/guard.hpp"
+#include "pg/spi.hpp"
+#include "rules/rules.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/errcodes.h"
+#include "utils/tuplestore.h"
+PG_FUNCTION_INFO_V1(mln_learn_rules);
+}
+
+namespace mln::pg {
+namespace {
+
+namespace dl = lang::datalog;
+
+struct LearnOptions {
+  std::string device;
+  std::string link = "type";  // columns link by SQL type, or by column name
+  bool verbose = false;
+  rules::SearchOptions search;
+};
+
+const char* kOptionList =
+    "the options are device, link ('type', 'name'), max_body, max_vars, beam, min_pos, noise, max_rules, "
+    "recursion, max_constants, max_rows and verbose";
+
+LearnOptions learn_options(Spi& spi, Datum options, bool isnull) {
+  LearnOptions o;
+  if (isnull) return o;
+  Rows r = spi.query("SELECT key, jsonb_typeof(value), value #>> '{}' FROM jsonb_each($1)", {{JSONBOID, options}});
+  const std::map<std::string, int*> ints = {{"max_body", &o.search.max_body}, {"max_vars", &o.search.max_vars},
+                                            {"beam", &o.search.beam}, {"max_rules", &o.search.max_rules},
+                                            {"max_constants", &o.search.max_constants}};
+  const std::map<std::string, int64_t*> counts = {{"min_pos", &o.search.min_pos}, {"noise", &o.search.noise}};
+  for (size_t i = 0; i < r.size(); ++i) {
+    const std::string key = r.text(i, 0), type = r.text(i, 1), value = r.text(i, 2);
+    auto bad = [&](const std::string& want) {
+      return UserError{ERRCODE_INVALID_PARAMETER_VALUE, "option \"" + key + "\" of mln.learn_rules must be " + want,
+                       "", ""};
+    };
+    if (type == "null") continue;
+    const bool whole = type == "number" && value.find_first_not_of("0123456789") == std::string::npos && value.size() <= 9;
+    if (key == "device") {
+      if (type != "string" || (value != "auto" && value != "cpu" && value != "gpu")) throw bad("'auto', 'cpu' or 'gpu'");
+      o.device = value;
+    } else if (key == "link") {
+      if (type != "string" || (value != "type" && value != "name")) throw bad("'type' or 'name'");
+      o.link = value;
+    } else if (key == "verbose" || key == "recursion") {
+      if (type != "boolean") throw bad("true or false");
+      (key == "verbose" ? o.verbose : o.search.recursion) = value == "true";
+    } else if (key == "max_rows") {
+      if (type != "number" || value.find_first_not_of("0123456789") != std::string::npos || value.size() > 18)
+        throw bad("a whole number >= 1");
+      o.search.max_rows = std::stoull(value);
+    } else if (ints.count(key) || counts.count(key)) {
+      const int64_t min = key == "noise" || key == "max_constants" ? 0 : 1;
+      if (!whole || std::stoll(value) < min) throw bad("a whole number >= " + std::to_string(min));
+      if (ints.count(key))
+        *ints.at(key) = static_cast<int>(std::stoll(value));
+      else
+        *counts.at(key) = std::stoll(value);
+    } else {
+      throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "unknown option \"" + key + "\" of mln.learn_rules", "",
+                      kOptionList};
+    }
+  }
+  return o;
+}
+
+// A table named by the caller (resolved through the search_path) as a
+// relation whose rows are read: all its columns.
+dl::Relation table_relation(Spi& spi, const std::string& what, const std::string& name) {
+  Rows r = spi.query("SELECT n.nspname::text, c.relname::text FROM pg_class c JOIN pg_namespace n "
+                     "ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)",
+                     {text_param(name)});
+  if (r.size() == 0)
+    throw UserError{ERRCODE_UNDEFINED_TABLE, "relation \"" + name + "\" does not exist (" + what + ")", "", ""};
+  dl::Relation rel;
+  rel.name = r.text(0, 1);
+  rel.input = true;
+  rel.source.schema = r.text(0, 0);
+  rel.source.table = r.text(0, 1);
+  resolve_input(spi, rel);
+  return rel;
+}
+
+// Column types of the task: by SQL type (int, text), or by column name.
+struct Typing {
+  bool by_name = false;
+  std::vector<std::string> names;
+  int of(const dl::Relation& rel, int c) {
+    const std::string key = by_name ? rel.source.columns[static_cast<size_t>(c)]
+                                    : std::string(dl::type_name(rel.types[static_cast<size_t>(c)]));
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == key) return static_cast<int>(i);
+    names.push_back(key);
+    return static_cast<int>(names.size()) - 1;
+  }
+};
+
+struct Learned {
+  std::vector<rules::LearnedRule> theory;
+};
+
+std::string datalog_string(const std::string& s) {
+  return s.find('"') == std::string::npos ? "\"" + s + "\"" : "'" + s + "'";
+}
+
+void learn(Spi& spi, FunctionCallInfo fcinfo, Learned& out) {
+  const std::string target = text_arg(fcinfo, 0), pos_name = text_arg(fcinfo, 1), neg_name = text_arg(fcinfo, 2);
+  const LearnOptions opts = learn_options(spi, PG_ARGISNULL(4) ? 0 : PG_GETARG_DATUM(4), PG_ARGISNULL(4));
+  Rows bg_names = spi.query("SELECT x FROM unnest($1::text[]) x WHERE x IS NOT NULL", {{TEXTARRAYOID, PG_GETARG_DATUM(3)}});
+  dl::Relation pos = table_relation(spi, "the positive examples", pos_name);
+  dl::Relation neg = table_relation(spi, "the negative examples", neg_name);
+  if (neg.arity != pos.arity)
+    throw UserError{ERRCODE_DATATYPE_MISMATCH, "the negative examples " + source_name(neg) + " have " +
+                        std::to_string(neg.arity) + " column(s), the positive ones " + std::to_string(pos.arity),
+                    "", ""};
+  std::vector<dl::Relation> bg;
+  for (size_t i = 0; i < bg_names.size(); ++i) {
+    bg.push_back(table_relation(spi, "background relation " + std::to_string(i + 1), bg_names.text(i, 0)));
+    if (bg.back().name == target)
+      throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "background relation " + source_name(bg.back()) +
+                          " has the target's name \"" + target + "\"", "",
+                      "the target reads its own positive examples when recursion is on"};
+  }
+  if (bg.empty())
+    throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "mln.learn_rules needs at least one background relation", "", ""};
+  Typing typing;
+  typing.by_name = opts.link == "name";
+  dl::Symbols syms;
+  rules::Task task;
+  task.target.name = target;
+  for (int c = 0; c < pos.arity; ++c) task.target.types.push_back(typing.of(pos, c));
+  for (int c = 0; c < neg.arity; ++c)
+    if (typing.of(neg, c) != task.target.types[static_cast<size_t>(c)] && !typing.by_name)
+      throw UserError{ERRCODE_DATATYPE_MISMATCH, "column " + std::to_string(c + 1) +
+                          " of the negative examples has another type than the positive examples'", "", ""};
+  std::vector<char> is_text;
+  for (const dl::Relation& rel : bg) {
+    rules::Predicate p;
+    p.name = rel.name;
+    for (int c = 0; c < rel.arity; ++c) p.types.push_back(typing.of(rel, c));
+    p.rows = read_input(spi, rel, syms);
+    task.background.push_back(std::move(p));
+  }
+  task.pos = read_input(spi, pos, syms);
+  task.neg = read_input(spi, neg, syms);
+  // A type's values are text when any column of that type is text.
+  is_text.assign(typing.names.size(), 0);
+  auto mark = [&](const dl::Relation& rel, const std::vector<int>& types) {
+    for (int c = 0; c < rel.arity; ++c)
+      if (rel.types[static_cast<size_t>(c)] == dl::ColType::Text) is_text[static_cast<size_t>(types[c])] = 1;
+  };
+  mark(pos, task.target.types);
+  for (size_t i = 0; i < bg.size(); ++i) mark(bg[i], task.background[i].types);
+  task.type_names = typing.names;
+  task.show = [&](int type, int32_t v) {
+    return is_text[static_cast<size_t>(type)] ? datalog_string(syms.text(v)) : std::to_string(v);
+  };
+  rules::SearchOptions so = opts.search;
+  const int level = opts.verbose ? NOTICE : DEBUG1;
+  so.progress = [&](int rule, int depth, int64_t cands) {
+    check_interrupts();
+    pg_call([&] { elog(level, "pg_mln: learn_rules rule %d depth %d: %lld candidates", rule + 1, depth, (long long)cands); });
+  };
+  try {
+    out.theory = rules::learn_rules(engine_for(opts.device), task, so);
+  } catch (const rules::TaskError& e) {
+    throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, std::string("mln.learn_rules: ") + e.what(), "", ""};
+  }
+}
+
+}  // namespace
+}  // namespace mln::pg
+
+using namespace mln::pg;
+
+// mln.learn_rules(target text, positives text, negatives text, background
+//   text[], options jsonb default '{}') returns table(rule text, positives
+//   bigint, negatives bigint, new_positives bigint, score float8)
+Datum mln_learn_rules(PG_FUNCTION_ARGS) {
+  static Learned learned;
+  MLN_GUARDED({
+    learned.theory.clear();
+    for (int i = 0; i < 4; ++i)
+      if (PG_ARGISNULL(i))
+        throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED,
+                        "mln.learn_rules: target, positives, negatives and background must not be null", "", ""};
+    Spi spi;
+    learn(spi, fcinfo, learned);
+  });
+  // From here PostgreSQL may raise: nothing below owns C++ resources (the
+  // static theory is cleared by the next call).
+  InitMaterializedSRF(fcinfo, 0);
+  ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+  for (const mln::rules::LearnedRule& r : learned.theory) {
+    Datum values[5] = {CStringGetTextDatum(r.text.c_str()), Int64GetDatum(r.on_all.pos), Int64GetDatum(r.on_all.neg),
+                       Int64GetDatum(r.new_pos), Float8GetDatum(r.score)};
+    bool nulls[5] = {false, false, false, false, false};
+    tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+  }
+  learned.theory.clear();
+  return (Datum)0;
+}
