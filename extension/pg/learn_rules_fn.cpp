@@ -4,7 +4,8 @@
 // extension/rules on the operator engine, and returns one row per rule in
 // Datalog syntax, with its coverage.  Each background table is a predicate
 // named by its relation's name, so the rules run as they are in
-// mln.datalog over the same tables.
+// mln.datalog over the same tables; with score 'wpll', MLN formulas with
+// their weights.
 #include "pg/args.hpp"
 #include "pg/datalog_run.hpp"
 #include "pg/engine.hpp"
@@ -12,6 +13,7 @@
 #include "pg/spi.hpp"
 #include "rules/rules.hpp"
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -39,8 +41,8 @@ struct LearnOptions {
 };
 
 const char* kOptionList =
-    "the options are device, link ('type', 'name'), max_body, max_vars, beam, min_pos, noise, max_rules, "
-    "recursion, max_constants, max_rows and verbose";
+    "the options are device, score ('coverage', 'wpll'), link ('type', 'name'), max_body, max_vars, beam, "
+    "min_pos, noise, max_rules, recursion, max_constants, max_rows, min_gain, penalty, l2 and verbose";
 
 LearnOptions learn_options(Spi& spi, Datum options, bool isnull) {
   LearnOptions o;
@@ -64,6 +66,14 @@ LearnOptions learn_options(Spi& spi, Datum options, bool isnull) {
     } else if (key == "link") {
       if (type != "string" || (value != "type" && value != "name")) throw bad("'type' or 'name'");
       o.link = value;
+    } else if (key == "score") {
+      if (type != "string" || (value != "coverage" && value != "wpll")) throw bad("'coverage' or 'wpll'");
+      o.search.wpll = value == "wpll";
+    } else if (key == "min_gain" || key == "penalty" || key == "l2") {
+      double v = -1;
+      if (type == "number") v = std::stod(value);
+      if (!(v >= 0) || !std::isfinite(v)) throw bad("a number >= 0");
+      (key == "min_gain" ? o.search.min_gain : key == "penalty" ? o.search.penalty : o.search.l2) = v;
     } else if (key == "verbose" || key == "recursion") {
       if (type != "boolean") throw bad("true or false");
       (key == "verbose" ? o.verbose : o.search.recursion) = value == "true";
@@ -118,6 +128,7 @@ struct Typing {
 };
 
 struct Learned {
+  bool wpll = false;
   std::vector<rules::LearnedRule> theory;
 };
 
@@ -184,7 +195,9 @@ void learn(Spi& spi, FunctionCallInfo fcinfo, Learned& out) {
     pg_call([&] { elog(level, "pg_mln: learn_rules rule %d depth %d: %lld candidates", rule + 1, depth, (long long)cands); });
   };
   try {
-    out.theory = rules::learn_rules(engine_for(opts.device), task, so);
+    gpu::Engine& eng = engine_for(opts.device);
+    out.wpll = so.wpll;
+    out.theory = so.wpll ? rules::learn_mln_rules(eng, task, so) : rules::learn_rules(eng, task, so);
   } catch (const rules::TaskError& e) {
     throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, std::string("mln.learn_rules: ") + e.what(), "", ""};
   }
@@ -197,7 +210,7 @@ using namespace mln::pg;
 
 // mln.learn_rules(target text, positives text, negatives text, background
 //   text[], options jsonb default '{}') returns table(rule text, positives
-//   bigint, negatives bigint, new_positives bigint, score float8)
+//   bigint, negatives bigint, new_positives bigint, score float8, weight float8)
 Datum mln_learn_rules(PG_FUNCTION_ARGS) {
   static Learned learned;
   MLN_GUARDED({
@@ -214,9 +227,11 @@ Datum mln_learn_rules(PG_FUNCTION_ARGS) {
   InitMaterializedSRF(fcinfo, 0);
   ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
   for (const mln::rules::LearnedRule& r : learned.theory) {
-    Datum values[5] = {CStringGetTextDatum(r.text.c_str()), Int64GetDatum(r.on_all.pos), Int64GetDatum(r.on_all.neg),
-                       Int64GetDatum(r.new_pos), Float8GetDatum(r.score)};
-    bool nulls[5] = {false, false, false, false, false};
+    Datum values[6] = {CStringGetTextDatum(r.text.c_str()), Int64GetDatum(r.on_all.pos), Int64GetDatum(r.on_all.neg),
+                       Int64GetDatum(r.new_pos), Float8GetDatum(r.score), Float8GetDatum(r.weight)};
+    // coverage: no weight; wpll: new positives mean nothing, and the unit clause (first) has no gain.
+    const bool unit = learned.wpll && r.clause.body.empty();
+    bool nulls[6] = {false, false, false, learned.wpll, unit, !learned.wpll};
     tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   }
   learned.theory.clear();

@@ -162,4 +162,11 @@ std::vector<char> CoverageEngine::covered_pos(const Node& n) {
   return out;
 }
 
+std::vector<double> CoverageEngine::counts(const Node& n) {
+  gpu::HostTable ids = eng_.download(eng_.project(n.bindings, {0}));
+  std::vector<double> out(static_cast<size_t>(npos_) + task_.neg.rows(), 0.0);
+  for (int32_t i : ids.cols[0]) out[static_cast<size_t>(i)] += 1.0;
+  return out;
+}
+
 }  // namespace mln::rules

@@ -49,6 +49,13 @@ struct SearchOptions {
   bool recursion = false;   // the target may appear in a body (as its positive examples)
   int max_constants = 8;    // a column with at most this many distinct values offers constants (0: none)
   uint64_t max_rows = 50000000;  // most binding rows one candidate may hold; beyond it it is not refined
+  // Scoring: coverage (Aleph: definite clauses, P - N) or wpll (MLN clauses
+  // body => target with weights, scored by the examples' conditional
+  // log-likelihood; learn_mln_rules).
+  bool wpll = false;
+  double min_gain = 2.0;   // wpll: a clause must raise the log-likelihood by this many nats
+  double penalty = 1.0;    // wpll: nats charged per body literal (of equal fits, the shorter clause wins)
+  double l2 = 0.01;        // wpll: Gaussian prior's precision on the clause weights
   // Called after each refinement depth; may throw to cancel.
   std::function<void(int rule, int depth, int64_t candidates)> progress;
 };
@@ -78,7 +85,9 @@ struct LearnedRule {
   Clause clause;
   Coverage on_all;        // over every example
   int64_t new_pos = 0;    // positives it covered that no earlier rule did
-  double score = 0;       // pos - neg when it was chosen (over the remaining positives)
+  double score = 0;       // coverage: pos - neg when it was chosen (over the remaining positives);
+                          // wpll: the log-likelihood gain when it was added
+  double weight = 0;      // wpll: the clause's weight in the final fit
   std::string text;       // in Datalog/MLN syntax
 };
 
@@ -99,8 +108,22 @@ class TaskError : public std::runtime_error {
 std::vector<LearnedRule> learn_rules(gpu::Engine& eng, const Task& task, const SearchOptions& opts,
                                      SearchStats* stats = nullptr);
 
+// MLN clause search (wpll.cpp): clauses `body => target` added one at a time,
+// each the candidate (by the same refinement and beam as learn_rules) whose
+// weight most raises the conditional log-likelihood of the examples, until
+// none raises it by min_gain or max_rules; the weights of the clauses and of
+// the target's unit clause are then fitted together.  The examples are the
+// target's ground atoms (positives true, negatives false); a clause's feature
+// on an example is its number of true body groundings, which is what an
+// MLN's pseudo-log-likelihood of a target atom counts when each clause holds
+// one target literal.  The first rule returned is the unit clause.
+std::vector<LearnedRule> learn_mln_rules(gpu::Engine& eng, const Task& task, const SearchOptions& opts,
+                                         SearchStats* stats = nullptr);
+
 // A clause as text: `target(A, B) :- parent(A, C), parent(C, B).`
 std::string render(const Task& task, const Clause& c);
+// As an MLN formula with its weight: `1.25 parent(a, c) ^ parent(c, b) => grandparent(a, b)`.
+std::string render_mln(const Task& task, const Clause& c, double weight);
 
 // Coverage of clauses on the engine, the examples and background uploaded
 // once; each candidate extends its parent's bindings by one literal, so
@@ -127,6 +150,8 @@ class CoverageEngine {
   Coverage cover(const Clause& c, const std::vector<char>& active_pos);
   // Which positives a clause covers (by index), from a node's bindings.
   std::vector<char> covered_pos(const Node& n);
+  // Each example's number of bindings (by index: positives, then negatives).
+  std::vector<double> counts(const Node& n);
   int64_t num_pos() const { return npos_; }
 
  private:

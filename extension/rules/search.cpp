@@ -9,122 +9,29 @@
 // a node whose positives cannot beat the best acceptable score is pruned.
 #include <algorithm>
 #include <chrono>
-#include <set>
+#include <cstdio>
 #include <unordered_set>
 
-#include "rules/rules.hpp"
+#include "rules/refine.hpp"
 
 namespace mln::rules {
 
 namespace {
 
-// The values a column offers as constants: its distinct values when they
-// are at most max_constants, else none.
-std::vector<std::vector<std::vector<int32_t>>> constant_columns(const Task& t, int max_constants) {
-  std::vector<std::vector<std::vector<int32_t>>> out(t.background.size());
-  for (size_t p = 0; p < t.background.size(); ++p) {
-    const gpu::HostTable& rows = t.background[p].rows;
-    out[p].resize(static_cast<size_t>(rows.ncols()));
-    if (max_constants <= 0) continue;
-    for (int c = 0; c < rows.ncols(); ++c) {
-      std::set<int32_t> vals;
-      for (int32_t v : rows.cols[static_cast<size_t>(c)]) {
-        vals.insert(v);
-        if (static_cast<int>(vals.size()) > max_constants) break;
-      }
-      if (static_cast<int>(vals.size()) <= max_constants) out[p][static_cast<size_t>(c)].assign(vals.begin(), vals.end());
-    }
-  }
-  return out;
-}
-
 class Search {
  public:
   Search(const Task& t, const SearchOptions& o, CoverageEngine& ce, SearchStats& st)
-      : t_(t), o_(o), ce_(ce), st_(st), consts_(constant_columns(t, o.max_constants)) {}
+      : o_(o), ce_(ce), st_(st), refiner_(t, o) {}
 
   // The best acceptable clause found from `root`, if any.
   bool best_from(const CoverageEngine::Node& root, int rule_no, CoverageEngine::Node& best);
 
  private:
-  void refine(const CoverageEngine::Node& n, std::vector<Clause>& out) const;
-  void fill(const Clause& base, int pred, const std::vector<int>& types, size_t col, Literal& lit,
-            std::vector<int>& var_types, bool linked, std::vector<Clause>& out) const;
-  static std::string key(const Clause& c);
-
-  const Task& t_;
   const SearchOptions& o_;
   CoverageEngine& ce_;
   SearchStats& st_;
-  std::vector<std::vector<std::vector<int32_t>>> consts_;
+  Refiner refiner_;
 };
-
-std::string Search::key(const Clause& c) {
-  std::vector<std::string> lits;
-  for (const Literal& l : c.body) {
-    std::string s = std::to_string(l.pred) + "(";
-    for (const Arg& a : l.args) s += (a.var >= 0 ? "v" + std::to_string(a.var) : "c" + std::to_string(a.value)) + ",";
-    lits.push_back(s);
-  }
-  std::sort(lits.begin(), lits.end());
-  std::string k;
-  for (const std::string& s : lits) k += s + ")";
-  return k;
-}
-
-// Every argument choice for columns col.. of `lit` (a literal of `pred`
-// with column types `types`); new variables numbered in order of use.
-void Search::fill(const Clause& base, int pred, const std::vector<int>& types, size_t col, Literal& lit,
-                  std::vector<int>& var_types, bool linked, std::vector<Clause>& out) const {
-  if (col == types.size()) {
-    if (!linked) return;
-    for (const Literal& l : base.body)
-      if (l.pred == lit.pred && std::equal(l.args.begin(), l.args.end(), lit.args.begin(), [](const Arg& a, const Arg& b) {
-            return a.var == b.var && (a.var >= 0 || a.value == b.value);
-          }))
-        return;  // already in the body
-    if (pred == kTarget) {
-      bool head = true;  // target(V0..Vk-1) itself: covers every positive trivially
-      for (size_t i = 0; i < lit.args.size(); ++i) head = head && lit.args[i].var == static_cast<int>(i);
-      if (head) return;
-    }
-    Clause c = base;
-    c.body.push_back(lit);
-    c.var_types = var_types;
-    out.push_back(std::move(c));
-    return;
-  }
-  const int ty = types[col];
-  for (size_t v = 0; v < var_types.size(); ++v) {  // an existing variable (or one new in this literal)
-    if (var_types[v] != ty) continue;
-    lit.args[col] = Arg{static_cast<int>(v), 0};
-    fill(base, pred, types, col + 1, lit, var_types, linked || v < base.var_types.size(), out);
-  }
-  if (static_cast<int>(var_types.size()) < o_.max_vars) {  // a new variable
-    var_types.push_back(ty);
-    lit.args[col] = Arg{static_cast<int>(var_types.size()) - 1, 0};
-    fill(base, pred, types, col + 1, lit, var_types, linked, out);
-    var_types.pop_back();
-  }
-  if (pred >= 0)
-    for (int32_t value : consts_[static_cast<size_t>(pred)][col]) {
-      lit.args[col] = Arg{-1, value};
-      fill(base, pred, types, col + 1, lit, var_types, linked, out);
-    }
-}
-
-void Search::refine(const CoverageEngine::Node& n, std::vector<Clause>& out) const {
-  const int npred = static_cast<int>(t_.background.size());
-  for (int p = o_.recursion ? -1 : 0; p < npred; ++p) {
-    const int pred = p < 0 ? kTarget : p;
-    const std::vector<int>& types = p < 0 ? t_.target.types : t_.background[static_cast<size_t>(p)].types;
-    Literal lit;
-    lit.pred = pred;
-    lit.args.assign(types.size(), Arg{});
-    std::vector<int> var_types = n.clause.var_types;
-    fill(n.clause, pred, types, 0, lit, var_types, false, out);
-  }
-}
 
 bool Search::best_from(const CoverageEngine::Node& root, int rule_no, CoverageEngine::Node& best) {
   bool found = false;
@@ -137,9 +44,9 @@ bool Search::best_from(const CoverageEngine::Node& root, int rule_no, CoverageEn
     for (const CoverageEngine::Node& n : beam) {
       if (!n.refinable || (found && n.cov.pos <= best_score)) continue;  // no refinement can beat best
       std::vector<Clause> kids;
-      refine(n, kids);
+      refiner_.refine(n.clause, kids);
       for (const Clause& c : kids) {
-        if (!seen.insert(key(c)).second) continue;
+        if (!seen.insert(Refiner::key(c)).second) continue;
         const auto t0 = std::chrono::steady_clock::now();
         CoverageEngine::Node kid = ce_.extend(n, c);
         st_.coverage_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -211,26 +118,44 @@ std::vector<LearnedRule> learn_rules(gpu::Engine& eng, const Task& task, const S
 
 namespace {
 
-std::string var_name(int v) {
-  return v < 26 ? std::string(1, static_cast<char>('A' + v)) : "V" + std::to_string(v);
+// Variables A, B, ... (Datalog), a, b, ... (MLN), then V26, v26, ...
+std::string var_name(int v, bool mln = false) {
+  if (v >= 26) return (mln ? "v" : "V") + std::to_string(v);
+  return std::string(1, static_cast<char>((mln ? 'a' : 'A') + v));
+}
+
+std::string atom_text(const Task& task, const Literal& lit, bool mln) {
+  const Predicate& p = lit.pred == kTarget ? task.target : task.background[static_cast<size_t>(lit.pred)];
+  std::string s = p.name + "(";
+  for (size_t i = 0; i < lit.args.size(); ++i) {
+    const Arg& a = lit.args[i];
+    s += (i ? ", " : "") +
+         (a.var >= 0 ? var_name(a.var, mln) : task.show ? task.show(p.types[i], a.value) : std::to_string(a.value));
+  }
+  return s + ")";
+}
+
+Literal head_literal(const Task& task) {
+  Literal h;
+  h.pred = kTarget;
+  for (size_t i = 0; i < task.target.types.size(); ++i) h.args.push_back(Arg{static_cast<int>(i), 0});
+  return h;
 }
 
 }  // namespace
 
 std::string render(const Task& task, const Clause& c) {
-  auto show = [&](int type, int32_t value) { return task.show ? task.show(type, value) : std::to_string(value); };
-  std::string s = task.target.name + "(";
-  for (size_t i = 0; i < task.target.types.size(); ++i) s += (i ? ", " : "") + var_name(static_cast<int>(i));
-  s += ")";
-  for (size_t l = 0; l < c.body.size(); ++l) {
-    const Literal& lit = c.body[l];
-    const Predicate& p = lit.pred == kTarget ? task.target : task.background[static_cast<size_t>(lit.pred)];
-    s += (l ? ", " : " :- ") + p.name + "(";
-    for (size_t i = 0; i < lit.args.size(); ++i)
-      s += (i ? ", " : "") + (lit.args[i].var >= 0 ? var_name(lit.args[i].var) : show(p.types[i], lit.args[i].value));
-    s += ")";
-  }
+  std::string s = atom_text(task, head_literal(task), false);
+  for (size_t l = 0; l < c.body.size(); ++l) s += (l ? ", " : " :- ") + atom_text(task, c.body[l], false);
   return s + ".";
+}
+
+std::string render_mln(const Task& task, const Clause& c, double weight) {
+  char w[32];
+  std::snprintf(w, sizeof w, "%.4f ", weight);
+  std::string s = w;
+  for (size_t l = 0; l < c.body.size(); ++l) s += (l ? " ^ " : "") + atom_text(task, c.body[l], true);
+  return s + (c.body.empty() ? "" : " => ") + atom_text(task, head_literal(task), true);
 }
 
 }  // namespace mln::rules

@@ -7,7 +7,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(17);
+SELECT plan(22);
 
 CREATE SCHEMA rl;
 CREATE SCHEMA rl_out;
@@ -62,6 +62,29 @@ CREATE TEMP TABLE learned_trains AS
 SELECT results_eq('SELECT positives, negatives FROM learned_trains',
                   $$SELECT (SELECT count(*) FROM east), 0::bigint$$,
                   'trains: one rule covering every eastbound train and no westbound one');
+
+-- MLN formulas by WPLL: cancer drawn from -1 + 2.5 smokes - 2 exercises;
+-- the formulas found carry those signs and form a program pg_mln parses.
+CREATE TABLE person AS SELECT i AS p, random() < 0.4 AS s, random() < 0.4 AS e FROM generate_series(1, 3000) i;
+CREATE TABLE smokes AS SELECT p FROM person WHERE s;
+CREATE TABLE exercises AS SELECT p FROM person WHERE e;
+CREATE TABLE labelled AS
+  SELECT p, random() < 1 / (1 + exp(-(-1 + 2.5 * s::int - 2 * e::int))) AS cancer FROM person;
+CREATE TABLE cancer_pos AS SELECT p FROM labelled WHERE cancer;
+CREATE TABLE cancer_neg AS SELECT p FROM labelled WHERE NOT cancer;
+CREATE TEMP TABLE learned_mln AS
+  SELECT * FROM mln.learn_rules('cancer', 'cancer_pos', 'cancer_neg', ARRAY['smokes', 'exercises'],
+                                '{"score": "wpll", "max_body": 1}');
+SELECT is((SELECT count(*) FROM learned_mln), 3::bigint, 'wpll: the unit clause and two formulas');
+SELECT cmp_ok((SELECT weight FROM learned_mln WHERE rule LIKE '% smokes(a) => cancer(a)'), '>', 1.5::float8,
+              'smokes => cancer has a large positive weight');
+SELECT cmp_ok((SELECT weight FROM learned_mln WHERE rule LIKE '% exercises(a) => cancer(a)'), '<', -1.0::float8,
+              'exercises => cancer a negative one');
+SELECT lives_ok($$SELECT mln.create_program('rl_learned', E'smokes(person)\nexercises(person)\ncancer(person)\n' ||
+                  (SELECT string_agg(rule, E'\n') FROM learned_mln))$$, 'the formulas are an MLN program');
+SELECT throws_ok($$SELECT * FROM mln.learn_rules('g', 'gp_pos', 'gp_neg', ARRAY['parent'],
+                   '{"score": "wpll", "recursion": true}')$$,
+                 '22023', 'mln.learn_rules: recursion applies to the coverage search, not to wpll', 'wpll refuses recursion');
 
 -- Bad input, refused with what and where.
 SELECT throws_ok($$SELECT * FROM mln.learn_rules('g', 'no_such_table', 'gp_neg', ARRAY['parent'])$$,

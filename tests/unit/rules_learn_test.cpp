@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 #include <set>
@@ -396,6 +397,113 @@ TEST(RulesSearch, NoRuleWhenNoneMeetsTheNoiseBound) {
   SearchOptions o;
   o.max_constants = 0;
   EXPECT_TRUE(learn_rules(*eng, t, o).empty());
+}
+
+}  // namespace
+}  // namespace mln::rules
+
+namespace mln::rules {
+namespace {
+
+// An MLN over people with known clauses and weights:
+//   -1.0  cancer(x)
+//    2.5  smokes(x) => cancer(x)
+//   -2.0  exercises(x) => cancer(x)
+//    0.0  friends(x, y) ^ smokes(y) => cancer(x)   (friends carry no signal)
+// Each person's cancer drawn from its conditional probability given the
+// evidence; WPLL learning must find the two clauses with their signs and
+// weights near the true ones, and nothing about friends.
+TEST(RulesWpll, RecoversThePlantedClausesAndTheSignsOfTheirWeights) {
+  for (auto& eng : ground::test::engines()) {
+    std::mt19937 rng(17);
+    const int32_t n = 3000;
+    Set smokes, exercises, friends, pos, neg;
+    std::uniform_real_distribution<double> u(0, 1);
+    for (int32_t p = 0; p < n; ++p) {
+      if (u(rng) < 0.4) smokes.insert({p});
+      if (u(rng) < 0.4) exercises.insert({p});
+      const int nf = static_cast<int>(rng() % 6);
+      for (int k = 0; k < nf; ++k) friends.insert({p, static_cast<int32_t>(rng() % n)});
+    }
+    for (int32_t p = 0; p < n; ++p) {
+      const double z = -1.0 + 2.5 * smokes.count({p}) - 2.0 * exercises.count({p});
+      (u(rng) < 1 / (1 + std::exp(-z)) ? pos : neg).insert({p});
+    }
+    Task t;
+    t.type_names = {"person"};
+    t.background = {{"smokes", {0}, table_of(smokes, 1)},
+                    {"exercises", {0}, table_of(exercises, 1)},
+                    {"friends", {0, 0}, table_of(friends, 2)}};
+    t.target = {"cancer", {0}, {}};
+    t.pos = table_of(pos, 1);
+    t.neg = table_of(neg, 1);
+    SearchOptions o;
+    o.wpll = true;
+    o.max_body = 2;
+    std::vector<LearnedRule> th = learn_mln_rules(*eng, t, o);
+    std::string text;
+    for (const LearnedRule& r : th) text += r.text + "\n";
+    ASSERT_EQ(th.size(), 3u) << eng->name() << ":\n" << text;
+    EXPECT_NEAR(th[0].weight, -1.0, 0.3) << text;  // the unit clause
+    std::map<std::string, double> w;
+    for (size_t i = 1; i < th.size(); ++i) {
+      ASSERT_EQ(th[i].clause.body.size(), 1u) << text;
+      w[t.background[static_cast<size_t>(th[i].clause.body[0].pred)].name] = th[i].weight;
+    }
+    ASSERT_EQ(w.count("smokes"), 1u) << text;
+    ASSERT_EQ(w.count("exercises"), 1u) << text;
+    EXPECT_NEAR(w["smokes"], 2.5, 0.4) << text;
+    EXPECT_NEAR(w["exercises"], -2.0, 0.4) << text;
+    EXPECT_EQ(th[1].text.substr(th[1].text.find(' ') + 1).find("=> cancer(a)") != std::string::npos, true) << text;
+  }
+}
+
+// The fitted weights are the maximum of the penalised log-likelihood: on a
+// model with the chosen clauses, no small move of any weight does better.
+TEST(RulesWpll, WeightsAreTheLikelihoodsMaximum) {
+  auto eng = gpu::make_cpu_engine();
+  std::mt19937 rng(23);
+  Set a, b, pos, neg;
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int32_t p = 0; p < 800; ++p) {
+    if (u(rng) < 0.5) a.insert({p});
+    if (u(rng) < 0.3) b.insert({p});
+    const double z = 0.5 + 1.5 * a.count({p}) - 1.0 * b.count({p});
+    (u(rng) < 1 / (1 + std::exp(-z)) ? pos : neg).insert({p});
+  }
+  Task t;
+  t.type_names = {"n"};
+  t.background = {{"a", {0}, table_of(a, 1)}, {"b", {0}, table_of(b, 1)}};
+  t.target = {"goal", {0}, {}};
+  t.pos = table_of(pos, 1);
+  t.neg = table_of(neg, 1);
+  SearchOptions o;
+  o.wpll = true;
+  o.max_body = 1;
+  o.l2 = 0.5;
+  std::vector<LearnedRule> th = learn_mln_rules(*eng, t, o);
+  ASSERT_EQ(th.size(), 3u);
+  // The penalised log-likelihood, computed here from the data directly.
+  auto pll = [&](const std::vector<double>& w) {
+    double ll = 0;
+    for (int32_t p = 0; p < 800; ++p) {
+      double z = w[0];
+      for (size_t i = 1; i < th.size(); ++i)
+        z += w[i] * (t.background[static_cast<size_t>(th[i].clause.body[0].pred)].name == "a" ? a.count({p}) : b.count({p}));
+      ll += pos.count({p}) ? -std::log1p(std::exp(-z)) : -std::log1p(std::exp(z));
+    }
+    for (size_t i = 1; i < w.size(); ++i) ll -= 0.5 * o.l2 * w[i] * w[i];
+    return ll;
+  };
+  std::vector<double> w;
+  for (const LearnedRule& r : th) w.push_back(r.weight);
+  const double at = pll(w);
+  for (size_t i = 0; i < w.size(); ++i)
+    for (double d : {-1e-2, 1e-2}) {
+      std::vector<double> w2 = w;
+      w2[i] += d;
+      EXPECT_LE(pll(w2), at + 1e-9) << "weight " << i << " moved by " << d;
+    }
 }
 
 }  // namespace
