@@ -41,7 +41,7 @@ fi
   echo
   echo "- command: \`FACTS=\"$FACTS\" ENGINES=$ENGINES bash bench/rules.sh $OUT\`"
   echo "- machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)"
-  echo "- commit: $(cat .devcache/commit.txt 2>/dev/null || git rev-parse --short HEAD 2>/dev/null)"
+  echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || cat .devcache/commit.txt 2>/dev/null)"
   echo "- Aleph: $aleph_note"
   echo "- task: grandparent from parent and male (bench/rules.cpp); positives and negatives FACTS/20 each;"
   echo "  pg_mln default search (beam 8, max_body 4); Aleph clauselength 4, i 2, noise 0, minpos 2"
