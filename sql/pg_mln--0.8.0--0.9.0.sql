@@ -12,7 +12,8 @@ COMMENT ON FUNCTION mln.learn_rules(text, text, text, text[], jsonb) IS
   'learns Datalog rules for target from the positive and negative example tables over the background tables '
   '(each a predicate named by its relation), coverage computed on the operator engine; score coverage: Datalog '
   'rules (Aleph), wpll: weighted MLN formulas; options: device, score, link (type, name), max_body, max_vars, beam, '
-  'min_pos, noise, max_rules, recursion, max_constants, max_rows, min_gain, penalty, l2, verbose';
+  'min_pos, noise, max_rules, recursion, max_constants, max_rows, min_gain, penalty, l2, negatives_per_positive, '
+  'seed, verbose; negatives NULL: closed-world negatives sampled';
 
 -- == Probabilistic logic programs (issue #43): docs/problog.md ==
 

@@ -35,6 +35,8 @@ namespace dl = lang::datalog;
 
 struct LearnOptions {
   std::string device;
+  int64_t negatives_per_positive = 3;  // closed-world negatives when none are given
+  int64_t seed = 1;
   std::string link = "type";  // columns link by SQL type, or by column name
   bool verbose = false;
   rules::SearchOptions search;
@@ -42,7 +44,8 @@ struct LearnOptions {
 
 const char* kOptionList =
     "the options are device, score ('coverage', 'wpll'), link ('type', 'name'), max_body, max_vars, beam, "
-    "min_pos, noise, max_rules, recursion, max_constants, max_rows, min_gain, penalty, l2 and verbose";
+    "min_pos, noise, max_rules, recursion, max_constants, max_rows, min_gain, penalty, l2, "
+    "negatives_per_positive, seed and verbose";
 
 LearnOptions learn_options(Spi& spi, Datum options, bool isnull) {
   LearnOptions o;
@@ -66,6 +69,9 @@ LearnOptions learn_options(Spi& spi, Datum options, bool isnull) {
     } else if (key == "link") {
       if (type != "string" || (value != "type" && value != "name")) throw bad("'type' or 'name'");
       o.link = value;
+    } else if (key == "negatives_per_positive" || key == "seed") {
+      if (!whole || (key == "negatives_per_positive" && std::stoll(value) < 1)) throw bad("a whole number >= 1");
+      (key == "seed" ? o.seed : o.negatives_per_positive) = std::stoll(value);
     } else if (key == "score") {
       if (type != "string" || (value != "coverage" && value != "wpll")) throw bad("'coverage' or 'wpll'");
       o.search.wpll = value == "wpll";
@@ -137,7 +143,9 @@ std::string datalog_string(const std::string& s) {
 }
 
 void learn(Spi& spi, FunctionCallInfo fcinfo, Learned& out) {
-  const std::string target = text_arg(fcinfo, 0), pos_name = text_arg(fcinfo, 1), neg_name = text_arg(fcinfo, 2);
+  const std::string target = text_arg(fcinfo, 0), pos_name = text_arg(fcinfo, 1);
+  const bool closed_world = PG_ARGISNULL(2);  // no negatives: sampled from the closed world
+  const std::string neg_name = closed_world ? pos_name : text_arg(fcinfo, 2);
   const LearnOptions opts = learn_options(spi, PG_ARGISNULL(4) ? 0 : PG_GETARG_DATUM(4), PG_ARGISNULL(4));
   Rows bg_names = spi.query("SELECT x FROM unnest($1::text[]) x WHERE x IS NOT NULL", {{TEXTARRAYOID, PG_GETARG_DATUM(3)}});
   dl::Relation pos = table_relation(spi, "the positive examples", pos_name);
@@ -175,7 +183,10 @@ void learn(Spi& spi, FunctionCallInfo fcinfo, Learned& out) {
     task.background.push_back(std::move(p));
   }
   task.pos = read_input(spi, pos, syms);
-  task.neg = read_input(spi, neg, syms);
+  task.type_names = typing.names;
+  task.neg = closed_world ? rules::sample_negatives(task, static_cast<size_t>(opts.negatives_per_positive) * task.pos.rows(),
+                                                    static_cast<uint64_t>(opts.seed))
+                          : read_input(spi, neg, syms);
   // A type's values are text when any column of that type is text.
   is_text.assign(typing.names.size(), 0);
   auto mark = [&](const dl::Relation& rel, const std::vector<int>& types) {
@@ -184,7 +195,6 @@ void learn(Spi& spi, FunctionCallInfo fcinfo, Learned& out) {
   };
   mark(pos, task.target.types);
   for (size_t i = 0; i < bg.size(); ++i) mark(bg[i], task.background[i].types);
-  task.type_names = typing.names;
   task.show = [&](int type, int32_t v) {
     return is_text[static_cast<size_t>(type)] ? datalog_string(syms.text(v)) : std::to_string(v);
   };
@@ -215,10 +225,11 @@ Datum mln_learn_rules(PG_FUNCTION_ARGS) {
   static Learned learned;
   MLN_GUARDED({
     learned.theory.clear();
-    for (int i = 0; i < 4; ++i)
+    for (int i : {0, 1, 3})
       if (PG_ARGISNULL(i))
         throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED,
-                        "mln.learn_rules: target, positives, negatives and background must not be null", "", ""};
+                        "mln.learn_rules: target, positives and background must not be null", "",
+                        "negatives may be null: closed-world negatives are then sampled"};
     Spi spi;
     learn(spi, fcinfo, learned);
   });

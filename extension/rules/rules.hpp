@@ -102,6 +102,12 @@ class TaskError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Closed-world negatives: `n` distinct tuples of the target's arity, not
+// positives, each column drawn uniformly from the values its type takes in
+// the background and the positives; fewer when the domain runs out.
+// Deterministic in `seed`.
+gpu::HostTable sample_negatives(const Task& task, size_t n, uint64_t seed);
+
 // Covering loop: the best rule by beam search over the remaining positives,
 // its positives removed, until no rule meets min_pos and noise, or max_rules.
 // Throws TaskError, gpu::EngineError (cancel included) or what progress throws.

@@ -7,7 +7,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(22);
+SELECT plan(24);
 
 CREATE SCHEMA rl;
 CREATE SCHEMA rl_out;
@@ -34,6 +34,13 @@ SELECT lives_ok($$SELECT mln.datalog((SELECT string_agg(rule, ' ') FROM learned)
                 'the rule runs as it is in mln.datalog');
 SELECT set_eq('SELECT c1, c2 FROM rl_out.grandparent', 'SELECT a, b FROM gp_pos',
               'and derives exactly the grandparents');
+
+-- No negatives: closed-world ones sampled from the people seen.
+CREATE TEMP TABLE learned_cw AS
+  SELECT * FROM mln.learn_rules('grandparent', 'gp_pos', NULL, ARRAY['parent', 'male'], '{"seed": 3}');
+SELECT is((SELECT rule FROM learned_cw), 'grandparent(A, B) :- parent(A, C), parent(C, B).',
+          'closed-world negatives: the same rule');
+SELECT is((SELECT negatives FROM learned_cw), 0::bigint, 'covering none of them');
 
 -- Recursive: ancestor, the target read as its positives in the body.
 CREATE TABLE anc_pos AS
@@ -95,7 +102,7 @@ SELECT throws_ok($$SELECT * FROM mln.learn_rules('g', 'gp_pos', 'gp_neg', ARRAY[
                  '22023', 'option "beam" of mln.learn_rules must be a whole number >= 1', 'a bad option value');
 SELECT throws_ok($$SELECT * FROM mln.learn_rules('g', 'gp_pos', 'gp_neg', ARRAY['parent'], '{"depth": 2}')$$,
                  '22023', 'unknown option "depth" of mln.learn_rules', 'an unknown option');
-SELECT throws_ok($$SELECT * FROM mln.learn_rules('g', 'gp_pos', NULL, ARRAY['parent'])$$,
+SELECT throws_ok($$SELECT * FROM mln.learn_rules('g', NULL, 'gp_neg', ARRAY['parent'])$$,
                  '22004', NULL, 'a null argument');
 SELECT throws_ok($$SELECT * FROM mln.learn_rules('parent', 'gp_pos', 'gp_neg', ARRAY['parent'])$$,
                  '22023', NULL, 'a background relation with the target''s name');

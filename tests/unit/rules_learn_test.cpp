@@ -292,6 +292,28 @@ TEST(RulesPlanted, GrandparentFromParent) {
   }
 }
 
+// Without negative examples: closed-world negatives sampled from the domain.
+TEST(RulesPlanted, GrandparentWithClosedWorldNegatives) {
+  auto eng = gpu::make_cpu_engine();
+  std::mt19937 rng(19);
+  Set parent = family(4, 12, rng);
+  Set gp = compose(parent, parent);
+  Task t = family_task(parent, "grandparent", gp, 48, rng);
+  t.neg = sample_negatives(t, 3 * gp.size(), 7);
+  ASSERT_EQ(t.neg.rows(), 3 * gp.size());
+  for (size_t i = 0; i < t.neg.rows(); ++i) ASSERT_FALSE(gp.count({t.neg.cols[0][i], t.neg.cols[1][i]}));
+  std::vector<LearnedRule> theory = learn_rules(*eng, t, SearchOptions{});
+  ASSERT_EQ(theory.size(), 1u);
+  EXPECT_EQ(derive(t, theory, 48), gp) << theory[0].text;
+  // A domain smaller than asked: every free tuple, no more.
+  Task tiny;
+  tiny.type_names = {"n"};
+  tiny.background = {{"p", {0}, table_of({{1}, {2}, {3}}, 1)}};
+  tiny.target = {"goal", {0}, {}};
+  tiny.pos = table_of({{1}}, 1);
+  EXPECT_EQ(sample_negatives(tiny, 100, 1).rows(), 2u);
+}
+
 TEST(RulesPlanted, RecursiveAncestorFromParent) {
   for (auto& eng : ground::test::engines()) {
     std::mt19937 rng(5);
