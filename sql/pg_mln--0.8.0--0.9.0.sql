@@ -15,6 +15,14 @@ COMMENT ON FUNCTION mln.learn_rules(text, text, text, text[], jsonb) IS
   'min_pos, noise, max_rules, recursion, max_constants, max_rows, min_gain, penalty, l2, negatives_per_positive, '
   'seed, verbose; negatives NULL: closed-world negatives sampled';
 
+CREATE FUNCTION mln.learn_rules_from(program text, target text, options jsonb DEFAULT '{}')
+  RETURNS TABLE(rule text, positives bigint, negatives bigint, new_positives bigint, score float8, weight float8)
+  AS 'MODULE_PATHNAME', 'mln_learn_rules_from' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION mln.learn_rules_from(text, text, jsonb) IS
+  'learns rules for one predicate of an MLN program from its evidence: the predicate''s true atoms are the '
+  'positives, its false ones the negatives (closed-world ones sampled when there are none), the other '
+  'predicates'' true atoms the background, linked by declared argument types; options as mln.learn_rules';
+
 -- == Probabilistic logic programs (issue #43): docs/problog.md ==
 
 CREATE FUNCTION mln.problog(program text, options jsonb DEFAULT '{}')

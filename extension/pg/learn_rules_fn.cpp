@@ -13,6 +13,7 @@
 #include "pg/spi.hpp"
 #include "rules/rules.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -26,6 +27,7 @@ extern "C" {
 #include "utils/errcodes.h"
 #include "utils/tuplestore.h"
 PG_FUNCTION_INFO_V1(mln_learn_rules);
+PG_FUNCTION_INFO_V1(mln_learn_rules_from);
 }
 
 namespace mln::pg {
@@ -142,6 +144,24 @@ std::string datalog_string(const std::string& s) {
   return s.find('"') == std::string::npos ? "\"" + s + "\"" : "'" + s + "'";
 }
 
+// The search on the engine mln.device (or the option) names, progress as
+// NOTICE or DEBUG1, a cancel between depths.
+void run_search(const rules::Task& task, const LearnOptions& opts, Learned& out) {
+  rules::SearchOptions so = opts.search;
+  const int level = opts.verbose ? NOTICE : DEBUG1;
+  so.progress = [&](int rule, int depth, int64_t cands) {
+    check_interrupts();
+    pg_call([&] { elog(level, "pg_mln: learn_rules rule %d depth %d: %lld candidates", rule + 1, depth, (long long)cands); });
+  };
+  try {
+    gpu::Engine& eng = engine_for(opts.device);
+    out.wpll = so.wpll;
+    out.theory = so.wpll ? rules::learn_mln_rules(eng, task, so) : rules::learn_rules(eng, task, so);
+  } catch (const rules::TaskError& e) {
+    throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, std::string("mln.learn_rules: ") + e.what(), "", ""};
+  }
+}
+
 void learn(Spi& spi, FunctionCallInfo fcinfo, Learned& out) {
   const std::string target = text_arg(fcinfo, 0), pos_name = text_arg(fcinfo, 1);
   const bool closed_world = PG_ARGISNULL(2);  // no negatives: sampled from the closed world
@@ -198,19 +218,95 @@ void learn(Spi& spi, FunctionCallInfo fcinfo, Learned& out) {
   task.show = [&](int type, int32_t v) {
     return is_text[static_cast<size_t>(type)] ? datalog_string(syms.text(v)) : std::to_string(v);
   };
-  rules::SearchOptions so = opts.search;
-  const int level = opts.verbose ? NOTICE : DEBUG1;
-  so.progress = [&](int rule, int depth, int64_t cands) {
-    check_interrupts();
-    pg_call([&] { elog(level, "pg_mln: learn_rules rule %d depth %d: %lld candidates", rule + 1, depth, (long long)cands); });
-  };
-  try {
-    gpu::Engine& eng = engine_for(opts.device);
-    out.wpll = so.wpll;
-    out.theory = so.wpll ? rules::learn_mln_rules(eng, task, so) : rules::learn_rules(eng, task, so);
-  } catch (const rules::TaskError& e) {
-    throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, std::string("mln.learn_rules: ") + e.what(), "", ""};
+  run_search(task, opts, out);
+}
+
+// Splits "a,b,c" (array_to_string of names that hold no comma).
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> v;
+  for (size_t a = 0, b = 0; a <= s.size(); a = b + 1) {
+    b = s.find(',', a);
+    if (b == std::string::npos) b = s.size();
+    v.push_back(s.substr(a, b - a));
   }
+  return v;
+}
+
+// One predicate's atoms of one truth value from a program's evidence table.
+gpu::HostTable read_atoms(Spi& spi, const std::string& table, const std::vector<std::string>& cols, bool truth) {
+  std::string sel;
+  for (size_t c = 0; c < cols.size(); ++c) sel += (c ? ", " : "") + qi(cols[c]);
+  Rows r = spi.query("SELECT DISTINCT " + sel + " FROM " + table + " WHERE truth = " + (truth ? "true" : "false"));
+  gpu::HostTable t;
+  t.cols.assign(cols.size(), std::vector<int32_t>(r.size()));
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (i % 65536 == 0) check_interrupts();
+    for (size_t c = 0; c < cols.size(); ++c) t.cols[c][i] = r.int4(i, static_cast<int>(c));
+  }
+  return t;
+}
+
+// A program's evidence as the task (mln.learn_rules_from): the target's true
+// atoms are the positives, its false ones (`!P(..)`) the negatives (or the
+// closed world's, sampled, when it has none), every other predicate's true
+// atoms the background; columns link by the declared argument types.
+void learn_from_program(Spi& spi, const std::string& prog, const std::string& target, const LearnOptions& opts,
+                        Learned& out) {
+  Rows sch = spi.query("SELECT schema_name::text FROM mln.programs WHERE name = $1", {text_param(prog)});
+  if (sch.size() == 0) throw UserError{ERRCODE_UNDEFINED_OBJECT, "program \"" + prog + "\" does not exist", "", ""};
+  const std::string schema = sch.text(0, 0);
+  Rows preds = spi.query("SELECT name, array_to_string(arg_types, ','), array_to_string(arg_kinds, ','), "
+                         "array_to_string(arg_names, ',') FROM mln.predicates WHERE program = $1 ORDER BY idx",
+                         {text_param(prog)});
+  std::vector<std::string> type_names;
+  std::vector<char> is_symbol;
+  auto type_of = [&](const std::string& t, bool symbol) {
+    auto it = std::find(type_names.begin(), type_names.end(), t);
+    const size_t k = static_cast<size_t>(it - type_names.begin());
+    if (it == type_names.end()) type_names.push_back(t), is_symbol.push_back(0);
+    if (symbol) is_symbol[k] = 1;
+    return static_cast<int>(k);
+  };
+  rules::Task task;
+  bool found = false;
+  for (size_t i = 0; i < preds.size(); ++i) {
+    const std::string name = preds.text(i, 0);
+    const std::vector<std::string> types = split_commas(preds.text(i, 1)), kinds = split_commas(preds.text(i, 2)),
+                                   cols = split_commas(preds.text(i, 3));
+    if (std::find(kinds.begin(), kinds.end(), "float") != kinds.end()) continue;  // not a relation of ids
+    rules::Predicate p;
+    p.name = name;
+    for (size_t c = 0; c < types.size(); ++c) p.types.push_back(type_of(types[c], kinds[c] == "symbol"));
+    const std::string table = qualified(schema, name);
+    if (name != target) {
+      p.rows = read_atoms(spi, table, cols, true);
+      task.background.push_back(std::move(p));
+      continue;
+    }
+    found = true;
+    task.pos = read_atoms(spi, table, cols, true);
+    task.neg = read_atoms(spi, table, cols, false);
+    task.target = std::move(p);
+  }
+  if (!found)
+    throw UserError{ERRCODE_UNDEFINED_OBJECT, "program \"" + prog + "\" has no predicate \"" + target + "\"", "",
+                    "the target is one of the program's predicates (of integer or symbol arguments)"};
+  if (task.pos.rows() == 0)
+    throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "the evidence holds no true atom of \"" + target + "\"", "",
+                    "mln.learn_rules_from learns from the evidence loaded with mln.load_evidence"};
+  task.type_names = type_names;
+  if (task.neg.rows() == 0)
+    task.neg = rules::sample_negatives(task, static_cast<size_t>(opts.negatives_per_positive) * task.pos.rows(),
+                                       static_cast<uint64_t>(opts.seed));
+  std::vector<std::string> names;  // symbol ids to text, for the rules' constants
+  Rows syms = spi.query("SELECT name FROM " + qualified(schema, "_symbols") + " ORDER BY id");
+  for (size_t i = 0; i < syms.size(); ++i) names.push_back(syms.text(i, 0));
+  task.show = [&](int type, int32_t v) {
+    if (!is_symbol[static_cast<size_t>(type)]) return std::to_string(v);
+    return v >= 0 && static_cast<size_t>(v) < names.size() ? datalog_string(names[static_cast<size_t>(v)])
+                                                           : std::to_string(v);
+  };
+  run_search(task, opts, out);
 }
 
 }  // namespace
@@ -218,23 +314,12 @@ void learn(Spi& spi, FunctionCallInfo fcinfo, Learned& out) {
 
 using namespace mln::pg;
 
-// mln.learn_rules(target text, positives text, negatives text, background
-//   text[], options jsonb default '{}') returns table(rule text, positives
-//   bigint, negatives bigint, new_positives bigint, score float8, weight float8)
-Datum mln_learn_rules(PG_FUNCTION_ARGS) {
-  static Learned learned;
-  MLN_GUARDED({
-    learned.theory.clear();
-    for (int i : {0, 1, 3})
-      if (PG_ARGISNULL(i))
-        throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED,
-                        "mln.learn_rules: target, positives and background must not be null", "",
-                        "negatives may be null: closed-world negatives are then sampled"};
-    Spi spi;
-    learn(spi, fcinfo, learned);
-  });
-  // From here PostgreSQL may raise: nothing below owns C++ resources (the
-  // static theory is cleared by the next call).
+namespace {
+
+// The rows of a theory (the static result of the guarded part); from here
+// PostgreSQL may raise: nothing below owns C++ resources (the theory is
+// cleared by the next call).
+void return_theory(FunctionCallInfo fcinfo, Learned& learned) {
   InitMaterializedSRF(fcinfo, 0);
   ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
   for (const mln::rules::LearnedRule& r : learned.theory) {
@@ -246,5 +331,41 @@ Datum mln_learn_rules(PG_FUNCTION_ARGS) {
     tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   }
   learned.theory.clear();
+}
+
+Learned learned;  // from the guarded part to the rows
+
+}  // namespace
+
+// mln.learn_rules(target text, positives text, negatives text, background
+//   text[], options jsonb default '{}') returns table(rule text, positives
+//   bigint, negatives bigint, new_positives bigint, score float8, weight float8)
+Datum mln_learn_rules(PG_FUNCTION_ARGS) {
+  MLN_GUARDED({
+    learned.theory.clear();
+    for (int i : {0, 1, 3})
+      if (PG_ARGISNULL(i))
+        throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED,
+                        "mln.learn_rules: target, positives and background must not be null", "",
+                        "negatives may be null: closed-world negatives are then sampled"};
+    Spi spi;
+    learn(spi, fcinfo, learned);
+  });
+  return_theory(fcinfo, learned);
+  return (Datum)0;
+}
+
+// mln.learn_rules_from(program text, target text, options jsonb default '{}')
+//   returns the same table, from the program's evidence
+Datum mln_learn_rules_from(PG_FUNCTION_ARGS) {
+  MLN_GUARDED({
+    learned.theory.clear();
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+      throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "mln.learn_rules_from: program and target must not be null", "", ""};
+    Spi spi;
+    const LearnOptions opts = learn_options(spi, PG_ARGISNULL(2) ? 0 : PG_GETARG_DATUM(2), PG_ARGISNULL(2));
+    learn_from_program(spi, text_arg(fcinfo, 0), text_arg(fcinfo, 1), opts, learned);
+  });
+  return_theory(fcinfo, learned);
   return (Datum)0;
 }

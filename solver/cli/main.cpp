@@ -182,6 +182,8 @@ std::string parse_locally(const mln::cli::Options& o, std::string& query_text) {
   }
   for (const auto& p : o.closed_world)
     if (all.find_pred(p) < 0) throw std::runtime_error("-cw: unknown predicate " + p);
+  if (!o.learn_rules.empty() && all.find_pred(o.learn_rules) < 0)
+    throw std::runtime_error("-learnrules: unknown predicate " + o.learn_rules);
   if (!o.query_atoms.empty()) query_text += o.query_atoms + "\n";
   return program_text;
 }
@@ -304,6 +306,13 @@ void write_answer(mln::worker::Conn& c, const mln::cli::Options& o, const std::s
   }
 }
 
+void print_phases(const std::vector<Phase>& phases, Clock::time_point t_start) {
+  double total = std::chrono::duration<double>(Clock::now() - t_start).count();
+  std::printf("%-10s %10s\n", "phase", "seconds");
+  for (const auto& p : phases) std::printf("%-10s %10.3f\n", p.name.c_str(), p.seconds);
+  std::printf("%-10s %10.3f\n", "total", total);
+}
+
 int run(const mln::cli::Options& o) {
   auto t_start = Clock::now();
   std::vector<Phase> phases;
@@ -374,6 +383,16 @@ int run(const mln::cli::Options& o) {
     }
   }
   say(">>> Storing evidence... (" + std::to_string(natoms_ev) + " atoms)");
+  if (!o.learn_rules.empty()) {  // no grounding: the rules come from the evidence (docs/rules.md)
+    lap("load", t);
+    const std::string path = mln::cli::output_files(o)[0];
+    say(">>> Learning rules for " + o.learn_rules);
+    const int n = mln::cli::write_learned_rules(c, prog, o.learn_rules, o.rule_options, path);
+    say(">>> Wrote " + std::to_string(n) + " rule(s) to file: " + path);
+    lap("learn", t);
+    print_phases(phases, t_start);
+    return 0;
+  }
   c.exec("SELECT mln.set_query($1, $2)", {prog, query_text});
   lap("load", t);
 
@@ -399,10 +418,7 @@ int run(const mln::cli::Options& o) {
   say(">>> Cleaning up temporary data");
   if (o.keep_data) say("    Data remains in schema 'mln_" + prog + "'");
   else say("    Removing database schema 'mln_" + prog + "'...OK");
-  double total = std::chrono::duration<double>(Clock::now() - t_start).count();
-  std::printf("%-10s %10s\n", "phase", "seconds");
-  for (const auto& p : phases) std::printf("%-10s %10.3f\n", p.name.c_str(), p.seconds);
-  std::printf("%-10s %10.3f\n", "total", total);
+  print_phases(phases, t_start);
   return 0;
 }
 

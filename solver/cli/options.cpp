@@ -26,7 +26,8 @@ std::string usage() {
   return "usage: pg_mln -i prog.mln[,more.mln] -r out.txt [-e evidence.db[,...]] [-queryFile q.db | -q 'P(x),Q']\n"
          "              [-cw P,Q] [-maxFlips N] [-maxTries N] [-timeout S] [-threads N] [-randomStep P]\n"
          "              [-dontBreak] [-activateAll] [-keepData] [-verbose 0-3] [-conf tuffy.conf] [-gz]\n"
-         "              [-marginal | -dual | -learnwt [-dMaxIter N]] [-mcsatSamples N] [-mcsatParam X] [-sa X] [-minProb P]\n"
+         "              [-marginal | -dual | -learnwt [-dMaxIter N] | -learnrules PRED [-ruleOptions JSON]]\n"
+         "              [-mcsatSamples N] [-mcsatParam X] [-sa X] [-minProb P]\n"
          "              [-printResultsAsPrologFacts]\n"
          "              [--dsn CONNINFO] [--device auto|cpu|gpu|sql] [--search-device auto|cpu|gpu] [--seed N]\n"
          "              [--exact-max-atoms 0-20] [--solver auto|walksat|ilp] [--ilp-seconds S]\n"
@@ -200,6 +201,8 @@ Options parse_options(int argc, char** argv) {
     else if (a == "-printResultsAsPrologFacts") o.prolog_facts = true;
     else if (a == "-learnwt") o.learnwt = true;
     else if (a == "-dMaxIter") o.learn_iterations = static_cast<int>(to_ll(a, val()));
+    else if (a == "-learnrules") o.learn_rules = val();
+    else if (a == "-ruleOptions") o.rule_options = val();
     else if (a == "--dsn" || a == "-dsn") o.dsn = val();
     else if (a == "--device") o.device = val();
     else if (a == "--search-device") o.search_device = val();
@@ -223,7 +226,16 @@ Options parse_options(int argc, char** argv) {
   if (o.help || o.version || o.stop_server) return o;
   if (o.program_files.empty()) throw std::invalid_argument("option -i (program file) is required");
   if (o.output.empty()) throw std::invalid_argument("option -r (output file) is required");
-  if (o.query_files.empty() && o.query_atoms.empty())
+  if (!o.learn_rules.empty()) {
+    if (o.marginal || o.dual || o.learnwt)
+      throw std::invalid_argument("-learnrules cannot be combined with -marginal, -dual or -learnwt");
+    if (!given.empty())
+      throw std::invalid_argument("option " + given[0].first + " applies to inference, not to -learnrules "
+                                  "(its options go in -ruleOptions '{\"score\": \"wpll\"}')");
+  } else if (o.rule_options != "{}") {
+    throw std::invalid_argument("-ruleOptions applies to -learnrules");
+  }
+  if (o.query_files.empty() && o.query_atoms.empty() && o.learn_rules.empty())
     throw std::invalid_argument("a query is required: give -queryFile or -q");
   if (!(o.min_prob >= 0 && o.min_prob <= 1)) throw std::invalid_argument("-minProb must be within [0, 1]");
   if (o.learnwt && (o.marginal || o.dual)) throw std::invalid_argument("-learnwt cannot be combined with -marginal or -dual");

@@ -41,6 +41,8 @@ struct Options {
   bool prolog_facts = false;                // -printResultsAsPrologFacts
   bool learnwt = false;                     // -learnwt: learn the weights (evidence of the query predicates = training world)
   int learn_iterations = 100;               // -dMaxIter (Tuffy: 500)
+  std::string learn_rules;                  // -learnrules PRED: learn rules for PRED from the evidence (docs/rules.md)
+  std::string rule_options = "{}";          // -ruleOptions JSON: mln.learn_rules_from's options
   int verbose = 0;                          // -verbose
   long long seed = 1;                       // --seed (pg_mln extension)
   std::string device = "auto";              // --device: grounding operators (pg_mln extension)

@@ -134,6 +134,17 @@ long long write_marginal_output(mln::worker::Conn& c, const std::string& program
 
 namespace mln::cli {
 
+int write_learned_rules(mln::worker::Conn& c, const std::string& program, const std::string& target,
+                        const std::string& options, const std::string& path) {
+  mln::worker::Result r = c.exec(
+      "SELECT rule, positives, negatives FROM mln.learn_rules_from($1, $2, $3::jsonb)", {program, target, options});
+  std::ofstream f(path, std::ios::trunc);
+  if (!f) throw std::runtime_error("cannot write output file " + path + ": " + std::strerror(errno));
+  for (int i = 0; i < r.rows(); ++i)
+    f << r.get(i, 0) << "  // covers " << r.get(i, 1) << " true and " << r.get(i, 2) << " false atoms\n";
+  return r.rows();
+}
+
 void write_learned_weights(mln::worker::Conn& c, const std::string& program, long long job, const std::string& path,
                            bool gz) {
   mln::worker::Result preds = c.exec(

@@ -26,6 +26,11 @@ long long write_marginal_output(mln::worker::Conn& c, const std::string& program
 // then "//AVERAGE WEIGHT OF ALL THE ITERATIONS" and "//WEIGHT OF LAST
 // ITERATION", each with one "<weight %.4f> <clause> //<clause no>" line per
 // clause (hard clauses: "<clause>. //<no>").
+// -learnrules: mln.learn_rules_from's rules for `target`, one a line, each
+// followed by its coverage as a comment; returns how many were written.
+int write_learned_rules(mln::worker::Conn& c, const std::string& program, const std::string& target,
+                        const std::string& options, const std::string& path);
+
 void write_learned_weights(mln::worker::Conn& c, const std::string& program, long long job, const std::string& path,
                            bool gz);
 

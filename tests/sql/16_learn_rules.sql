@@ -7,7 +7,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(24);
+SELECT plan(28);
 
 CREATE SCHEMA rl;
 CREATE SCHEMA rl_out;
@@ -92,6 +92,26 @@ SELECT lives_ok($$SELECT mln.create_program('rl_learned', E'smokes(person)\nexer
 SELECT throws_ok($$SELECT * FROM mln.learn_rules('g', 'gp_pos', 'gp_neg', ARRAY['parent'],
                    '{"score": "wpll", "recursion": true}')$$,
                  '22023', 'mln.learn_rules: recursion applies to the coverage search, not to wpll', 'wpll refuses recursion');
+
+-- From a program's evidence: grandparent's true atoms the positives, its
+-- false ones the negatives, linked by declared types.
+SET client_min_messages = error;  -- create_program warns that the program has no rules
+SELECT mln.create_program('rl_family', E'parent(person, person)\nmale(person)\ngrandparent(person, person)\n');
+SELECT mln.load_evidence('rl_family',
+  (SELECT string_agg(format('parent(%s, %s)', initcap(a), initcap(b)), E'\n') FROM parent) || E'\n' ||
+  (SELECT string_agg(format('male(%s)', initcap(a)), E'\n') FROM male) || E'\n' ||
+  (SELECT string_agg(format('grandparent(%s, %s)', initcap(a), initcap(b)), E'\n') FROM gp_pos) || E'\n' ||
+  (SELECT string_agg(format('!grandparent(%s, %s)', initcap(a), initcap(b)), E'\n') FROM gp_neg));
+SET client_min_messages = warning;
+CREATE TEMP TABLE learned_prog AS SELECT * FROM mln.learn_rules_from('rl_family', 'grandparent');
+SELECT is((SELECT rule FROM learned_prog), 'grandparent(A, B) :- parent(A, C), parent(C, B).',
+          'learn_rules_from: the rule from the program''s evidence');
+SELECT results_eq('SELECT positives, negatives FROM learned_prog',
+                  $$SELECT (SELECT count(*) FROM gp_pos), 0::bigint$$, 'covering every true atom and no false one');
+SELECT throws_ok($$SELECT * FROM mln.learn_rules_from('rl_family', 'uncle')$$, '42704',
+                 'program "rl_family" has no predicate "uncle"', 'an unknown target predicate');
+SELECT throws_ok($$SELECT * FROM mln.learn_rules_from('rl_nothing', 'uncle')$$, '42704',
+                 'program "rl_nothing" does not exist', 'an unknown program');
 
 -- Bad input, refused with what and where.
 SELECT throws_ok($$SELECT * FROM mln.learn_rules('g', 'no_such_table', 'gp_neg', ARRAY['parent'])$$,
