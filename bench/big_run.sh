@@ -4,8 +4,8 @@
 # ground clauses), run end to end by the command line against the running
 # database: evidence COPY, mln.ground in the server, the worker's MaxWalkSAT
 # with a search time limit, answers written back.  Writes big_run.md (the
-# phase table, the grounding statistics and the worker's own timings) to
-# OUT_DIR.
+# phase table, the grounding statistics, the worker's own timings, and the
+# lower bound with its gap and time) to OUT_DIR.
 #
 #   bash bench/big_run.sh OUT_DIR [PAPERS] [BUILD_DIR]
 #   MLN_BIG_DEVICE=gpu      engine path (gpu | cpu)
@@ -66,7 +66,13 @@ md=$out/big_run.md
   echo '```'
   grep -E '^worker: ' "$log" | grep -v -E 'waiting|idle' | head -30
   grep -E 'search GPU memory peak' "$log"
-  grep -E '^### (Lower bound|Proven)' "$log"
+  echo '```'
+  echo
+  echo "The lower bound (the LP relaxation's, by PDHG beside the walk, on the GPU where the worker has one),"
+  echo "the gap, and when the first whole answer and the final bound came (seconds from the start of the search):"
+  echo
+  echo '```'
+  grep -E '^### (Lower bound|Proven|Search ended|Warning)' "$log" || echo "(no bound reported)"
   echo '```'
   echo
   echo "Cost over time (the job's best cost as the command line polled it, seconds from the start of"

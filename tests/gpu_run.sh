@@ -27,7 +27,11 @@
 #   one GPU and spread over every GPU (bench/spread_run.sh, MLN_SPREAD_PAPERS,
 #   issue #23); defaults: the default against every single path and NuWLS
 #   (bench/defaults.sh, issue #39); datalog: bench/datalog.sh with the GPU
-#   and the CPU at 10^5..10^7 edges (issue #41); full: all but datalog.  MLN_PG_OPTS adds server settings
+#   and the CPU at 10^5..10^7 edges (issue #41); rules: the rule-learning
+#   tests and bench/rules.sh (issue #42); pdhg: the PDHG bound's
+#   tests (ctest -R Pdhg) and bench/lp_bound on RC 10^4 and 10^5 papers, CPU
+#   and GPU side by side (issue #40, MLN_PDHG_PAPERS; not part of full); cplogic: the ProbLog tests and
+#   bench/cplogic.sh on the GPU, the CPU and one core (issue #43); full: all but datalog.  MLN_PG_OPTS adds server settings
 #   (e.g. "-c shared_buffers=8GB").  Modes join
 #   with '+'.  The builds (PostgreSQL in /tmp/pg, pg_mln in build/gpu-cuda)
 #   are reused by later calls while the machine stays warm.
@@ -288,6 +292,45 @@ if has walk; then
   (cd "$OUT" && tar czf walk_traces.tar.gz walk-*.dat 2>/dev/null && rm -f walk-*.dat)
 fi
 
+if case "+$mode+" in *+pdhg+*) true ;; *) false ;; esac; then  # not part of full
+  # The LP bound by PDHG on the GPU (issue #40): the PDHG GoogleTests with
+  # the GPU required (the CPU cases too), then bench/lp_bound on generated RC
+  # (grounded in memory on the CPU engine): PDHG on every core and on the
+  # GPU, side by side (set-up, time to within 0.5% of the optimum where it is
+  # known, time, iterations, bound), and solve_map with the GPU (solve_gpu=1:
+  # the GPU walk, stopped by the GPU bound, within 60 s).
+  note ""
+  note "## PDHG bound on the GPU"
+  (cd $B && ctest --output-on-failure -j4 -R Pdhg --timeout 300) >"$OUT/pdhg_tests.log" 2>&1
+  note "ctest -R Pdhg (MLN_REQUIRE_GPU=1): exit $?, $(grep -E 'tests passed|tests failed' "$OUT/pdhg_tests.log")"
+  grep -E '\((Failed|Timeout|Skipped)\)' "$OUT/pdhg_tests.log" | tee -a "$summary"
+  for papers in ${MLN_PDHG_PAPERS:-10000 100000}; do
+    ref=0
+    [ "$papers" = 10000 ] && ref=22797.18  # RC 10^4's optimum (bench/results/cpu-2core/lp_bound.md)
+    OMP_WAIT_POLICY=passive timeout "${MLN_PDHG_WALL:-150}" $B/bench/mln_lp_bound rc "$papers" threads="$J" clp=0 \
+      pdhg_s=60 trace_s=1 ref=$ref solve_gpu=1 walk_s=60 >"$OUT/lp_bound_rc_$papers.log" 2>&1
+    note "mln_lp_bound rc $papers: exit $?"
+    note '```'
+    grep -E '^(network|pdhg.* (done|within|GPU failed)|\||solve)' "$OUT/lp_bound_rc_$papers.log" | tee -a "$summary"
+    note '```'
+  done
+fi
+
+if case "+$mode+" in *+rules+*) true ;; *) false ;; esac; then  # not part of full
+  # Rule learning (issue #42): the rules GoogleTests with the GPU required
+  # (coverage against the reference prover, planted rules on the CUDA
+  # engine), then bench/rules.sh's family task on every core, one core and
+  # the GPU (Aleph is not on this host: its figures are the dev machine's).
+  note ""
+  note "## Rule learning"
+  (cd $B && ctest --output-on-failure -R '^rules\.' --timeout 300) >"$OUT/rules_tests.log" 2>&1
+  note "ctest -R rules (MLN_REQUIRE_GPU=1): exit $?, $(grep -E 'tests passed|tests failed' "$OUT/rules_tests.log")"
+  OMP_WAIT_POLICY=passive BIN=$B/bench/mln_rules_bench FACTS="${MLN_RULES_FACTS:-1000000 10000000}" \
+    timeout ${MLN_RULES_WALL:-300} bash bench/rules.sh "$OUT/rules.md" >"$OUT/rules_run.log" 2>&1
+  note "bench/rules.sh: exit $?"
+  cat "$OUT/rules.md" >>"$summary" 2>/dev/null
+fi
+
 if has defaults; then
   # The default against every single path and NuWLS (issue #39;
   # bench/defaults.sh): MLN_DEFAULTS_LOADS, MLN_DEFAULTS_TIMEOUT.
@@ -303,16 +346,33 @@ if case "+$mode+" in *+datalog+*) true ;; *) false ;; esac; then  # not part of 
   # mln.datalog against WITH RECURSIVE (and Soufflé with SOUFFLE=path) on TC and
   # SG over uniform, R-MAT and grid graphs and on points-to (bench/datalog.sh,
   # issue #41), once with device gpu and once cpu: MLN_DATALOG_EDGES,
-  # MLN_DATALOG_TIMEOUT (seconds per statement), MLN_DATALOG_WALL (per device;
+  # MLN_DATALOG_DEVICES, MLN_DATALOG_TIMEOUT (seconds per statement), MLN_DATALOG_WALL (per device;
   # cut short, the log's lines stand in for the table).
   note ""
   note "## Datalog vs WITH RECURSIVE"
-  for dev in gpu cpu; do
+  for dev in ${MLN_DATALOG_DEVICES:-gpu cpu}; do
     DEVICE=$dev EDGES=${MLN_DATALOG_EDGES:-100000 1000000 10000000} STMT_TIMEOUT=${MLN_DATALOG_TIMEOUT:-60} \
       PGDATABASE=postgres timeout ${MLN_DATALOG_WALL:-280} bash bench/datalog.sh "$OUT/datalog_$dev.md" >"$OUT/datalog_$dev.log" 2>&1
     note "bench/datalog.sh DEVICE=$dev: exit $?"
     cat "$OUT/datalog_$dev.md" >>"$summary" 2>/dev/null || tail -40 "$OUT/datalog_$dev.log" >>"$summary"
   done
+fi
+
+if case "+$mode+" in *+cplogic+*) true ;; *) false ;; esac; then  # not part of full
+  # CP-logic forward sampling (issue #43): the ProbLog and forward sampler
+  # tests with the GPU required (the CUDA sampler must draw exactly the CPU
+  # sampler's samples), then bench/cplogic.sh on the GPU, the CPU backend on
+  # every core and on one (MLN_CPLOGIC_DEVICES, MLN_CPLOGIC_WALL seconds).
+  note ""
+  note "## CP-logic forward sampling"
+  (cd $B && ctest --output-on-failure -R 'ProbLog|ForwardSampler' --timeout 300) >"$OUT/cplogic_tests.log" 2>&1
+  note "ctest -R 'ProbLog|ForwardSampler' (MLN_REQUIRE_GPU=1): exit $?, $(grep -E 'tests passed|tests failed' "$OUT/cplogic_tests.log")"
+  DEVICES=${MLN_CPLOGIC_DEVICES:-gpu cpu cpu1} BLOODTYPE=${MLN_CPLOGIC_BLOODTYPE:-100 1000 10000 100000} \
+    GROWINGHEAD=${MLN_CPLOGIC_GROWINGHEAD:-10 50 200 400} GROWINGBODY=${MLN_CPLOGIC_GROWINGBODY:-10 50 100 200} \
+    FIXED=${MLN_CPLOGIC_FIXED:-1000000} FIXED_CPU=${MLN_CPLOGIC_FIXED_CPU:-100000} STMT_TIMEOUT=30 PGDATABASE=postgres \
+    timeout ${MLN_CPLOGIC_WALL:-170} bash bench/cplogic.sh "$OUT/cplogic.md" >"$OUT/cplogic.log" 2>&1
+  note "bench/cplogic.sh: exit $?"
+  cat "$OUT/cplogic.md" >>"$summary" 2>/dev/null || tail -40 "$OUT/cplogic.log" >>"$summary"
 fi
 
 if has kernels; then

@@ -1,11 +1,16 @@
 // The LP relaxation's bound by PDHG (lp_pdhg.hpp) against brute force and
-// against Clp's optimum of the same LP (lp_relaxation).
+// against Clp's optimum of the same LP (lp_relaxation), on the CPU (PdhgTest)
+// and on the GPU (PdhgGpuTest: skipped without a usable GPU, failed instead
+// under MLN_REQUIRE_GPU=1).
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
 
+#include "core/base/network_cost.hpp"
 #include "core/map/ilp_map.hpp"
 #include "core/map/lp_pdhg.hpp"
 #include "core/map/solve_map.hpp"
@@ -45,6 +50,7 @@ mln::Network pdhg_network(uint64_t seed) {
 
 PdhgOptions test_options() {
   PdhgOptions o;
+  o.device = "cpu";
   o.threads = 1;
   o.max_iterations = 20000;
   o.rel_gap = 1e-6;
@@ -113,6 +119,7 @@ TEST(PdhgTest, MatchesClpOnALargerNetworkWithThreads) {
     const LpOutcome clp = lp_relaxation(net, 30);
     ASSERT_TRUE(clp.solved);
     PdhgOptions o;
+    o.device = "cpu";
     o.threads = 2;
     o.rel_gap = 1e-3;
     o.max_iterations = 200000;
@@ -208,4 +215,176 @@ TEST(PdhgTest, TheWalkEndsWithinTheGapOfTheSideBound) {
                                             << closed.stop_reason;
 }
 
+}  // namespace mln::solver
+
+namespace mln::solver {
+namespace {
+
+// Without a GPU, "auto" is the CPU path, unchanged, and "gpu" is refused;
+// with one, "auto" runs on it.  An unknown device is refused either way.
+TEST(PdhgTest, WithoutGpuAutoRunsOnTheCpu) {
+  const mln::Network net = pdhg_network(5);
+  PdhgOptions o = test_options();
+  o.device = "tpu";
+  EXPECT_THROW(lp_bound_pdhg(net, o), std::invalid_argument);
+  o.device = "auto";
+  const PdhgOutcome a = lp_bound_pdhg(net, o);
+  if (gpu_available()) {
+    EXPECT_EQ(a.device, "gpu") << a.gpu_error;
+    return;
+  }
+  o.device = "cpu";
+  const PdhgOutcome c = lp_bound_pdhg(net, o);
+  EXPECT_EQ(a.device, "cpu");
+  EXPECT_TRUE(a.gpu_error.empty()) << a.gpu_error;
+  EXPECT_EQ(a.bound, c.bound);
+  EXPECT_EQ(a.iterations, c.iterations);
+  EXPECT_EQ(a.state, c.state);
+  o.device = "gpu";
+  EXPECT_THROW(lp_bound_pdhg(net, o), std::runtime_error);
+}
+
+// The GPU cases: skipped without a usable GPU, failed instead when
+// MLN_REQUIRE_GPU=1.
+class PdhgGpuTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (gpu_available(&why)) return;
+    const char* req = std::getenv("MLN_REQUIRE_GPU");
+    if (req && std::string(req) == "1") FAIL() << "MLN_REQUIRE_GPU=1 but no usable GPU: " << why;
+    GTEST_SKIP() << "no usable GPU: " << why;
+  }
+  static PdhgOptions gpu_options() {
+    PdhgOptions o = test_options();
+    o.device = "gpu";
+    return o;
+  }
+};
+
+// As on the CPU: the bound is never above the optimum, whatever the
+// iterate's accuracy (also after a handful of iterations, evaluated at
+// each), and the rounded state's cost is its exact cost.
+TEST_F(PdhgGpuTest, BoundNeverExceedsTheOptimumOn100Networks) {
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    const mln::Network net = pdhg_network(seed);
+    const double opt = brute_force_min_cost(net);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", optimum " + std::to_string(opt));
+    for (int64_t iters : {int64_t{3}, int64_t{40}, int64_t{20000}}) {
+      PdhgOptions o = gpu_options();
+      o.max_iterations = iters;
+      o.eval_every = iters <= 40 ? 1 : 16;
+      const PdhgOutcome r = lp_bound_pdhg(net, o);
+      ASSERT_EQ(r.device, "gpu") << r.gpu_error;
+      EXPECT_LE(r.bound, opt + tol(opt)) << iters << " iterations";
+      EXPECT_GE(r.bound, unit_bound(net) - tol(opt));
+      ASSERT_EQ(r.state.size(), static_cast<size_t>(net.num_atoms) + 1);
+      EXPECT_NEAR(r.state_cost, total_cost(net.clauses, r.state), tol(opt));
+      EXPECT_GE(r.state_cost, opt - tol(opt));
+      EXPECT_LE(r.bound, r.primal + 1e-6);
+    }
+  }
+}
+
+// Within 0.5% of the CPU's PDHG bound and of Clp's optimum of the same LP,
+// and never above Clp's beyond its own tolerance (MatchesClpOn200Networks).
+TEST_F(PdhgGpuTest, MatchesTheCpuAndClpOn100Networks) {
+  int converged = 0;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    const mln::Network net = pdhg_network(seed);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const PdhgOutcome cpu = lp_bound_pdhg(net, test_options());
+    const PdhgOutcome gpu = lp_bound_pdhg(net, gpu_options());
+    ASSERT_EQ(gpu.device, "gpu") << gpu.gpu_error;
+    EXPECT_NEAR(gpu.bound, cpu.bound, 0.005 * std::fabs(cpu.bound) + 1e-6);
+    converged += gpu.converged;
+    if (!ilp_available()) continue;
+    const LpOutcome clp = lp_relaxation(net, 10);
+    if (!clp.solved) continue;
+    const double slack = 1e-6 * std::max(1.0, std::fabs(clp.bound)) + 2e-9 * unit_mass(net);
+    EXPECT_LE(gpu.bound, clp.bound + slack) << "Clp " << clp.bound;
+    EXPECT_GE(gpu.bound, clp.bound - 0.005 * std::fabs(clp.bound) - 1e-6) << "Clp " << clp.bound;
+  }
+  EXPECT_GE(converged, 95);
+}
+
+// Networks larger than one pass of the kernels' grids (more clauses and
+// atoms than 1024 blocks of 256 threads cover): the GPU's bound is at most
+// the CPU's feasible primal objective and the CPU's at most the GPU's (each
+// bound is below the LP optimum, each primal above it), within 0.5% of each
+// other, and the rounded state's cost is its exact cost.
+TEST_F(PdhgGpuTest, MatchesTheCpuOnNetworksLargerThanTheGrid) {
+  for (uint64_t seed : {7}) {
+    const mln::Network net = random_mixed_network(300000, 450000, seed);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    PdhgOptions o;
+    o.rel_gap = 1e-3;
+    o.max_iterations = 20000;
+    o.time_limit_s = 120;
+    o.device = "cpu";
+    const PdhgOutcome cpu = lp_bound_pdhg(net, o);
+    o.device = "gpu";
+    const PdhgOutcome gpu = lp_bound_pdhg(net, o);
+    ASSERT_EQ(gpu.device, "gpu") << gpu.gpu_error;
+    EXPECT_TRUE(gpu.converged) << gpu.seconds << " s, " << gpu.iterations << " iterations";
+    EXPECT_LE(gpu.bound, cpu.primal + 1e-9 * std::fabs(cpu.primal));
+    EXPECT_LE(cpu.bound, gpu.primal + 1e-9 * std::fabs(gpu.primal));
+    EXPECT_NEAR(gpu.bound, cpu.bound, 0.005 * std::fabs(cpu.bound));
+    EXPECT_NEAR(gpu.state_cost, total_cost_threads(net.clauses, gpu.state), tol(gpu.state_cost));
+    EXPECT_LE(gpu.bound, gpu.state_cost);
+  }
+}
+
+// solve_map on the GPU with the PDHG bound beside the GPU walk of every
+// component (gpu_min_atoms 1: each component is walked on its own, with a
+// side bound on the GPU): every bound is valid, no GPU failure was warned
+// of, and the answer's cost is its truth's.
+TEST_F(PdhgGpuTest, SolveMapBoundsBesideTheGpuWalk) {
+  for (uint64_t seed = 300; seed < 340; ++seed) {
+    mln::Network net = random_mixed_network(8 + static_cast<int32_t>(seed % 7), 30 + static_cast<int>(seed % 20), seed);
+    const double opt = brute_force_min_cost(net);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", optimum " + std::to_string(opt));
+    SolveOptions o;
+    o.seed = seed;
+    o.device = "gpu";
+    o.gpu_min_atoms = 1;
+    o.exact_max_atoms = 0;
+    o.max_flips = 200;
+    o.gap_tolerance = 0;
+    o.ilp_seconds = 0;  // no exact path: the bound is PDHG's alone
+    o.pdhg_min_clauses = 1;
+    o.lp_bound_max_clauses = 0;
+    const SolveResult r = solve_map(net, o);
+    EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+    EXPECT_LE(r.bound, opt + tol(opt));
+    EXPECT_LE(r.bound, r.cost + tol(r.cost));
+    EXPECT_NEAR(total_cost(net.clauses, r.truth), r.cost, tol(opt));
+  }
+}
+
+// The GPU bound closes the GPU walk on a network whose LP is tight
+// (TheWalkEndsWithinTheGapOfTheSideBound): the answer is the optimum and
+// within gap_tolerance of its bound.
+TEST_F(PdhgGpuTest, TheGpuWalkEndsWithinTheGapOfTheGpuBound) {
+  mln::Network net;
+  net.num_atoms = 2000;
+  for (int32_t a = 1; a <= net.num_atoms; ++a) {  // each atom: false costs 1, true costs 2
+    add_clause(net, {a}, 1.0);
+    add_clause(net, {-a}, 2.0);
+  }
+  for (int32_t a = 1; a < net.num_atoms; ++a) add_clause(net, {-a, -(a + 1)}, 1.0);
+  net.is_query.assign(net.num_atoms + 1, 1);
+  SolveOptions o;
+  o.device = "gpu";
+  o.gpu_min_atoms = 1;
+  o.exact_max_atoms = 0;
+  o.max_tries = 200;
+  o.pdhg_min_clauses = 1;
+  const SolveResult r = solve_map(net, o);
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+  EXPECT_DOUBLE_EQ(r.cost, 2000.0);
+  EXPECT_LE(r.cost - r.bound, o.gap_tolerance * r.cost) << r.solver_used << ", " << r.stop_reason;
+}
+
+}  // namespace
 }  // namespace mln::solver

@@ -69,7 +69,7 @@ inline constexpr Spec kSpecs[] = {
     {Id::kThreads, "threads", kAnyTask, Type::kInteger, nullptr, 0, 4096, false, "0",
      "an integer from 0 (all cores) to 4096", "CPU threads; 0: the worker's --threads, else all cores (-threads)"},
     {Id::kDevice, "device", kInfer, Type::kChoice, "auto|cpu|gpu", 0, 0, false, "auto", nullptr,
-     "where the search and sampling run: auto (the GPU for large components when there is one), cpu, or gpu "
+     "where the search, the sampling and the LP bound run: auto (the GPU for large components when there is one), cpu, or gpu "
      "(fails without a usable GPU) (--search-device)"},
     {Id::kRandomStep, "random_step", kInfer, Type::kNumber, nullptr, 0, 1, false, "0.5", "a probability within [0, 1]",
      "probability of a random walk step; when not given, MAP lowers it from 0.5 over the tries (-randomStep)"},

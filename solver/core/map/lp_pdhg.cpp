@@ -23,6 +23,11 @@
 // the primal objective; the primal objective reported is that of the
 // iterate's x with each z at its best value for x, which is feasible, so
 // primal - bound is a certified gap.
+//
+// The step's formulas (lp_pdhg_rules.hpp) and the loop (pdhg_loop,
+// lp_pdhg_detail.hpp) are shared with the GPU backend (lp_pdhg_gpu.cu).
+// Here: the LP's construction, the bound g and the rounding, which both
+// backends call; the OpenMP backend; the dispatch between the devices.
 #include "core/map/lp_pdhg.hpp"
 
 #include <omp.h>
@@ -32,36 +37,20 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <system_error>
 
 #include "core/base/network_cost.hpp"
 #include "core/map/ilp_map.hpp"
+#include "core/map/lp_pdhg_detail.hpp"
+#include "core/map/lp_pdhg_gpu.hpp"
+#include "core/map/lp_pdhg_rules.hpp"
+#include "core/walk/walksat_gpu.hpp"
 
 namespace mln::solver {
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// The LP over the network's own CSR.  Rows of clause k (two or more
-// literals, w != 0): w > 0, one row  sum_i s_i x_{a_i} + z_k >= 1 - #negated;
-// w < 0, one row per literal i  z_k - s_i x_{a_i} >= (s_i < 0), where s_i is
-// the literal's sign (lp_relaxation's rows, ilp_map.cpp).  Products with A
-// run clause by clause; those with A^T scatter into per-thread atom arrays
-// (an atom-major transpose read y at random and was ~5x slower on RC).
-struct Lp {
-  const ClauseSet* cs = nullptr;
-  int32_t n = 0;
-  std::vector<double> c;         // per atom: the unit clauses' linear cost (size n + 1)
-  long double constant = 0;      // their constant part and the empty clauses' cost
-  double constant_abs = 0;       // the sum of |term| that made `constant` (rounding margin)
-  int64_t constant_terms = 0;
-  std::vector<int64_t> clause;   // the LP's clauses: ids in cs
-  std::vector<int64_t> row_off;  // clause k's rows: [row_off[k], row_off[k + 1])
-  std::vector<double> tx;        // per atom: 1 / its nonzeros in rows (0: in no row)
-  int64_t nnz = 0;               // the x entries of the rows
-  int64_t rows() const { return row_off.back(); }
-};
+namespace pdhg_detail {
 
 Lp build_lp(const mln::Network& net) {
   Lp lp;
@@ -99,99 +88,14 @@ Lp build_lp(const mln::Network& net) {
   return lp;
 }
 
-double clip01(double v) { return v < 0 ? 0 : v > 1 ? 1 : v; }
+int default_threads() { return omp_get_max_threads(); }
 
-// The iteration's state: the iterate (x, z, y), its anchor (x0, z0, y0),
-// the last PDHG step's x (xn), A^T y for the x columns (aty), and the
-// per-thread arrays that A^T is scattered into.
-struct State {
-  std::vector<double> x, xn, x0, z, z0, y, y0, aty;
-  std::vector<std::vector<double>> acc;
-  std::vector<std::vector<long double>> lacc;
-  double omega = 1;  // primal weight
-  double eta = 0.99; // step; < 1 by the preconditioning
-};
-
-// Squared distances moved by one PDHG step, in the preconditioner's metric.
-struct StepNorms {
-  double px = 0, dy = 0;  // primal (x and z), dual
-};
-
-// One PDHG step T(v) from v = (x, z, y), then the reflected Halpern update
-// v <- lambda ((1 + gamma) T(v) - gamma v) + (1 - lambda) v0.
-StepNorms step(const Lp& lp, State& s, double lambda, double gamma, int nt) {
-  const ClauseSet& cs = *lp.cs;
-  const double tau = s.eta / s.omega, sigma = s.eta * s.omega;
-  const double a1 = lambda * (1 + gamma), a2 = lambda * gamma, a3 = 1 - lambda;
-  const int32_t n = lp.n;
-  const int64_t K = static_cast<int64_t>(lp.clause.size());
-  double px = 0, dy = 0;
-  int team = 1;
-#pragma omp parallel for num_threads(nt) schedule(static, 4096) if (nt > 1 && n > 4096)
-  for (int32_t a = 1; a <= n; ++a)
-    s.xn[a] = lp.tx[a] == 0 ? s.x[a] : clip01(s.x[a] - tau * lp.tx[a] * (lp.c[a] - s.aty[a]));
-#pragma omp parallel num_threads(nt) if (nt > 1 && K > 4096)
-  {
-#pragma omp single
-    team = omp_get_num_threads();
-    std::vector<double>& acc = s.acc[omp_get_thread_num()];
-    std::fill(acc.begin(), acc.end(), 0.0);
-#pragma omp for schedule(static, 1024) reduction(+ : px, dy)
-    for (int64_t k = 0; k < K; ++k) {
-      const int64_t c = lp.clause[k], off = cs.offsets[c], len = cs.offsets[c + 1] - off, r0 = lp.row_off[k];
-      const double w = cs.weights[c];
-      const bool pos = w > 0;
-      const double tz = pos ? 1.0 : 1.0 / static_cast<double>(len);
-      double ysum = 0;
-      for (int64_t r = r0; r < lp.row_off[k + 1]; ++r) ysum += s.y[r];
-      const double zn = clip01(s.z[k] - tau * tz * (std::fabs(w) - ysum));
-      const double zb = 2 * zn - s.z[k];
-      px += (zn - s.z[k]) * (zn - s.z[k]) / tz;
-      s.z[k] = a1 * zn - a2 * s.z[k] + a3 * s.z0[k];
-      auto xbar = [&](int32_t a) { return 2 * s.xn[a] - s.x[a]; };
-      auto dual = [&](int64_t r, double b, double act, double S) {
-        const double yn = std::max(0.0, s.y[r] + sigma * S * (b - act));
-        dy += (yn - s.y[r]) * (yn - s.y[r]) / S;
-        s.y[r] = a1 * yn - a2 * s.y[r] + a3 * s.y0[r];
-      };
-      if (pos) {
-        double act = zb, b = 1;
-        for (int64_t i = 0; i < len; ++i) {
-          const int32_t l = cs.lits[off + i];
-          act += l > 0 ? xbar(l) : -xbar(-l);
-          b -= l < 0;
-        }
-        dual(r0, b, act, 1.0 / static_cast<double>(len + 1));
-        for (int64_t i = 0; i < len; ++i) {  // x's coefficient: the literal's sign
-          const int32_t l = cs.lits[off + i];
-          acc[std::abs(l)] += l > 0 ? s.y[r0] : -s.y[r0];
-        }
-      } else {
-        for (int64_t i = 0; i < len; ++i) {  // x's coefficient: minus the literal's sign
-          const int32_t l = cs.lits[off + i];
-          dual(r0 + i, l < 0 ? 1.0 : 0.0, l > 0 ? zb - xbar(l) : zb + xbar(-l), 0.5);
-          acc[std::abs(l)] += l > 0 ? -s.y[r0 + i] : s.y[r0 + i];
-        }
-      }
-    }
-  }
-#pragma omp parallel for num_threads(nt) schedule(static, 4096) reduction(+ : px) if (nt > 1 && n > 4096)
-  for (int32_t a = 1; a <= n; ++a) {
-    double sum = 0;
-    for (int t = 0; t < team; ++t) sum += s.acc[t][a];
-    s.aty[a] = sum;
-    if (lp.tx[a] == 0) continue;
-    px += (s.xn[a] - s.x[a]) * (s.xn[a] - s.x[a]) / lp.tx[a];
-    s.x[a] = a1 * s.xn[a] - a2 * s.x[a] + a3 * s.x0[a];
-  }
-  return {px, dy};
+std::vector<double> initial_x(const Lp& lp) {
+  std::vector<double> x(static_cast<size_t>(lp.n) + 1, 0.0);
+  for (int32_t a = 1; a <= lp.n; ++a)
+    if (lp.tx[a] == 0) x[a] = lp.c[a] < 0 ? 1.0 : 0.0;  // in no row: its best value at once
+  return x;
 }
-
-// g(y+) at y+ = max(0, y) (a certified bound, see below) and the primal
-// objective of xn with each z at its best (feasible, so >= the LP optimum).
-struct Eval {
-  double bound = 0, primal = 0;
-};
 
 // Rounding: every term of g is a product of a double with +-1 or a small
 // integer (exact in long double) and the terms are summed in a tree whose
@@ -203,7 +107,7 @@ struct Eval {
 // g(y+) <= the LP optimum.  With long double (u = 2^-64 on x86) the margin
 // is ~1e-13 of sum|leaves| at 10^6 clauses; where long double is double it
 // is still ~1e-10.
-Eval evaluate(const Lp& lp, State& s, int nt) {
+Eval evaluate(const Lp& lp, const double* xn, const double* y, std::vector<std::vector<long double>>& lacc, int nt) {
   const ClauseSet& cs = *lp.cs;
   const int32_t n = lp.n;
   const int64_t K = static_cast<int64_t>(lp.clause.size());
@@ -213,7 +117,7 @@ Eval evaluate(const Lp& lp, State& s, int nt) {
   {
 #pragma omp single
     team = omp_get_num_threads();
-    std::vector<long double>& acc = s.lacc[omp_get_thread_num()];
+    std::vector<long double>& acc = lacc[omp_get_thread_num()];
     std::fill(acc.begin(), acc.end(), 0.0L);
 #pragma omp for schedule(static, 1024) reduction(+ : g, gabs, primal)
     for (int64_t k = 0; k < K; ++k) {
@@ -225,12 +129,12 @@ Eval evaluate(const Lp& lp, State& s, int nt) {
       int negs = 0;
       for (int64_t i = 0; i < len; ++i) {
         const int32_t l = cs.lits[off + i];
-        const double lv = l > 0 ? s.xn[l] : 1 - s.xn[-l];
+        const double lv = l > 0 ? xn[l] : 1 - xn[-l];
         lmax = std::max(lmax, lv);
         lsum += lv;
         negs += l < 0;
         // A^T y+ for x: the literal's sign (w > 0) or minus it (w < 0).
-        const long double yv = std::max(0.0, s.y[pos ? r0 : r0 + i]);
+        const long double yv = std::max(0.0, y[pos ? r0 : r0 + i]);
         acc[std::abs(l)] += (l > 0) == pos ? yv : -yv;
         if (!pos) {
           ysum += yv;
@@ -238,7 +142,7 @@ Eval evaluate(const Lp& lp, State& s, int nt) {
         }
       }
       if (pos) {
-        ysum = std::max(0.0, s.y[r0]);
+        ysum = std::max(0.0, y[r0]);
         by = (1 - negs) * ysum;
       }
       g += by + std::min<long double>(0, w - ysum);
@@ -249,10 +153,10 @@ Eval evaluate(const Lp& lp, State& s, int nt) {
 #pragma omp parallel for num_threads(nt) schedule(static, 4096) reduction(+ : g, gabs, primal) if (nt > 1 && n > 4096)
   for (int32_t a = 1; a <= n; ++a) {
     long double rc = lp.c[a];
-    for (int t = 0; t < team; ++t) rc -= s.lacc[t][a];
+    for (int t = 0; t < team; ++t) rc -= lacc[t][a];
     g += std::min<long double>(0, rc);
     gabs += std::fabs(lp.c[a]);
-    primal += lp.c[a] * s.xn[a];
+    primal += lp.c[a] * xn[a];
   }
   const long double leaves = static_cast<long double>(lp.nnz) * 2 + lp.rows() * 2 + n + 3 * K + lp.constant_terms + 4;
   const long double u = std::numeric_limits<long double>::epsilon() / 2;
@@ -262,98 +166,11 @@ Eval evaluate(const Lp& lp, State& s, int nt) {
   return {bound, static_cast<double>(primal)};
 }
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// Restart: a new anchor at the current iterate, and the primal weight moved
-// halfway (in log scale) toward the ratio of the dual to the primal distance
-// travelled since the last restart (PDLP's smoothing 0.5).
-void restart(const Lp& lp, State& s) {
-  double dx = 0, dy = 0;
-  for (int32_t a = 1; a <= lp.n; ++a)
-    if (lp.tx[a] > 0) dx += (s.x[a] - s.x0[a]) * (s.x[a] - s.x0[a]) / lp.tx[a];
-  const ClauseSet& cs = *lp.cs;
-  for (size_t k = 0; k < lp.clause.size(); ++k) {
-    const int64_t c = lp.clause[k];
-    const double len = static_cast<double>(cs.offsets[c + 1] - cs.offsets[c]);
-    const bool pos = cs.weights[c] > 0;
-    dx += (s.z[k] - s.z0[k]) * (s.z[k] - s.z0[k]) * (pos ? 1.0 : len);
-    for (int64_t r = lp.row_off[k]; r < lp.row_off[k + 1]; ++r)
-      dy += (s.y[r] - s.y0[r]) * (s.y[r] - s.y0[r]) * (pos ? len + 1 : 2.0);
-  }
-  if (dx > 1e-20 && dy > 1e-20) s.omega = std::exp(0.5 * std::log(std::sqrt(dy / dx)) + 0.5 * std::log(s.omega));
-  s.x0 = s.x;
-  s.z0 = s.z;
-  s.y0 = s.y;
-}
-
-}  // namespace
-
-PdhgOutcome lp_bound_pdhg(const mln::Network& net, const PdhgOptions& opts) {
-  const auto t0 = Clock::now();
-  const int nt = opts.threads > 0 ? opts.threads : omp_get_max_threads();
-  const Lp lp = build_lp(net);
-  State s;
-  s.x.assign(static_cast<size_t>(lp.n) + 1, 0.0);
-  for (int32_t a = 1; a <= lp.n; ++a)
-    if (lp.tx[a] == 0) s.x[a] = lp.c[a] < 0 ? 1.0 : 0.0;  // in no row: its best value at once
-  s.xn = s.x0 = s.x;
-  s.z.assign(lp.clause.size(), 0.0);
-  s.z0 = s.z;
-  s.y.assign(static_cast<size_t>(lp.rows()), 0.0);
-  s.y0 = s.y;
-  s.aty.assign(s.x.size(), 0.0);
-  s.acc.assign(static_cast<size_t>(nt), std::vector<double>(s.x.size(), 0.0));
-  s.lacc.assign(static_cast<size_t>(nt), std::vector<long double>(s.x.size(), 0.0L));
-  PdhgOutcome out;
-  out.bound = unit_bound(net);
-  out.primal = std::numeric_limits<double>::infinity();
-  std::vector<double> x_best = s.x;
-  const int every = std::max(1, opts.eval_every);
-  const double gamma = 1.0;  // full reflection (cuPDLPx)
-  int64_t k = 0;             // iterations since the last restart
-  double r_start = -1, r_last = std::numeric_limits<double>::infinity();
-  for (int64_t it = 0;; ++it) {
-    const bool last = it >= opts.max_iterations || (opts.stop && opts.stop->should_stop()) ||
-                      (opts.time_limit_s > 0 && seconds_since(t0) >= opts.time_limit_s);
-    if (it % every == 0 || last) {
-      const Eval e = evaluate(lp, s, nt);
-      out.bound = std::max(out.bound, e.bound);
-      if (e.primal < out.primal) {
-        out.primal = e.primal;
-        x_best = s.xn;
-      }
-      out.iterations = it;
-      out.seconds = seconds_since(t0);
-      if (opts.progress) opts.progress({out.seconds, it, out.bound, out.primal});
-      const double target = opts.bound_target ? opts.bound_target->load() : std::numeric_limits<double>::infinity();
-      if (out.primal - out.bound <= opts.rel_gap * std::max(1.0, std::fabs(out.primal)) || out.bound >= target) {
-        out.converged = true;
-        break;
-      }
-      if (last) break;
-    }
-    const StepNorms d = step(lp, s, static_cast<double>(k + 1) / static_cast<double>(k + 2), gamma, nt);
-    const double r = std::sqrt(s.omega * d.px + d.dy / s.omega);
-    if (k == 0) r_start = r;
-    ++k;
-    // PDLP's restart criteria on the fixed-point residual: sufficient decay
-    // (0.2), necessary decay (0.8) with no progress since the last check,
-    // or a long run without restart (0.36 of the iterations so far).
-    if (k % every == 0) {
-      const bool restart_now = r <= 0.2 * r_start || (r <= 0.8 * r_start && r > r_last) ||
-                               static_cast<double>(k) >= 0.36 * static_cast<double>(it + 1);
-      r_last = r;
-      if (restart_now) {
-        restart(lp, s);
-        ++out.restarts;
-        k = 0;
-        r_last = std::numeric_limits<double>::infinity();
-      }
-    }
-  }
-  // The best primal point rounded: x >= 0.5 as lp_relaxation rounds, and
-  // x > 0.5, which differs where the LP's optimum is half-integral (class:
-  // many x = 0.5 whose rounding up violates their pairwise clauses).
+// The best primal point rounded: x >= 0.5 as lp_relaxation rounds, and
+// x > 0.5, which differs where the LP's optimum is half-integral (class:
+// many x = 0.5 whose rounding up violates their pairwise clauses).
+void round_best(const mln::Network& net, const Lp& lp, const std::vector<double>& x_best, int nt, Clock::time_point t0,
+                PdhgOutcome& out) {
   auto cost_of = [&](const std::vector<uint8_t>& t) {
     return nt > 1 ? total_cost_threads(net.clauses, t) : total_cost(net.clauses, t);
   };
@@ -368,7 +185,151 @@ PdhgOutcome lp_bound_pdhg(const mln::Network& net, const PdhgOptions& opts) {
   }
   out.bound = std::min(out.bound, out.state_cost);
   out.seconds = seconds_since(t0);
+}
+
+}  // namespace pdhg_detail
+
+namespace {
+
+using namespace pdhg_detail;
+
+// The OpenMP backend (pdhg_loop's B): the iterate (x, z, y), its anchor
+// (x0, z0, y0), the last step's x (xn), A^T y for the x columns (aty), and
+// the per-thread arrays that A^T is scattered into.  A x runs clause by
+// clause; A^T y is scattered into per-thread atom arrays (an atom-major
+// transpose read y at random and was ~5x slower on RC).
+class CpuPdhg {
+ public:
+  CpuPdhg(const Lp& lp, int nt) : lp_(lp), nt_(nt) {
+    x = initial_x(lp);
+    xn = x0 = x_best = x;
+    z.assign(lp.clause.size(), 0.0);
+    z0 = z;
+    y.assign(static_cast<size_t>(lp.rows()), 0.0);
+    y0 = y;
+    aty.assign(x.size(), 0.0);
+    acc.assign(static_cast<size_t>(nt), std::vector<double>(x.size(), 0.0));
+    lacc.assign(static_cast<size_t>(nt), std::vector<long double>(x.size(), 0.0L));
+  }
+  Eval evaluate() { return pdhg_detail::evaluate(lp_, xn.data(), y.data(), lacc, nt_); }
+  void keep_best() { x_best = xn; }
+  double omega() const { return omega_; }
+  StepNorms step(double lambda, double gamma, bool norms);
+  void restart();
+  std::vector<double> x_best;
+
+ private:
+  const Lp& lp_;
+  const int nt_;
+  std::vector<double> x, xn, x0, z, z0, y, y0, aty;
+  std::vector<std::vector<double>> acc;
+  std::vector<std::vector<long double>> lacc;
+  double omega_ = 1;         // primal weight
+  const double eta_ = 0.99;  // step; < 1 by the preconditioning
+};
+
+// One PDHG step T(v) from v = (x, z, y), then the reflected Halpern update
+// v <- lambda ((1 + gamma) T(v) - gamma v) + (1 - lambda) v0.  The
+// distances are summed whatever `norms` says (they cost nothing here).
+StepNorms CpuPdhg::step(double lambda, double gamma, bool) {
+  const ClauseSet& cs = *lp_.cs;
+  StepCoef p;
+  p.tau = eta_ / omega_;
+  p.sigma = eta_ * omega_;
+  p.a1 = lambda * (1 + gamma);
+  p.a2 = lambda * gamma;
+  p.a3 = 1 - lambda;
+  const int32_t n = lp_.n;
+  const int64_t K = static_cast<int64_t>(lp_.clause.size());
+  const int nt = nt_;
+  double px = 0, dy = 0;
+  int team = 1;
+#pragma omp parallel for num_threads(nt) schedule(static, 4096) if (nt > 1 && n > 4096)
+  for (int32_t a = 1; a <= n; ++a) xn[a] = x_step(x[a], lp_.tx[a], lp_.c[a], aty[a], p.tau);
+#pragma omp parallel num_threads(nt) if (nt > 1 && K > 4096)
+  {
+#pragma omp single
+    team = omp_get_num_threads();
+    std::vector<double>& ac = acc[omp_get_thread_num()];
+    std::fill(ac.begin(), ac.end(), 0.0);
+#pragma omp for schedule(static, 1024) reduction(+ : px, dy)
+    for (int64_t k = 0; k < K; ++k) {
+      const int64_t c = lp_.clause[k], off = cs.offsets[c], len = cs.offsets[c + 1] - off, r0 = lp_.row_off[k];
+      const double w = cs.weights[c];
+      const int32_t* lits = cs.lits.data() + off;
+      clause_step(lits, len, w, y.data() + r0, y0.data() + r0, z[k], z0[k], xn.data(), x.data(), p, px, dy);
+      for (int64_t i = 0; i < len; ++i) {  // A^T y: the new y of the literal's row
+        const double v = y[w > 0 ? r0 : r0 + i];
+        ac[std::abs(lits[i])] += x_coef_negative(lits[i], w) ? -v : v;
+      }
+    }
+  }
+#pragma omp parallel for num_threads(nt) schedule(static, 4096) reduction(+ : px) if (nt > 1 && n > 4096)
+  for (int32_t a = 1; a <= n; ++a) {
+    double sum = 0;
+    for (int t = 0; t < team; ++t) sum += acc[t][a];
+    aty[a] = sum;
+    px += x_update(x[a], xn[a], x0[a], lp_.tx[a], p);
+  }
+  return {px, dy};
+}
+
+// Restart: a new anchor at the current iterate, omega moved (next_omega).
+void CpuPdhg::restart() {
+  double dx = 0, dy = 0;
+  for (int32_t a = 1; a <= lp_.n; ++a)
+    if (lp_.tx[a] > 0) dx += (x[a] - x0[a]) * (x[a] - x0[a]) / lp_.tx[a];
+  const ClauseSet& cs = *lp_.cs;
+  for (size_t k = 0; k < lp_.clause.size(); ++k) {
+    const int64_t c = lp_.clause[k], r0 = lp_.row_off[k];
+    clause_restart_norms(cs.offsets[c + 1] - cs.offsets[c], cs.weights[c], y.data() + r0, y0.data() + r0, z[k], z0[k],
+                         dx, dy);
+  }
+  omega_ = next_omega(omega_, dx, dy);
+  x0 = x;
+  z0 = z;
+  y0 = y;
+}
+
+PdhgOutcome lp_bound_pdhg_cpu(const mln::Network& net, const PdhgOptions& opts) {
+  const auto t0 = Clock::now();
+  const int nt = opts.threads > 0 ? opts.threads : default_threads();
+  const Lp lp = build_lp(net);
+  CpuPdhg b(lp, nt);
+  PdhgOutcome out;
+  out.bound = unit_bound(net);
+  pdhg_loop(b, opts, t0, out);
+  round_best(net, lp, b.x_best, nt, t0, out);
   return out;
+}
+
+}  // namespace
+
+PdhgOutcome lp_bound_pdhg(const mln::Network& net, const PdhgOptions& opts) {
+  if (opts.device != "auto" && opts.device != "cpu" && opts.device != "gpu")
+    throw std::invalid_argument("lp_bound_pdhg: device must be auto, cpu or gpu, not '" + opts.device + "'");
+  std::string gpu_error;
+  if (opts.device != "cpu") {
+    std::string why;
+    const bool have = gpu_walksat_available(&why);
+    if (opts.device == "gpu" && !have)
+      throw std::runtime_error("lp_bound_pdhg: device 'gpu' requested but no GPU is usable: " + why);
+    if (have) {
+      const auto t0 = Clock::now();
+      try {
+        return lp_bound_pdhg_gpu(net, opts);
+      } catch (const GpuError& e) {  // out of device memory, or a failed device: the CPU solves it
+        gpu_error = e.what();
+      }
+      // The CPU gets what is left of the time limit.
+      PdhgOptions rest = opts;
+      if (opts.time_limit_s > 0) rest.time_limit_s = std::max(1e-3, opts.time_limit_s - seconds_since(t0));
+      PdhgOutcome out = lp_bound_pdhg_cpu(net, rest);
+      out.gpu_error = gpu_error;
+      return out;
+    }
+  }
+  return lp_bound_pdhg_cpu(net, opts);
 }
 
 PdhgThread::PdhgThread(const mln::Network& net, PdhgOptions po, StopToken* parent) : stop_(parent, &cancel_) {

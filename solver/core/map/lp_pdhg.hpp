@@ -1,7 +1,7 @@
 // A certified lower bound on the MAP optimum from the LP relaxation, by a
-// first-order method (primal-dual hybrid gradient) on OpenMP threads: for
-// networks too large for Clp (lp_relaxation, ilp_map.hpp), and beside the
-// walk.
+// first-order method (primal-dual hybrid gradient) on OpenMP threads or on
+// the GPU (lp_pdhg_gpu.hpp): for networks too large for Clp (lp_relaxation,
+// ilp_map.hpp), and beside the walk.
 //
 // The LP is lp_relaxation's (ilp_map.hpp), so their optima agree:
 //   minimise K + sum_a c_a x_a + sum_k |w_k| z_k over x, z in [0,1]
@@ -16,7 +16,8 @@
 // g(y) <= LP optimum <= MaxSAT optimum (weak duality).  The bound returned is
 // the largest g over the multipliers evaluated, computed in long double less
 // a rounding margin (lp_pdhg.cpp), never the objective of an inexact primal
-// iterate.
+// iterate.  On the GPU the iterations run on the device and g is evaluated
+// on the host by the same function, from the multipliers copied back.
 //
 // No database and no CUDA here.
 #pragma once
@@ -25,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -45,7 +47,12 @@ struct PdhgOptions {
   double time_limit_s = 0;       // wall clock; 0 = none
   int64_t max_iterations = 100000;
   StopToken* stop = nullptr;     // polled every iteration
-  int threads = 0;               // OpenMP threads; 0 = the OpenMP default
+  int threads = 0;               // OpenMP threads; 0 = the OpenMP default (the GPU path: for evaluating g)
+  // Where the iterations run: "cpu", "gpu" (throws std::runtime_error
+  // without a usable GPU) or "auto" (the GPU when one is usable).  A GPU
+  // that fails (out of device memory, a CUDA error) leaves the solve to the
+  // CPU, within what is left of time_limit_s (PdhgOutcome::gpu_error).
+  std::string device = "auto";
   // Stop once (primal - bound) <= rel_gap * max(1, |primal|): the LP is then
   // solved to that relative accuracy, and the bound is within it of the optimum.
   double rel_gap = 1e-4;
@@ -66,10 +73,14 @@ struct PdhgOutcome {
   int restarts = 0;
   double seconds = 0;
   bool converged = false;      // rel_gap reached (or the bound target)
+  std::string device = "cpu";  // where the iterations ran: "cpu" or "gpu"
+  std::string gpu_error;       // why the GPU path gave the solve to the CPU; empty when it did not
 };
 
-// The LP relaxation's bound by restarted PDHG (lp_pdhg.cpp).  Never throws
-// for a well-formed network other than std::bad_alloc.
+// The LP relaxation's bound by restarted PDHG (lp_pdhg.cpp; on the GPU
+// lp_pdhg_gpu.cu) on opts.device.  Never throws for a well-formed network
+// other than std::bad_alloc, std::invalid_argument for an unknown device and
+// std::runtime_error for device "gpu" without a GPU.
 PdhgOutcome lp_bound_pdhg(const mln::Network& net, const PdhgOptions& opts);
 
 // The bound at which an answer of `cost` is within `tolerance` of it

@@ -90,9 +90,13 @@ void Run::start_side_bound(int32_t k, const mln::Network& pn, const SubNetwork& 
   }
   PdhgOptions po;
   po.time_limit_s = opts.lp_seconds;
-  // The CPU threads walk: one for the bound, unless the GPU walks this component.
+  // The CPU threads walk: one for the bound (its evaluations, where the GPU
+  // iterates), unless the GPU walks this component.
   po.threads = on_gpu ? pool_threads(opts.threads) : 1;
   po.rel_gap = 1e-6;
+  // On the GPU whenever the job has one (device "gpu", or "auto" with a GPU
+  // present), beside the walk's kernels; the CPU path if the GPU fails.
+  po.device = gpu_on ? "auto" : "cpu";
   sb->lp = std::make_unique<PdhgThread>(*np, po, &stop);
   if (!sb->lp->started()) return;  // no thread: bound_component solves it in place
   std::lock_guard<std::mutex> lock(side_mu);
@@ -123,7 +127,10 @@ PdhgOutcome Run::side_bound(int32_t k, const mln::Network& pn, double target) {
   PdhgOutcome out;
   if (sb) {
     sb->lp->set_target(target);
-    if (sb->lp->join(out)) return out;
+    if (sb->lp->join(out)) {
+      if (!out.gpu_error.empty()) warn("the GPU PDHG bound failed, solved on the CPU: " + out.gpu_error);
+      return out;
+    }
     warn("the PDHG bound ran out of memory: the unit bound is used");
   } else if (!stop.should_stop()) {
     std::atomic<double> t{target};
@@ -131,6 +138,7 @@ PdhgOutcome Run::side_bound(int32_t k, const mln::Network& pn, double target) {
     po.time_limit_s = opts.lp_seconds;
     po.stop = &stop;
     po.threads = 1;  // on a worker thread, beside the other workers
+    po.device = "cpu";  // no side thread: a component walked in a GPU batch, or no thread to be had
     po.rel_gap = 1e-6;
     po.bound_target = &t;
     return lp_bound_pdhg(pn, po);
