@@ -8,9 +8,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 #include "ground/datalog_eval.hpp"
 #include "pg/engine.hpp"
+#include "pg/json_options.hpp"
 
 extern "C" {
 #include "catalog/pg_type.h"
@@ -24,28 +26,16 @@ namespace ev = ground::datalog;
 
 DatalogOptions datalog_options(Spi& spi, Datum options, bool isnull) {
   DatalogOptions o;
-  if (isnull) return o;
-  Rows r = spi.query("SELECT key, jsonb_typeof(value), value #>> '{}' FROM jsonb_each($1)", {{JSONBOID, options}});
-  for (size_t i = 0; i < r.size(); ++i) {
-    const std::string key = r.text(i, 0), type = r.text(i, 1), value = r.text(i, 2);
-    auto bad = [&](const std::string& want) {
-      return UserError{ERRCODE_INVALID_PARAMETER_VALUE, "option \"" + key + "\" of mln.datalog must be " + want, "", ""};
-    };
-    if (type == "null") continue;  // the default
-    if (key == "device") {
-      if (type != "string" || (value != "auto" && value != "cpu" && value != "gpu")) throw bad("'auto', 'cpu' or 'gpu'");
-      o.device = value;
-    } else if (key == "max_rows") {
-      if (type != "number" || value.find_first_not_of("0123456789") != std::string::npos || value.size() > 18)
-        throw bad("a whole number >= 0 (0: no limit)");
-      o.max_rows = std::stoull(value);
-    } else if (key == "verbose") {
-      if (type != "boolean") throw bad("true or false");
-      o.verbose = value == "true";
-    } else {
-      throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "unknown option \"" + key + "\" of mln.datalog", "",
-                      "the options are device ('auto', 'cpu', 'gpu'), max_rows and verbose"};
-    }
+  const JsonOptions opts(spi, options, isnull, "mln.datalog", "device ('auto', 'cpu', 'gpu'), max_rows and verbose");
+  for (const JsonOptions::Entry& e : opts.entries()) {
+    if (e.key == "device")
+      o.device = opts.choice(e, {"auto", "cpu", "gpu"});
+    else if (e.key == "max_rows")
+      o.max_rows = static_cast<uint64_t>(opts.whole(e, 0, INT64_MAX, "a whole number >= 0 (0: no limit)"));
+    else if (e.key == "verbose")
+      o.verbose = opts.boolean(e);
+    else
+      throw opts.unknown(e);
   }
   return o;
 }

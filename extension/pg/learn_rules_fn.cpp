@@ -10,6 +10,7 @@
 #include "pg/datalog_run.hpp"
 #include "pg/engine.hpp"
 #include "pg/guard.hpp"
+#include "pg/json_options.hpp"
 #include "pg/spi.hpp"
 #include "rules/rules.hpp"
 
@@ -45,61 +46,42 @@ struct LearnOptions {
 };
 
 const char* kOptionList =
-    "the options are device, score ('coverage', 'wpll'), link ('type', 'name'), max_body, max_vars, beam, "
-    "min_pos, noise, max_rules, recursion, max_constants, max_rows, min_gain, penalty, l2, "
-    "negatives_per_positive, seed and verbose";
+    "device, score ('coverage', 'wpll'), link ('type', 'name'), max_body, max_vars, beam, min_pos, noise, "
+    "max_rules, recursion, max_constants, max_rows, min_gain, penalty, l2, negatives_per_positive, seed and verbose";
 
 LearnOptions learn_options(Spi& spi, Datum options, bool isnull) {
   LearnOptions o;
-  if (isnull) return o;
-  Rows r = spi.query("SELECT key, jsonb_typeof(value), value #>> '{}' FROM jsonb_each($1)", {{JSONBOID, options}});
+  const JsonOptions opts(spi, options, isnull, "mln.learn_rules", kOptionList);
   const std::map<std::string, int*> ints = {{"max_body", &o.search.max_body}, {"max_vars", &o.search.max_vars},
                                             {"beam", &o.search.beam}, {"max_rules", &o.search.max_rules},
                                             {"max_constants", &o.search.max_constants}};
-  const std::map<std::string, int64_t*> counts = {{"min_pos", &o.search.min_pos}, {"noise", &o.search.noise}};
-  for (size_t i = 0; i < r.size(); ++i) {
-    const std::string key = r.text(i, 0), type = r.text(i, 1), value = r.text(i, 2);
-    auto bad = [&](const std::string& want) {
-      return UserError{ERRCODE_INVALID_PARAMETER_VALUE, "option \"" + key + "\" of mln.learn_rules must be " + want,
-                       "", ""};
-    };
-    if (type == "null") continue;
-    const bool whole = type == "number" && value.find_first_not_of("0123456789") == std::string::npos && value.size() <= 9;
-    if (key == "device") {
-      if (type != "string" || (value != "auto" && value != "cpu" && value != "gpu")) throw bad("'auto', 'cpu' or 'gpu'");
-      o.device = value;
-    } else if (key == "link") {
-      if (type != "string" || (value != "type" && value != "name")) throw bad("'type' or 'name'");
-      o.link = value;
-    } else if (key == "negatives_per_positive" || key == "seed") {
-      if (!whole || (key == "negatives_per_positive" && std::stoll(value) < 1)) throw bad("a whole number >= 1");
-      (key == "seed" ? o.seed : o.negatives_per_positive) = std::stoll(value);
-    } else if (key == "score") {
-      if (type != "string" || (value != "coverage" && value != "wpll")) throw bad("'coverage' or 'wpll'");
-      o.search.wpll = value == "wpll";
-    } else if (key == "min_gain" || key == "penalty" || key == "l2") {
-      double v = -1;
-      if (type == "number") v = std::stod(value);
-      if (!(v >= 0) || !std::isfinite(v)) throw bad("a number >= 0");
-      (key == "min_gain" ? o.search.min_gain : key == "penalty" ? o.search.penalty : o.search.l2) = v;
-    } else if (key == "verbose" || key == "recursion") {
-      if (type != "boolean") throw bad("true or false");
-      (key == "verbose" ? o.verbose : o.search.recursion) = value == "true";
-    } else if (key == "max_rows") {
-      if (type != "number" || value.find_first_not_of("0123456789") != std::string::npos || value.size() > 18)
-        throw bad("a whole number >= 1");
-      o.search.max_rows = std::stoull(value);
-    } else if (ints.count(key) || counts.count(key)) {
-      const int64_t min = key == "noise" || key == "max_constants" ? 0 : 1;
-      if (!whole || std::stoll(value) < min) throw bad("a whole number >= " + std::to_string(min));
-      if (ints.count(key))
-        *ints.at(key) = static_cast<int>(std::stoll(value));
-      else
-        *counts.at(key) = std::stoll(value);
-    } else {
-      throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "unknown option \"" + key + "\" of mln.learn_rules", "",
-                      kOptionList};
-    }
+  const std::map<std::string, int64_t*> counts = {{"min_pos", &o.search.min_pos}, {"noise", &o.search.noise},
+                                                  {"negatives_per_positive", &o.negatives_per_positive},
+                                                  {"seed", &o.seed}};
+  const std::map<std::string, double*> reals = {
+      {"min_gain", &o.search.min_gain}, {"penalty", &o.search.penalty}, {"l2", &o.search.l2}};
+  for (const JsonOptions::Entry& e : opts.entries()) {
+    const int64_t min = e.key == "noise" || e.key == "max_constants" || e.key == "seed" ? 0 : 1;
+    if (e.key == "device")
+      o.device = opts.choice(e, {"auto", "cpu", "gpu"});
+    else if (e.key == "link")
+      o.link = opts.choice(e, {"type", "name"});
+    else if (e.key == "score")
+      o.search.wpll = opts.choice(e, {"coverage", "wpll"}) == "wpll";
+    else if (e.key == "verbose")
+      o.verbose = opts.boolean(e);
+    else if (e.key == "recursion")
+      o.search.recursion = opts.boolean(e);
+    else if (e.key == "max_rows")
+      o.search.max_rows = static_cast<uint64_t>(opts.whole(e, 1, INT64_MAX));
+    else if (ints.count(e.key))
+      *ints.at(e.key) = static_cast<int>(opts.whole(e, min, 1000000000));
+    else if (counts.count(e.key))
+      *counts.at(e.key) = opts.whole(e, min, INT64_MAX);
+    else if (reals.count(e.key))
+      *reals.at(e.key) = opts.number(e, 0);
+    else
+      throw opts.unknown(e);
   }
   return o;
 }
