@@ -16,6 +16,9 @@ WholeBound::WholeBound(const mln::Network& net, const SpreadPlan& plan, const So
   po.time_limit_s = o.lp_seconds;
   po.threads = 1;  // the parts' walks hold the other threads
   po.rel_gap = 1e-6;
+  // The GPU when the job may use one and this worker has one (the CPU path
+  // if it fails); device "gpu" was checked by the parts' solves.
+  po.device = o.device == "cpu" ? "cpu" : "auto";
   lp_ = std::make_unique<PdhgThread>(net, po, &job_stop_);  // not started: the parts' bounds stand
 }
 
