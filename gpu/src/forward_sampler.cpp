@@ -1,0 +1,142 @@
+// The forward sampler's driver (forward_sampler.hpp): the program's checks,
+// batches on a backend, the stopping rule, the intervals.
+#include "mln/forward_sampler.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "forward_sampler_impl.hpp"
+
+namespace mln::gpu {
+
+void CpProgram::add_rule(const std::vector<int32_t>& p, const std::vector<int32_t>& n,
+                         const std::vector<int32_t>& heads, const std::vector<double>& probs) {
+  pos.insert(pos.end(), p.begin(), p.end());
+  neg.insert(neg.end(), n.begin(), n.end());
+  double cum = 0;
+  for (size_t i = 0; i < heads.size(); ++i) {
+    head.push_back(heads[i]);
+    const double before = cum;
+    cum += probs[i];
+    // Probabilities that add up to 1 up to rounding choose a head always.
+    const bool last_of_one = i + 1 == heads.size() && std::fabs(cum - 1.0) < 1e-9;
+    head_cum.push_back(last_of_one ? 1.0 : cum);
+    head_cond.push_back(last_of_one || before >= 1.0 ? 1.0 : std::min(1.0, probs[i] / (1.0 - before)));
+  }
+  pos_off.push_back(static_cast<int64_t>(pos.size()));
+  neg_off.push_back(static_cast<int64_t>(neg.size()));
+  head_off.push_back(static_cast<int64_t>(head.size()));
+  stratum_begin.back() = static_cast<int32_t>(num_rules());
+}
+
+void CpProgram::validate() const {
+  auto bad = [](const std::string& m) { throw std::invalid_argument("forward sampler: " + m); };
+  const size_t nr = num_rules();
+  if (neg_off.size() != nr + 1 || head_off.size() != nr + 1) bad("offset arrays of different lengths");
+  if (pos_off.back() != static_cast<int64_t>(pos.size()) || neg_off.back() != static_cast<int64_t>(neg.size()) ||
+      head_off.back() != static_cast<int64_t>(head.size()) || head_cum.size() != head.size() ||
+      head_cond.size() != head.size())
+    bad("offsets do not match the arrays");
+  if (stratum_begin.size() < 2 || stratum_begin.front() != 0 || stratum_begin.back() != static_cast<int32_t>(nr))
+    bad("strata do not cover the rules");
+  for (size_t s = 1; s < stratum_begin.size(); ++s)
+    if (stratum_begin[s] < stratum_begin[s - 1]) bad("strata out of order");
+  auto atoms = [&](const std::vector<int32_t>& v, const char* what) {
+    for (int32_t a : v)
+      if (a < 0 || a >= num_atoms) bad(std::string(what) + " atom " + std::to_string(a) + " out of range");
+  };
+  atoms(pos, "body"), atoms(neg, "negated body"), atoms(head, "head"), atoms(queries, "query"), atoms(evidence, "evidence");
+  if (evidence_value.size() != evidence.size()) bad("evidence values and atoms of different lengths");
+}
+
+bool stopping_rule_holds(const std::vector<uint64_t>& true_counts, uint64_t n, double delta, double* max_width) {
+  const double z = 1.96;
+  double widest = 0;
+  bool ok = n > 0;
+  const double n_worst = std::ceil(z * z / (delta * delta));
+  for (uint64_t k : true_counts) {
+    if (n == 0) break;
+    const double p = static_cast<double>(k) / static_cast<double>(n), nd = static_cast<double>(n);
+    const double width = 2 * z * std::sqrt(p * (1 - p) / nd);
+    widest = std::max(widest, width);
+    const bool normal = nd * p > 5 && nd * (1 - p) > 5;
+    if (!(width <= delta && (normal || nd >= n_worst))) ok = false;
+  }
+  if (max_width) *max_width = n == 0 ? 1.0 : widest;
+  return ok;
+}
+
+void wilson_interval(uint64_t k, uint64_t n, double* lo, double* hi) {
+  if (n == 0) {
+    *lo = 0, *hi = 1;
+    return;
+  }
+  const double z = 1.96, nd = static_cast<double>(n), p = static_cast<double>(k) / nd;
+  const double den = 1 + z * z / nd, mid = (p + z * z / (2 * nd)) / den;
+  const double half = z * std::sqrt(p * (1 - p) / nd + z * z / (4 * nd * nd)) / den;
+  *lo = std::max(0.0, mid - half), *hi = std::min(1.0, mid + half);
+}
+
+bool cuda_sampler_available() { return fs::cuda_sampler_usable(); }
+
+SampleResult forward_sample(const CpProgram& prog, const SampleOptions& o) {
+  prog.validate();
+  if (o.device != "cpu" && o.device != "gpu") throw std::invalid_argument("forward sampler: device must be cpu or gpu");
+  if (!(o.delta > 0 && o.delta < 1)) throw std::invalid_argument("forward sampler: delta must lie in (0, 1)");
+  if (o.max_samples == 0) throw std::invalid_argument("forward sampler: max_samples must be at least 1");
+  std::unique_ptr<fs::SamplerBackend> be =
+      o.device == "gpu" ? fs::make_cuda_sampler(prog) : fs::make_cpu_sampler(prog, o.threads);
+  SampleResult res;
+  res.device = be->name();
+  std::vector<uint64_t> counts(1 + prog.queries.size(), 0);
+  const uint64_t goal = o.samples ? o.samples : o.max_samples;
+  // The stopping rule is checked after each batch.  A first batch of 2,048
+  // samples estimates each query; each next batch is what the widest query
+  // then needs by the rule (a tenth more, at most the worst case's count),
+  // through the acceptance rate so far, up to the backend's width.  A fixed
+  // count runs at that width.
+  const double n_worst = std::ceil(1.96 * 1.96 / (o.delta * o.delta));
+  const uint64_t wide = std::max<uint64_t>(be->batch_blocks() * 32, static_cast<uint64_t>(n_worst));
+  const auto t0 = std::chrono::steady_clock::now();
+  while (res.drawn < goal) {
+    uint64_t batch = o.samples ? be->batch_blocks() * 32 : std::min<uint64_t>(2048, static_cast<uint64_t>(n_worst));
+    if (!o.samples && res.drawn > 0) {
+      const double n = static_cast<double>(counts[0]);
+      double need = 0;
+      for (size_t q = 1; q < counts.size(); ++q) {
+        const double p = n > 0 ? static_cast<double>(counts[q]) / n : 0.5;
+        const double width_n = 4 * 1.96 * 1.96 * p * (1 - p) / (o.delta * o.delta);
+        const double nq = p <= 0 || p >= 1 ? n_worst : std::max({width_n, 5 / p, 5 / (1 - p)});
+        need = std::max(need, std::min(nq, n_worst));
+      }
+      // Never past the worst case's count, where the rule holds for any p.
+      const double target = std::min(n_worst, n + std::max(need - n, 32.0) * 1.1);
+      const double rate = std::max(1e-6, n / static_cast<double>(res.drawn));
+      const double more = std::max(target - n, 32.0) / rate;
+      batch = std::clamp<uint64_t>(static_cast<uint64_t>(std::ceil(more)), 32, wide);
+    }
+    if (o.batch) batch = o.batch;
+    const uint64_t end = std::min(goal, res.drawn + batch);
+    be->run(res.drawn, end, o.seed, counts);
+    res.drawn = end;
+    SampleProgress pr;
+    pr.drawn = res.drawn;
+    pr.accepted = counts[0];
+    const std::vector<uint64_t> qc(counts.begin() + 1, counts.end());
+    const bool stop = stopping_rule_holds(qc, counts[0], o.delta, &pr.max_width);
+    if (o.progress) o.progress(pr);
+    if (!o.samples && stop) {
+      res.converged = true;
+      break;
+    }
+  }
+  if (o.samples) res.converged = true;
+  res.accepted = counts[0];
+  res.true_counts.assign(counts.begin() + 1, counts.end());
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
+}  // namespace mln::gpu
