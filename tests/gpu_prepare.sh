@@ -25,6 +25,15 @@ for l in CbcSolver Cbc Cgl OsiClp ClpSolver Clp Osi CoinUtils lapack blas gfortr
   cp -L "$so" $d/lib/x86_64-linux-gnu/
   ln -sf "$(basename "$so")" $d/lib/x86_64-linux-gnu/lib$l.so
 done
+# Soufflé for bench/datalog.sh (optional): build it from souffle-lang/souffle's
+# public source (cmake -DSOUFFLE_USE_SQLITE=OFF -DSOUFFLE_USE_ZLIB=OFF
+# -DSOUFFLE_USE_LIBFFI=OFF -DSOUFFLE_USE_CURSES=OFF, cmake --install --prefix P)
+# and give SOUFFLE_PREFIX=P: it is packed here, stripped, and gpu_run.sh's
+# datalog mode unpacks it (its compiled mode finds its headers beside it).
+if [ -n "${SOUFFLE_PREFIX:-}" ] && [ -x "$SOUFFLE_PREFIX/bin/souffle" ]; then
+  t=$(mktemp -d); cp -r "$SOUFFLE_PREFIX"/. "$t"/ && strip "$t/bin/souffle" && tar cJf .devcache/souffle.tar.xz -C "$t" . ; rm -rf "$t"
+  "$SOUFFLE_PREFIX/bin/souffle" --version 2>&1 | grep -m1 Version > .devcache/souffle.VERSION
+fi
 # The commit the GPU run measures (the host gets no .git).
 echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo +uncommitted)" > .devcache/commit.txt
 du -sh .devcache

@@ -350,6 +350,13 @@ if case "+$mode+" in *+datalog+*) true ;; *) false ;; esac; then  # not part of 
   # cut short, the log's lines stand in for the table).
   note ""
   note "## Datalog vs WITH RECURSIVE"
+  # Soufflé, built here from its public source (tests/gpu_prepare.sh says
+  # how) and carried as .devcache/souffle.tar.xz (compiled mode finds its
+  # headers beside the binary).
+  if [ -z "${SOUFFLE:-}" ] && [ -f .devcache/souffle.tar.xz ]; then
+    mkdir -p build/souffle && tar xJf .devcache/souffle.tar.xz -C build/souffle &&
+      export SOUFFLE=$root/build/souffle/bin/souffle && note "Soufflé: $(cat .devcache/souffle.VERSION 2>/dev/null)"
+  fi
   for dev in ${MLN_DATALOG_DEVICES:-gpu cpu}; do
     DEVICE=$dev EDGES=${MLN_DATALOG_EDGES:-100000 1000000 10000000} STMT_TIMEOUT=${MLN_DATALOG_TIMEOUT:-60} \
       PGDATABASE=postgres timeout ${MLN_DATALOG_WALL:-280} bash bench/datalog.sh "$OUT/datalog_$dev.md" >"$OUT/datalog_$dev.log" 2>&1
