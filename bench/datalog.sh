@@ -272,7 +272,7 @@ mkdir -p "$(dirname "$OUT")"
   echo "$RUNS (one run when the first took over $REPEAT_S s); ratio = WITH RECURSIVE s / mln.datalog s. Check: \`contents\`"
   echo "= both tables hold the same rows (EXCEPT both ways, up to $EXCEPT_EDGES edges), \`count\` = equal row counts."
   [ "$STMT_TIMEOUT" != 0 ] && echo "\`>$STMT_TIMEOUT\`: the statement was cancelled at STMT_TIMEOUT."
-  [ -n "${SOUFFLE:-}" ] && [ -x "${SOUFFLE:-}" ] && echo "Soufflé: \`$SOUFFLE\` ($("$SOUFFLE" --version 2>&1 | grep -m1 -i version)), ${SOUFFLE_MODE:-compiled} mode (compiled: the program built once with \`souffle -o\`, not timed), -j $(nproc); time includes reading the facts and writing the output." \
+  [ -n "${SOUFFLE:-}" ] && [ -x "${SOUFFLE:-}" ] && echo "Soufflé: \`$(basename "$SOUFFLE")\` ($("$SOUFFLE" --version 2>&1 | grep -m1 -i version)), ${SOUFFLE_MODE:-compiled} mode (compiled: the program built once with \`souffle -o\`, not timed), -j $(nproc); time includes reading the facts and writing the output." \
     || echo "Soufflé: not measured (no SOUFFLE binary given; set SOUFFLE=/path/to/souffle)."
   echo
   echo "| workload | edges (facts) | nodes (variables) | rows | mln.datalog ($DEVICE) s | WITH RECURSIVE s | ratio | Soufflé s | check |"
