@@ -89,7 +89,9 @@ class ActiveClauses {
       const lang::Literal& l = cl.lits[i];
       return literal_sets(sets(l.pred), l, c_.preds[l.pred].completely_specified, pos);
     };
-    Bindings b = run_plan(c_, cl.lits, conds, types, lit_sets, order, true);
+    // Without EXIST groups, the plan carries only what the ids and the weight read.
+    std::vector<std::string> keep = id_columns(cl, order);
+    Bindings b = run_plan(c_, cl.lits, conds, types, lit_sets, order, true, cl.exist_vars.empty() ? &keep : nullptr);
     if (!cl.exist_vars.empty()) {
       auto all_rows = [&](int i) {
         sets(cl.lits[i].pred);  // makes the predicate's view ready
@@ -99,9 +101,85 @@ class ActiveClauses {
       drop_satisfied_groups(c_, b, rows, cl.exist_vars);
     }
     if (b.rel.rows() == 0) return;
+    if (cl.exist_vars.empty()) keep_needed(cl, b);
     std::vector<IdSource> ids = add_atom_columns(cl, b);
-    gpu::HostTable t = c_.eng.download(b.rel);
-    emit(cl, b, types, t, ids);
+    if (!cl.exist_vars.empty()) {  // groups span the whole table: one host copy
+      gpu::HostTable t = c_.eng.download(b.rel);
+      b.rel = gpu::Relation();
+      emit(cl, b, types, t, ids);
+      return;
+    }
+    // Otherwise each row is one ground clause: the table comes down in
+    // pieces through one reused host buffer, in row order (the raw clauses
+    // are those of one whole download, in the same order).
+    const size_t n = b.rel.rows(), piece = std::min(n, kPieceRows);
+    gpu::HostTable t;
+    t.cols.assign(static_cast<size_t>(b.rel.ncols()), std::vector<int32_t>(piece));
+    std::vector<int32_t*> dst;
+    for (auto& col : t.cols) dst.push_back(col.data());
+    for (size_t r0 = 0; r0 < n; r0 += piece) {
+      const size_t m = std::min(piece, n - r0);
+      c_.eng.download_rows(b.rel, r0, m, dst.data());
+      if (m < piece)
+        for (auto& col : t.cols) col.resize(m);
+      emit(cl, b, types, t, ids);
+    }
+  }
+
+  static constexpr size_t kPieceRows = size_t{1} << 19;
+
+  // The binding columns the atom ids and the weight read: the tid of each
+  // literal on a mutable predicate that the plan joins in (run_plan: some
+  // variable not yet bound, in plan order), the variables of the others
+  // (their ids are joined in by add_atom_columns), and the weight variable.
+  std::vector<std::string> id_columns(const lang::Clause& cl, const std::vector<int>& order) const {
+    std::vector<std::string> keep, bound;
+    auto is_bound = [&](const std::string& v) { return std::find(bound.begin(), bound.end(), v) != bound.end(); };
+    for (int li : order) {
+      const lang::Literal& l = cl.lits[li];
+      bool joins = false;
+      for (const lang::Term& t : l.args) joins |= t.is_var() && !is_bound(t.text);
+      if (!c_.preds[l.pred].immutable()) {
+        if (joins) keep.push_back(tid_var(li));
+        else
+          for (const lang::Term& t : l.args)
+            if (t.is_var()) keep.push_back(t.text);
+      }
+      for (const lang::Term& t : l.args)
+        if (t.is_var() && !is_bound(t.text)) bound.push_back(t.text);
+    }
+    if (!cl.weight_var.empty()) keep.push_back(cl.weight_var);
+    return keep;
+  }
+
+  // Drops the binding columns that neither the atom ids nor the weight read
+  // (the variables and tids of evidence-only literals, the join variables
+  // the ids do not need), before the id columns widen the table; the rows
+  // and their order stay as they are.
+  void keep_needed(const lang::Clause& cl, Bindings& b) {
+    std::vector<uint8_t> need(b.vars.size() + 1, 0);
+    auto want = [&](const std::string& v) {
+      const int col = b.col(v);
+      if (col >= 0) need[col] = 1;
+    };
+    for (size_t li = 0; li < cl.lits.size(); ++li) {
+      const lang::Literal& l = cl.lits[li];
+      if (c_.preds[l.pred].immutable()) continue;
+      if (b.col(tid_var(static_cast<int>(li))) >= 0) {
+        want(tid_var(static_cast<int>(li)));
+        continue;
+      }
+      for (const lang::Term& t : l.args)
+        if (t.is_var()) want(t.text);
+    }
+    if (!cl.weight_var.empty()) want(cl.weight_var);
+    std::vector<int> cols{0};
+    std::vector<std::string> vars;
+    for (size_t i = 0; i < b.vars.size(); ++i)
+      if (need[i + 1]) cols.push_back(static_cast<int>(i) + 1), vars.push_back(b.vars[i]);
+    if (vars.size() == b.vars.size()) return;
+    b.rel = c_.eng.project(b.rel, cols);
+    b.vars = std::move(vars);
   }
 
   // Where a literal's signed atom id comes from: a signed-id column, or a
@@ -142,6 +220,7 @@ class ActiveClauses {
       keep.push_back(0);  // the zero column stands for "no active atom"
       gpu::Relation hit = c_.eng.join(b.rel, a, lk, rk, out);
       gpu::Relation miss = c_.eng.project(c_.eng.anti_join(b.rel, a, lk, rk), keep);
+      b.rel = gpu::Relation();  // the input goes before the union is built
       b.rel = c_.eng.union_all(hit, miss);
       ids.push_back(IdSource{ncols++});
     }

@@ -1,8 +1,9 @@
 // Soft-evidence unit clauses and consolidation (reference §5.6, §4.5).
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
-#include <numeric>
-#include <parallel/algorithm>
+#include <cstring>
 #include <utility>
 
 #include "ground/internal.hpp"
@@ -20,94 +21,103 @@ void add_soft_evidence_clauses(Ctx& c, const GroundOutput& out, RawClauses& raw)
   }
 }
 
-// Merges identical literal lists by summed weight (GROUP BY lits).  Clauses
-// are ordered by a 64-bit hash of their literals (libstdc++'s parallel sort),
-// then, inside a run of equal hashes, by literals and weight; so the sums and
-// the output order do not depend on the order in which the engine produced
-// the raw clauses.
-void consolidate(RawClauses& raw, ClauseSet& out, std::vector<int64_t>* origin_off, std::vector<int32_t>* origins) {
-  const bool track = raw.track_origins && origin_off && origins;
-  const int64_t n = static_cast<int64_t>(raw.size());
-  auto len = [&](size_t i) { return static_cast<size_t>(raw.offsets[i + 1] - raw.offsets[i]); };
-  auto lits = [&](size_t i) { return &raw.lits[raw.offsets[i]]; };
-  std::vector<std::pair<uint64_t, uint32_t>> key(static_cast<size_t>(n));
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; ++i) {
-    uint64_t h = 1469598103934665603ull;  // FNV-1a over the literals
-    const int32_t* l = lits(i);
-    for (size_t k = 0; k < len(i); ++k) h = (h ^ static_cast<uint32_t>(l[k])) * 1099511628211ull;
-    key[i] = {h, static_cast<uint32_t>(i)};
-  }
-  __gnu_parallel::sort(key.begin(), key.end());
+namespace {
+
+// One bucket's merged clauses (and, when learning, their origins: counts
+// per clause in ooff, the lists in orig).
+struct MergedBucket {
+  ClauseSet cs;
+  std::vector<int64_t> ooff;
+  std::vector<int32_t> orig;
+};
+
+// Merges the clauses of one bucket: ordered by (hash, position in the
+// bucket), then, inside a run of equal hashes, by literals and weight;
+// equal literal lists become one clause with the summed weight.
+void merge_bucket(const RawClauses& raw, size_t bucket, bool track, MergedBucket& o) {
+  const RawClauses::Bucket& bk = raw.bucket(bucket);
+  std::vector<const int32_t*> rec;  // each record's first word
+  rec.reserve(bk.clauses);
+  for (const RawClauses::Block& k : bk.blocks)
+    for (size_t at = 0; at < k.used; at += raw.record_words(k.words + at)) rec.push_back(k.words + at);
+  auto len = [&](size_t i) { return RawClauses::length(rec[i]); };
+  auto lits = [&](size_t i) { return raw.lits(rec[i]); };
+  auto weight = [&](size_t i) { return raw.weight(rec[i]); };
+  std::vector<std::pair<uint64_t, uint32_t>> key(rec.size());
+  for (size_t i = 0; i < rec.size(); ++i) key[i] = {RawClauses::clause_hash(lits(i), len(i)), static_cast<uint32_t>(i)};
+  std::sort(key.begin(), key.end());
   auto lit_less = [&](size_t a, size_t b) {
     return std::lexicographical_compare(lits(a), lits(a) + len(a), lits(b), lits(b) + len(b));
   };
   auto same = [&](size_t a, size_t b) { return len(a) == len(b) && std::equal(lits(a), lits(a) + len(a), lits(b)); };
-  // Merge pass, in parallel over blocks of the sorted keys cut at hash-run
-  // boundaries; each block fills its own ClauseSet and the blocks are joined
-  // in order, so the output is the same as one serial pass.  (Serially this
-  // pass took 16 of 28 s at 10^8 ground clauses, RC at 560,000 papers.)
-  const size_t nk = key.size();
-  const int nblocks = static_cast<int>(std::max<size_t>(1, std::min<size_t>(nk / 65536, 256)));
-  std::vector<size_t> cut(nblocks + 1, nk);
-  cut[0] = 0;
-  for (int b = 1; b < nblocks; ++b) {
-    size_t at = std::max(cut[b - 1], nk / nblocks * b);
-    while (at > 0 && at < nk && key[at].first == key[at - 1].first) ++at;
-    cut[b] = at;
-  }
-  std::vector<ClauseSet> part(nblocks);
-  std::vector<std::vector<int64_t>> part_ooff(nblocks);  // per block: origin counts per clause
-  std::vector<std::vector<int32_t>> part_orig(nblocks);
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int b = 0; b < nblocks; ++b) {
-    ClauseSet& o = part[b];
-    std::vector<size_t> run;
-    for (size_t i = cut[b]; i < cut[b + 1];) {
-      size_t j = i;
-      run.clear();
-      for (; j < cut[b + 1] && key[j].first == key[i].first; ++j) run.push_back(key[j].second);
-      if (run.size() > 1)
-        std::sort(run.begin(), run.end(), [&](size_t a, size_t c) {
-          if (lit_less(a, c)) return true;
-          if (lit_less(c, a)) return false;
-          return raw.weights[a] < raw.weights[c];
-        });
-      for (size_t a = 0; a < run.size();) {
-        size_t e = a;
-        double w = 0;
-        for (; e < run.size() && same(run[a], run[e]); ++e) {
-          w += raw.weights[run[e]];
-          if (track && raw.origin[run[e]] != 0) part_orig[b].push_back(raw.origin[run[e]]);
-        }
-        o.add(lits(run[a]), len(run[a]), w);
-        if (track) part_ooff[b].push_back(static_cast<int64_t>(part_orig[b].size()));
-        a = e;
+  std::vector<size_t> run;
+  for (size_t i = 0; i < key.size();) {
+    size_t j = i;
+    run.clear();
+    for (; j < key.size() && key[j].first == key[i].first; ++j) run.push_back(key[j].second);
+    if (run.size() > 1)
+      std::sort(run.begin(), run.end(), [&](size_t a, size_t c) {
+        if (lit_less(a, c)) return true;
+        if (lit_less(c, a)) return false;
+        return weight(a) < weight(c);
+      });
+    for (size_t a = 0; a < run.size();) {
+      size_t e = a;
+      double w = 0;
+      for (; e < run.size() && same(run[a], run[e]); ++e) {
+        w += weight(run[e]);
+        if (track && raw.origin(rec[run[e]]) != 0) o.orig.push_back(raw.origin(rec[run[e]]));
       }
-      i = j;
+      o.cs.add(lits(run[a]), len(run[a]), w);
+      if (track) o.ooff.push_back(static_cast<int64_t>(o.orig.size()));
+      a = e;
     }
+    i = j;
   }
+}
+
+}  // namespace
+
+// Merges identical literal lists by summed weight (GROUP BY lits).  Clauses
+// are ordered by a 64-bit hash of their literals, then, inside a run of
+// equal hashes, by literals and weight; so the sums and the output order do
+// not depend on the order in which the engine produced the raw clauses.
+// The raw clauses are bucketed by the hash's top bits (RawClauses), so the
+// buckets are merged in order, a few at a time on OpenMP threads, and each
+// bucket is unmapped as its clauses are appended: the peak is about the raw
+// clauses, not the raw and the merged ones together.  The output's arrays
+// are reserved at the raw sizes (an upper bound; pages never written are
+// not resident), so they never grow by copying.
+void consolidate(RawClauses& raw, ClauseSet& out, std::vector<int64_t>* origin_off, std::vector<int32_t>* origins) {
+  const bool track = raw.track_origins && origin_off && origins;
   out = ClauseSet{};
-  size_t total_lits = 0, total_clauses = 0;
-  for (const ClauseSet& o : part) total_lits += o.lits.size(), total_clauses += o.size();
-  out.lits.reserve(total_lits);
-  out.weights.reserve(total_clauses);
-  out.offsets.reserve(total_clauses + 1);
+  out.lits.reserve(raw.total_lits());
+  out.weights.reserve(raw.size());
+  out.offsets.reserve(raw.size() + 1);
   if (track) {
     origin_off->assign(1, 0);
     origins->clear();
-    for (int b = 0; b < nblocks; ++b) {
-      const int64_t base = static_cast<int64_t>(origins->size());
-      origins->insert(origins->end(), part_orig[b].begin(), part_orig[b].end());
-      for (int64_t e : part_ooff[b]) origin_off->push_back(base + e);
-    }
   }
-  for (ClauseSet& o : part) {
-    const int64_t base = static_cast<int64_t>(out.lits.size());
-    out.lits.insert(out.lits.end(), o.lits.begin(), o.lits.end());
-    out.weights.insert(out.weights.end(), o.weights.begin(), o.weights.end());
-    for (size_t k = 1; k < o.offsets.size(); ++k) out.offsets.push_back(base + o.offsets[k]);
-    o = ClauseSet{};
+  const size_t wave = static_cast<size_t>(std::max(1, omp_get_max_threads())) * 2;
+  std::vector<MergedBucket> part(wave);
+  for (size_t b0 = 0; b0 < RawClauses::kBuckets; b0 += wave) {
+    const size_t nb = std::min(wave, RawClauses::kBuckets - b0);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t k = 0; k < nb; ++k) merge_bucket(raw, b0 + k, track, part[k]);
+    for (size_t k = 0; k < nb; ++k) {
+      MergedBucket& o = part[k];
+      raw.release(b0 + k);
+      if (track) {
+        const int64_t base = static_cast<int64_t>(origins->size());
+        origins->insert(origins->end(), o.orig.begin(), o.orig.end());
+        for (int64_t e : o.ooff) origin_off->push_back(base + e);
+      }
+      const int64_t base = static_cast<int64_t>(out.lits.size());
+      out.lits.insert(out.lits.end(), o.cs.lits.begin(), o.cs.lits.end());
+      out.weights.insert(out.weights.end(), o.cs.weights.begin(), o.cs.weights.end());
+      for (size_t c = 1; c < o.cs.offsets.size(); ++c) out.offsets.push_back(base + o.cs.offsets[c]);
+      o = MergedBucket{};
+    }
   }
 }
 

@@ -1,6 +1,11 @@
 // ground(): Tuffy's grounding pipeline (reference §5.1) as phases over the
 // engine, plus the shared context (predicate tables and their relations).
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstring>
+#include <new>
+#include <stdexcept>
 #include <map>
 #include <parallel/algorithm>
 #include <utility>
@@ -148,10 +153,68 @@ void RawClauses::add(std::vector<int32_t>& l, double w, int32_t from) {
 }
 
 void RawClauses::add_sorted(const int32_t* l, size_t n, double w, int32_t from) {
-  lits.insert(lits.end(), l, l + n);
-  offsets.push_back(static_cast<int64_t>(lits.size()));
-  weights.push_back(w);
-  if (track_origins) origin.push_back(from);
+  if (n > 0x7fffffff) throw std::length_error("a ground clause of more than 2^31 literals");
+  const uint64_t h = clause_hash(l, n);
+  Bucket& b = buckets_[bucket_of(h)];
+  const int32_t wi = n < 0x8000 ? weight_index(w) : -1;
+  const int hw = (wi >= 0 ? 1 : 3) + (track_origins ? 1 : 0);
+  int32_t* r = room(b, hw + n);
+  if (wi >= 0) {
+    r[0] = static_cast<int32_t>(0x80000000u | (static_cast<uint32_t>(n) << 16) | static_cast<uint32_t>(wi));
+  } else {
+    r[0] = static_cast<int32_t>(n);
+    std::memcpy(r + 1, &w, sizeof w);
+  }
+  if (track_origins) r[hw - 1] = from;
+  std::memcpy(r + hw, l, n * sizeof(int32_t));
+  ++b.clauses;
+  ++n_;
+  lits_ += n;
+}
+
+int32_t RawClauses::weight_index(double w) {
+  uint64_t bits;
+  std::memcpy(&bits, &w, sizeof bits);
+  if (bits == last_bits_ && last_index_ != -2) return last_index_;
+  auto it = index_.find(bits);
+  int32_t i = -1;
+  if (it != index_.end()) {
+    i = it->second;
+  } else if (weights_.size() < kMaxWeights) {
+    i = static_cast<int32_t>(weights_.size());
+    weights_.push_back(w);
+    index_.emplace(bits, i);
+  }
+  last_bits_ = bits;
+  last_index_ = i;
+  return i;
+}
+
+// A record of `words` words at the end of bucket b's last block, or in a
+// new block (twice the last one's size, 64 kB to 4 MB, larger for a longer
+// record).
+int32_t* RawClauses::room(Bucket& b, size_t words) {
+  if (b.blocks.empty() || b.blocks.back().cap - b.blocks.back().used < words) {
+    constexpr size_t kFirst = size_t{64} << 10, kLast = size_t{4} << 20;  // bytes
+    size_t bytes = b.blocks.empty() ? kFirst : std::min(kLast, b.blocks.back().cap * sizeof(int32_t) * 2);
+    bytes = std::max(bytes, (words * sizeof(int32_t) + kFirst - 1) / kFirst * kFirst);
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    b.blocks.push_back(Block{static_cast<int32_t*>(p), 0, bytes / sizeof(int32_t)});
+  }
+  Block& k = b.blocks.back();
+  int32_t* r = k.words + k.used;
+  k.used += words;
+  return r;
+}
+
+void RawClauses::release(size_t b) {
+  for (Block& k : buckets_[b].blocks) munmap(k.words, k.cap * sizeof(int32_t));
+  buckets_[b].blocks = std::vector<Block>();
+}
+
+void RawClauses::clear() {
+  for (size_t b = 0; b < buckets_.size(); ++b) release(b);
 }
 
 // Loads evidence into the predicate tables, deduplicating identical rows
@@ -306,7 +369,7 @@ GroundOutput ground(const GroundInput& in, gpu::Engine& eng, const GroundOptions
     for (size_t i = 0; i < out.atoms.size(); ++i) out.network.is_query[i + 1] = out.atoms[i].is_query;
     collect_true_query_evidence(c, out);
   });
-  raw = detail::RawClauses{};  // the unconsolidated clauses are not needed any more
+  raw.clear();  // consolidate() gave back each bucket it merged
   if (opts.unit_propagate && !opts.learning)
     phase("unit_propagation", [&] { out.unit_propagation = unit_propagate(out.network); });
   for (size_t i = 0; i < c.relevant.size(); ++i)

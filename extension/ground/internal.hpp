@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -124,7 +125,7 @@ void mark_queries(Ctx& c);                                   // rules.cpp
 void compute_closure(Ctx& c, GroundOutput& out);             // closure.cpp
 void activate_all(Ctx& c);                                   // closure.cpp
 void build_atom_table(Ctx& c, GroundOutput& out);            // closure.cpp
-struct RawClauses;
+class RawClauses;
 void ground_active_clauses(Ctx& c, RawClauses& raw);         // active_clauses.cpp
 void add_soft_evidence_clauses(Ctx& c, const GroundOutput& out, RawClauses& raw);  // consolidate.cpp
 void add_key_constraint_clauses(Ctx& c, RawClauses& raw);    // key_constraints.cpp
@@ -132,20 +133,85 @@ void add_key_constraint_clauses(Ctx& c, RawClauses& raw);    // key_constraints.
 void consolidate(RawClauses& raw, ClauseSet& out, std::vector<int64_t>* origin_off = nullptr,
                  std::vector<int32_t>* origins = nullptr);    // consolidate.cpp
 
-// Raw ground clauses before consolidation (Tuffy's cbuffer).
-struct RawClauses {
-  std::vector<int64_t> offsets{0};
-  std::vector<int32_t> lits;
-  std::vector<double> weights;
-  // Learning only (track_origins): per clause, +-(first-order clause + 1)
-  // of a learnable origin, or 0; negated when add() flips a unit clause.
+// Raw ground clauses before consolidation (Tuffy's cbuffer), held so that
+// consolidation never holds them and the merged network both whole: each
+// clause is one record [length, weight, origin (learning only), literals...]
+// in the bucket that the top kBucketBits bits of its literals' hash name
+// (clause_hash, the key consolidate() sorts by), so consolidate() merges one
+// bucket at a time, in hash order, and gives each bucket's memory back as
+// its merged clauses go out.  While there are at most kMaxWeights distinct
+// weights (a plan without embedded weights gives all its clauses one) and
+// the clause has fewer than 2^15 literals, the length and the weight's
+// index in the table of distinct weights share the first word (top bit
+// set, length in bits 16-30, index in bits 0-15): a two-literal clause
+// takes 12 bytes.  Otherwise the first word is the length and two more
+// hold the weight itself.  A bucket is a list of blocks mapped on their own
+// (munmap returns them to the system at once, which freed heap memory would
+// not), growing from 64 kB to 4 MB; a record never straddles two blocks.
+class RawClauses {
+ public:
+  static constexpr int kBucketBits = 10;
+  static constexpr size_t kBuckets = size_t{1} << kBucketBits;
+  struct Block {
+    int32_t* words = nullptr;
+    size_t used = 0, cap = 0;  // in words
+  };
+  struct Bucket {
+    std::vector<Block> blocks;
+    size_t clauses = 0;
+  };
+
+  RawClauses() : buckets_(kBuckets) {}
+  ~RawClauses() { clear(); }
+  RawClauses(const RawClauses&) = delete;
+  RawClauses& operator=(const RawClauses&) = delete;
+
+  // Learning only: each record keeps +-(first-order clause + 1) of a
+  // learnable origin, or 0; negated when add() flips a unit clause.
   bool track_origins = false;
-  std::vector<int32_t> origin;
   // Adds a clause: sorts and dedups `l`, drops zeros, flips [-a],w to [a],-w,
   // and drops empty clauses.
   void add(std::vector<int32_t>& l, double w, int32_t from = 0);
   void add_sorted(const int32_t* l, size_t n, double w, int32_t from = 0);
-  size_t size() const { return weights.size(); }
+  size_t size() const { return n_; }
+  size_t total_lits() const { return lits_; }
+  const Bucket& bucket(size_t b) const { return buckets_[b]; }
+  // The parts of the record at r.
+  int header_words(const int32_t* r) const { return (r[0] < 0 ? 1 : 3) + (track_origins ? 1 : 0); }
+  size_t record_words(const int32_t* r) const { return static_cast<size_t>(header_words(r)) + length(r); }
+  static size_t length(const int32_t* r) {
+    return static_cast<size_t>(r[0] < 0 ? (static_cast<uint32_t>(r[0]) >> 16) & 0x7fff : static_cast<uint32_t>(r[0]));
+  }
+  const int32_t* lits(const int32_t* r) const { return r + header_words(r); }
+  double weight(const int32_t* r) const {
+    if (r[0] < 0) return weights_[static_cast<uint32_t>(r[0]) & 0xffff];
+    double w;
+    std::memcpy(&w, r + 1, sizeof w);
+    return w;
+  }
+  int32_t origin(const int32_t* r) const { return r[header_words(r) - 1]; }  // track_origins only
+  // Unmaps bucket b's blocks.
+  void release(size_t b);
+  // Unmaps every block (size() and total_lits() stay as they were).
+  void clear();
+  // FNV-1a over the literals: consolidation's sort key.
+  static uint64_t clause_hash(const int32_t* l, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t k = 0; k < n; ++k) h = (h ^ static_cast<uint32_t>(l[k])) * 1099511628211ull;
+    return h;
+  }
+  static size_t bucket_of(uint64_t hash) { return static_cast<size_t>(hash >> (64 - kBucketBits)); }
+
+ private:
+  static constexpr size_t kMaxWeights = size_t{1} << 16;
+  int32_t* room(Bucket& b, size_t words);
+  int32_t weight_index(double w);  // -1 once the table is full
+  std::vector<Bucket> buckets_;
+  size_t n_ = 0, lits_ = 0;
+  std::vector<double> weights_;                  // the distinct weights
+  std::unordered_map<uint64_t, int32_t> index_;  // a weight's bits -> its index
+  uint64_t last_bits_ = 0;                       // the last weight looked up, and its index
+  int32_t last_index_ = -2;
 };
 
 }  // namespace mln::ground::detail

@@ -109,14 +109,49 @@ void join_literal(Ctx& c, Bindings& b, const lang::Literal& lit, const gpu::Rela
   }
 }
 
+namespace {
+
+// Drops the columns of the variables that no literal from order[next] on,
+// no pending condition and no name in `keep` reads.  The bindings are a
+// bag: the rows and their order stay as they are; the joins after it copy
+// fewer columns.
+void drop_dead_columns(Ctx& c, Bindings& b, const std::vector<lang::Literal>& lits, const std::vector<int>& order,
+                       size_t next, const std::vector<lang::Expr>& conds, const std::vector<uint8_t>& done,
+                       const std::vector<std::string>& keep) {
+  std::vector<uint8_t> live(b.vars.size() + 1, 0);
+  auto mark = [&](const std::string& v) {
+    const int col = b.col(v);
+    if (col >= 0) live[col] = 1;
+  };
+  for (const std::string& v : keep) mark(v);
+  for (size_t k = next; k < order.size(); ++k)
+    for (const lang::Term& t : lits[order[k]].args)
+      if (t.is_var()) mark(t.text);
+  std::vector<std::string> vs;
+  for (size_t i = 0; i < conds.size(); ++i)
+    if (!done[i]) expr_vars(conds[i], vs);
+  for (const std::string& v : vs) mark(v);
+  std::vector<int> cols{0};
+  std::vector<std::string> vars;
+  for (size_t i = 0; i < b.vars.size(); ++i)
+    if (live[i + 1]) cols.push_back(static_cast<int>(i) + 1), vars.push_back(b.vars[i]);
+  if (vars.size() == b.vars.size()) return;
+  b.rel = c.eng.project(b.rel, cols);
+  b.vars = std::move(vars);
+}
+
+}  // namespace
+
 Bindings run_plan(Ctx& c, const std::vector<lang::Literal>& lits, const std::vector<lang::Expr>& conds,
                   const VarTypes& types, const std::function<LiteralSets(int)>& sets,
-                  const std::vector<int>& order, bool carry_tids) {
+                  const std::vector<int>& order, bool carry_tids, const std::vector<std::string>* keep) {
   Bindings b;
   b.rel = c.unit;
   std::vector<uint8_t> done(conds.size(), 0);
   apply_ready_conditions(c, b, conds, done, types);
-  for (int i : order) {
+  for (size_t step = 0; step < order.size(); ++step) {
+    const int i = order[step];
+    if (keep) drop_dead_columns(c, b, lits, order, step, conds, done, *keep);
     const lang::Literal& lit = lits[i];
     LiteralSets s = sets(i);
     if (!all_bound(b, lit)) {

@@ -68,10 +68,13 @@ bool all_bound(const Bindings& b, const lang::Literal& lit);
 
 // Runs a body plan (optionally keeping the tids of inner-joined literals): joins the literals in plan_order with the relations that
 // `sets(i)` supplies and filters by `conds` as soon as their variables are
-// bound.  The result has one row per surviving variable binding.
+// bound.  The result has one row per surviving variable binding.  With
+// `keep`, each step first drops the columns that neither a later literal, a
+// pending condition nor a name in `keep` reads (the rows stay the same).
 Bindings run_plan(Ctx& c, const std::vector<lang::Literal>& lits, const std::vector<lang::Expr>& conds,
                   const VarTypes& types, const std::function<LiteralSets(int)>& sets,
-                  const std::vector<int>& order, bool carry_tids = false);
+                  const std::vector<int>& order, bool carry_tids = false,
+                  const std::vector<std::string>* keep = nullptr);
 // Name of the pseudo-variable that holds literal i's tid when run_plan
 // carries tids (inner-joined literals only).
 std::string tid_var(int lit_index);

@@ -11,12 +11,14 @@
 #include "pg/sql_ground.hpp"
 
 #include <chrono>
+#include <malloc.h>
 #include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "ground/grounder.hpp"
+#include "ground/proc_memory.hpp"
 
 extern "C" {
 #include "fmgr.h"
@@ -230,16 +232,18 @@ StoreTimes store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOu
 
   // Clauses in chunks of kClauseChunk.
   const ClauseSet& cs = out.network.clauses;
+  StatementMemory cc;
   for (size_t c0 = 0, chunk = 0; c0 < cs.size(); c0 += kClauseChunk, ++chunk) {
     check_interrupts();
     size_t c1 = std::min(cs.size(), c0 + kClauseChunk);
     std::vector<int32_t> offs;
     for (size_t c = c0; c <= c1; ++c) offs.push_back(static_cast<int32_t>(cs.offsets[c] - cs.offsets[c0]));
     std::vector<double> w(cs.weights.begin() + c0, cs.weights.begin() + c1);
-    spi.exec("INSERT INTO " + s + "._clauses VALUES ($1, $2, $3, $4)",
-             {int4_param(static_cast<int32_t>(chunk)), int4_array_param(offs),
-              int4_array_param(&cs.lits[cs.offsets[c0]], cs.offsets[c1] - cs.offsets[c0]),
-              float8_array_param(w)});
+    cc.chunk([&] {
+      spi.exec("INSERT INTO " + s + "._clauses VALUES ($1, $2, $3, $4)",
+               {int4_param(static_cast<int32_t>(chunk)), int4_array_param(offs),
+                int4_array_param(&cs.lits[cs.offsets[c0]], cs.offsets[c1] - cs.offsets[c0]), float8_array_param(w)});
+    });
   }
 
   lap(tm.clauses);
@@ -314,6 +318,7 @@ void store_learning(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput&
   spi.exec("CREATE TABLE " + s + "._learn_clauses (chunk int4 PRIMARY KEY, base float8[] NOT NULL, "
            "origin_offsets int4[] NOT NULL, origins int4[] NOT NULL)");
   const ClauseSet& cs = out.network.clauses;
+  StatementMemory cc;
   for (size_t c0 = 0, chunk = 0; c0 < cs.size(); c0 += kClauseChunk, ++chunk) {
     check_interrupts();
     const size_t c1 = std::min(cs.size(), c0 + kClauseChunk);
@@ -329,9 +334,11 @@ void store_learning(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput&
       base[c - c0] = w;
       offs.push_back(static_cast<int32_t>(orig.size()));
     }
-    spi.exec("INSERT INTO " + s + "._learn_clauses VALUES ($1, $2, $3, $4)",
-             {int4_param(static_cast<int32_t>(chunk)), float8_array_param(base), int4_array_param(offs),
-              int4_array_param(orig)});
+    cc.chunk([&] {
+      spi.exec("INSERT INTO " + s + "._learn_clauses VALUES ($1, $2, $3, $4)",
+               {int4_param(static_cast<int32_t>(chunk)), float8_array_param(base), int4_array_param(offs),
+                int4_array_param(orig)});
+    });
   }
   std::vector<int32_t> truth_ids;
   for (size_t a = 1; a < out.training_truth.size(); ++a)
@@ -341,9 +348,10 @@ void store_learning(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput&
 }
 
 // The statistics returned to the caller and kept in mln.programs.
-// engine_peak: the operator engine's working memory at its peak (none on the SQL path).
+// engine_peak: the operator engine's working memory at its peak (none on the SQL path);
+// mem: the backend's memory after each phase.
 std::string stats_json(const ground::GroundOutput& out, const std::string& device, double load_s, double store_s,
-                       const StoreTimes& st, double total_s, const size_t* engine_peak) {
+                       const StoreTimes& st, double total_s, const size_t* engine_peak, const ground::MemoryLog& mem) {
   std::string o = "{\"atoms\": " + std::to_string(out.atoms.size()) +
                   ", \"clauses\": " + std::to_string(out.network.clauses.size()) +
                   ", \"device\": " + json_quote(device) +
@@ -355,7 +363,7 @@ std::string stats_json(const ground::GroundOutput& out, const std::string& devic
   o += ", \"store_parts\": {\"tables\": " + json_num(st.tables) + ", \"atoms\": " + json_num(st.atoms) +
        ", \"clauses\": " + json_num(st.clauses) + ", \"query_evidence\": " + json_num(st.query_evidence) +
        ", \"keys\": " + json_num(st.keys) + "}";
-  if (engine_peak) o += ", \"memory\": {\"engine_peak_bytes\": " + std::to_string(*engine_peak) + "}";
+  o += ", \"memory\": " + mem.json(engine_peak);
   const ground::UnitPropStats& up = out.unit_propagation;
   if (up.ran)
     o += ", \"unit_propagation\": {\"enabled\": true, \"atoms_fixed\": " + std::to_string(up.atoms_fixed) +
@@ -387,6 +395,11 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   const bool sql_path = device == "sql";  // plain SQL through SPI (sql_ground.cpp)
   if (learning && sql_path)
     throw UserError{ERRCODE_FEATURE_NOT_SUPPORTED, "learning grounds on the operator engine (device cpu, gpu or auto), not on device sql", "", ""};
+  // Arrays of 1 MB and more are mapped on their own and unmapped when freed
+  // (glibc's threshold, fixed for this backend): under the default sliding
+  // threshold the engine's freed arrays stayed in the heap, resident, and
+  // raised the peak by what earlier plans had freed (docs/grounding.md, "Memory").
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   mln::gpu::Engine* eng = sql_path ? nullptr : &engine_for(device);
   if (eng) eng->reset_peak_memory();
   Spi spi;
@@ -413,8 +426,11 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   }
   // Cancel is honoured between operator steps; progress goes out as a
   // NOTICE at most once a second.
+  mln::ground::MemoryLog mem;
+  mem.note("load");
   auto last_notice = Clock::now();
-  opts.progress = [&last_notice](const std::string& phase, double fraction) {
+  opts.progress = [&last_notice, &mem](const std::string& phase, double fraction) {
+    if (fraction >= 1.0) mem.note(phase);
     check_interrupts();
     auto now = Clock::now();
     if (now - last_notice >= std::chrono::seconds(1)) {
@@ -427,11 +443,12 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   auto t2 = Clock::now();
   const StoreTimes st = store_network(spi, ctx, out);
   if (learning) store_learning(spi, ctx, out);
+  mem.note("store");
   auto t3 = Clock::now();
   auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
   std::string dev = sql_path ? "sql" : eng->backend() == mln::gpu::Backend::CUDA ? "gpu" : "cpu";
   const size_t peak = eng ? eng->peak_memory_bytes() : 0;
-  std::string stats = stats_json(out, dev, secs(t0, t1), secs(t2, t3), st, secs(t0, t3), eng ? &peak : nullptr);
+  std::string stats = stats_json(out, dev, secs(t0, t1), secs(t2, t3), st, secs(t0, t3), eng ? &peak : nullptr, mem);
   if (learning) stats.insert(stats.size() - 1, ", \"learning\": true");
   spi.exec("UPDATE mln.programs SET grounded_at = now(), ground_stats = $2 WHERE name = $1",
            {text_param(name), jsonb_param(stats)});

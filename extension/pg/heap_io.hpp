@@ -4,6 +4,7 @@
 // (heap_write.cpp).
 #pragma once
 
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 extern "C" {
 #include "postgres.h"
 #include "storage/lockdefs.h"
+#include "utils/memutils.h"
 }
 
 namespace mln::pg {
@@ -69,5 +71,33 @@ struct AtomRow {
 // throw.  (An INSERT ... SELECT FROM unnest() of the same arrays took 14 s
 // for the 5.6M atoms of RC at 565,000 papers.)
 uint64_t append_atoms(const std::string& qualified_table, size_t rows, const std::function<AtomRow(size_t)>& row);
+
+// A memory context for one statement's parameters at a time, emptied after
+// each (chunk()): a stored chunk's arrays are palloc'd, and SPI's procedure
+// context would otherwise keep every chunk's until the caller's SPI
+// connection ends (for a ground network's _clauses, a second copy of the
+// network).  On an error the transaction's abort frees it.
+class StatementMemory {
+ public:
+  StatementMemory();
+  ~StatementMemory() {
+    if (std::uncaught_exceptions() == 0) MemoryContextDelete(cxt_);
+  }
+  StatementMemory(const StatementMemory&) = delete;
+  StatementMemory& operator=(const StatementMemory&) = delete;
+  // Runs f (which builds its parameters and runs its statement) in the context, then empties it.
+  template <class F>
+  void chunk(F&& f) {
+    struct Back {
+      MemoryContext to;
+      ~Back() { MemoryContextSwitchTo(to); }
+    } back{MemoryContextSwitchTo(cxt_)};
+    f();
+    MemoryContextReset(cxt_);
+  }
+
+ private:
+  MemoryContext cxt_;
+};
 
 }  // namespace mln::pg

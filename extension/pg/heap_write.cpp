@@ -137,6 +137,9 @@ ArrayType* int4_array(const int32_t* v, int n) {
 
 }  // namespace
 
+StatementMemory::StatementMemory()
+    : cxt_(pg_call([] { return AllocSetContextCreate(CurrentMemoryContext, "mln statement", ALLOCSET_DEFAULT_SIZES); })) {}
+
 uint64_t write_table(const std::string& target, const std::vector<std::string>& names, const RowSource& src) {
   // Parse and check the target name, then create the table.
   std::string sql = "CREATE TABLE " + target + " (";

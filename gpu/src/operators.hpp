@@ -651,8 +651,12 @@ RelPtr gather_rows(Exec& ex, const Relation::Impl& in, size_t first, const Buf<i
 }
 
 // Concatenation of relations of equal arity (no copy when only one has rows).
+// A part held by `parts` alone (an operator's chunk results, moved in) gives
+// each column back as soon as it is copied, so the peak is the output and
+// one column of the parts, not the parts and the output whole; parts held
+// elsewhere too (union_all's inputs) are left as they are.
 template <class Exec>
-RelPtr concat(Exec& ex, const std::vector<RelPtr>& parts, int ncols) {
+RelPtr concat(Exec& ex, std::vector<RelPtr> parts, int ncols) {
   size_t total = 0, nonempty = 0;
   RelPtr last;
   for (const RelPtr& p : parts) {
@@ -664,9 +668,10 @@ RelPtr concat(Exec& ex, const std::vector<RelPtr>& parts, int ncols) {
   for (int c = 0; c < ncols; ++c) {
     Column out = ex.template alloc<int32_t>(total);
     size_t at = 0;
-    for (const RelPtr& p : parts) {
+    for (RelPtr& p : parts) {
       if (p->rows) ex.copy(out.data() + at, p->cols[c].data(), p->rows);
       at += p->rows;
+      if (p.use_count() == 1) p->cols[c] = Column();  // stream-ordered on the GPU: freed after the copy
     }
     cols.push_back(std::move(out));
   }
@@ -822,7 +827,7 @@ RelPtr select(Exec& ex, const Relation::Impl& in, const std::vector<Predicate>& 
     ex.check_cancel();
     parts.push_back(select_chunk(ex, in, s, std::min(chunk, in.rows - s), preds));
   }
-  RelPtr res = concat(ex, parts, static_cast<int>(in.cols.size()));
+  RelPtr res = concat(ex, std::move(parts), static_cast<int>(in.cols.size()));
   if (preds.size() <= static_cast<size_t>(PredSet::kMax)) return res;
   return select(ex, *res, std::vector<Predicate>(preds.begin() + PredSet::kMax, preds.end()));
 }
@@ -1017,7 +1022,7 @@ RelPtr probe_in_chunks(Exec& ex, size_t left_rows, size_t per_left, size_t right
     ex.check_cancel();
     res.push_back(probe(s, std::min(chunk, left_rows - s)));
   }
-  return concat(ex, res, out_cols);
+  return concat(ex, std::move(res), out_cols);
 }
 
 // Dense keys: right key range at most kDenseFactor x right rows (+ slack).
@@ -1091,7 +1096,7 @@ RelPtr join_driver(Exec& ex, const Relation::Impl& l, const Relation::Impl& r, c
     std::vector<RelPtr> res;
     for (uint32_t p = 0; p < parts; ++p)
       res.push_back(join_driver(ex, *lparts[p], *rparts[p], lk, rk, out, want, false));
-    return concat(ex, res, out_cols);
+    return concat(ex, std::move(res), out_cols);
   }
   ex.check_cancel();
   RightIndex ri = hash ? hash_index(ex, std::move(keys[1]), want < 0) : sort_index(ex, std::move(keys[1]), want < 0);
@@ -1133,7 +1138,7 @@ RelPtr distinct(Exec& ex, const Relation::Impl& in, bool may_split) {
     keys.clear();
     std::vector<RelPtr> res;
     for (auto& p : split) res.push_back(distinct(ex, *p, false));
-    return concat(ex, res, static_cast<int>(in.cols.size()));
+    return concat(ex, std::move(res), static_cast<int>(in.cols.size()));
   }
   ex.check_cancel();
   if (hash) {
