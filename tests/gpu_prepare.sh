@@ -31,7 +31,11 @@ done
 # and give SOUFFLE_PREFIX=P: it is packed here, stripped, and gpu_run.sh's
 # datalog mode unpacks it (its compiled mode finds its headers beside it).
 if [ -n "${SOUFFLE_PREFIX:-}" ] && [ -x "$SOUFFLE_PREFIX/bin/souffle" ]; then
-  t=$(mktemp -d); cp -r "$SOUFFLE_PREFIX"/. "$t"/ && strip "$t/bin/souffle" && tar cJf .devcache/souffle.tar.xz -C "$t" . ; rm -rf "$t"
+  # Its compile script holds the build's header path: a placeholder instead,
+  # which gpu_run.sh fills with where the headers are unpacked.
+  t=$(mktemp -d); cp -r "$SOUFFLE_PREFIX"/. "$t"/ && strip "$t/bin/souffle" &&
+    sed -i 's|"-I[^"]*"|"-I@SOUFFLE_INCLUDE@"|; s|"source_include_dir": "[^"]*"|"source_include_dir": "@SOUFFLE_INCLUDE@"|' \
+      "$t/bin/souffle-compile.py" && tar cJf .devcache/souffle.tar.xz -C "$t" . ; rm -rf "$t"
   "$SOUFFLE_PREFIX/bin/souffle" --version 2>&1 | grep -m1 Version > .devcache/souffle.VERSION
 fi
 # The commit the GPU run measures (the host gets no .git).

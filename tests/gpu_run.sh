@@ -355,6 +355,7 @@ if case "+$mode+" in *+datalog+*) true ;; *) false ;; esac; then  # not part of 
   # headers beside the binary).
   if [ -z "${SOUFFLE:-}" ] && [ -f .devcache/souffle.tar.xz ]; then
     mkdir -p build/souffle && tar xJf .devcache/souffle.tar.xz -C build/souffle &&
+      sed -i "s|@SOUFFLE_INCLUDE@|$root/build/souffle/include|g" build/souffle/bin/souffle-compile.py &&
       export SOUFFLE=$root/build/souffle/bin/souffle && note "Soufflé: $(cat .devcache/souffle.VERSION 2>/dev/null)"
   fi
   for dev in ${MLN_DATALOG_DEVICES:-gpu cpu}; do
