@@ -360,6 +360,24 @@ bool PdhgThread::join(PdhgOutcome& out) {
   return true;
 }
 
+void PdhgThread::wait_while_closing(double target, double window_s) {
+  using Clock = std::chrono::steady_clock;
+  auto since = Clock::now();
+  double at = bound_.load();
+  while (!done_.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const double b = bound_.load();
+    // Progress: a first bound, or 1% of what was left to the target.
+    if (b > at && (at == -std::numeric_limits<double>::infinity() || b - at >= 0.01 * (target - at))) {
+      at = b;
+      since = Clock::now();
+    } else if (std::chrono::duration<double>(Clock::now() - since).count() >= window_s) {
+      stop_soon();
+      return;
+    }
+  }
+}
+
 void PdhgThread::cancel_and_join() {
   cancel_ = true;
   if (th_.joinable()) th_.join();

@@ -111,6 +111,13 @@ class PdhgThread {
   // when it ran out of memory (out is then untouched).
   bool join(PdhgOutcome& out);
   void cancel_and_join();
+  // Asks the solve to end now; join() then gives what it has (its best
+  // certified bound so far).
+  void stop_soon() { cancel_ = true; }
+  // After the work it ran beside has ended: waits while the bound still
+  // closes the distance to `target` (at least 1% of it every `window_s`),
+  // then stops the solve; returns at once when it has ended.
+  void wait_while_closing(double target, double window_s);
 
  private:
   std::atomic<bool> cancel_{false}, done_{false};

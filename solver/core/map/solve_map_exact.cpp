@@ -19,6 +19,11 @@
 
 namespace mln::solver::map_detail {
 
+// Seconds the side bound may go without closing 1% of the distance to its
+// target, once the walk has ended, before it is stopped: longer than the
+// time between two of PDHG's bound evaluations on large networks.
+constexpr double kSideBoundWindowS = 3.0;
+
 double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool enumerated, std::vector<uint8_t>& best,
                             bool* defer) {
   const int64_t m = static_cast<int64_t>(pn.clauses.size());
@@ -89,7 +94,11 @@ void Run::start_side_bound(int32_t k, const mln::Network& pn, const SubNetwork& 
     np = &sb->sub.net;
   }
   PdhgOptions po;
-  po.time_limit_s = opts.lp_seconds;
+  // Its time share, and the exact path's where the component is too large
+  // for it (bound_component lets it run on after the walk only while it
+  // still closes the gap).
+  po.time_limit_s = opts.lp_seconds +
+                    (static_cast<int64_t>(np->clauses.size()) > opts.ilp_max_clauses ? opts.ilp_seconds : 0.0);
   // The CPU threads walk: one for the bound (its evaluations, where the GPU
   // iterates), unless the GPU walks this component.
   po.threads = on_gpu ? pool_threads(opts.threads) : 1;
@@ -127,6 +136,9 @@ PdhgOutcome Run::side_bound(int32_t k, const mln::Network& pn, double target) {
   PdhgOutcome out;
   if (sb) {
     sb->lp->set_target(target);
+    // The walk has ended: the bound runs on while it closes the gap (#39's
+    // rule: the job ends when the bound stops closing it, or at its time).
+    sb->lp->wait_while_closing(target, kSideBoundWindowS);
     if (sb->lp->join(out)) {
       if (!out.gpu_error.empty()) warn("the GPU PDHG bound failed, solved on the CPU: " + out.gpu_error);
       return out;
