@@ -184,19 +184,26 @@ TEST(PdhgTest, SolveMapBoundsBesideTheWalk) {
 }
 
 }  // namespace
-// Once the side bound has ended, the walk stops at an answer within
-// gap_tolerance of it (solver "auto", no flip budget given): on a network
-// whose LP is tight the walk's later tries are skipped, the answer is the
-// same, and a run without the side bound walks every try.
-TEST(PdhgTest, TheWalkEndsWithinTheGapOfTheSideBound) {
+// A chain whose LP is tight: each atom's false costs 1 and true 2, and
+// neighbours may not both be true.
+static mln::Network tight_lp_chain(int32_t n) {
   mln::Network net;
-  net.num_atoms = 2000;
-  for (int32_t a = 1; a <= net.num_atoms; ++a) {  // each atom: false costs 1, true costs 2
+  net.num_atoms = n;
+  for (int32_t a = 1; a <= net.num_atoms; ++a) {
     add_clause(net, {a}, 1.0);
     add_clause(net, {-a}, 2.0);
   }
   for (int32_t a = 1; a < net.num_atoms; ++a) add_clause(net, {-a, -(a + 1)}, 1.0);
   net.is_query.assign(net.num_atoms + 1, 1);
+  return net;
+}
+
+// Once the side bound has ended, the walk stops at an answer within
+// gap_tolerance of it (solver "auto", no flip budget given): on a network
+// whose LP is tight the walk's later tries are skipped, the answer is the
+// same, and a run without the side bound walks every try.
+TEST(PdhgTest, TheWalkEndsWithinTheGapOfTheSideBound) {
+  mln::Network net = tight_lp_chain(2000);
   SolveOptions o;
   o.device = "cpu";
   o.threads = 1;
@@ -366,14 +373,7 @@ TEST_F(PdhgGpuTest, SolveMapBoundsBesideTheGpuWalk) {
 // (TheWalkEndsWithinTheGapOfTheSideBound): the answer is the optimum and
 // within gap_tolerance of its bound.
 TEST_F(PdhgGpuTest, TheGpuWalkEndsWithinTheGapOfTheGpuBound) {
-  mln::Network net;
-  net.num_atoms = 2000;
-  for (int32_t a = 1; a <= net.num_atoms; ++a) {  // each atom: false costs 1, true costs 2
-    add_clause(net, {a}, 1.0);
-    add_clause(net, {-a}, 2.0);
-  }
-  for (int32_t a = 1; a < net.num_atoms; ++a) add_clause(net, {-a, -(a + 1)}, 1.0);
-  net.is_query.assign(net.num_atoms + 1, 1);
+  mln::Network net = tight_lp_chain(2000);
   SolveOptions o;
   o.device = "gpu";
   o.gpu_min_atoms = 1;
