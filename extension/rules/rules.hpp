@@ -67,7 +67,7 @@ struct Arg {
 };
 
 struct Literal {
-  int pred = -1;  // index into Task::background; -1 - k: never; kTarget: the target
+  int pred = -1;  // index into Task::background, or kTarget (the target, read as its positives)
   std::vector<Arg> args;
 };
 constexpr int kTarget = -2;

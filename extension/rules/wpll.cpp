@@ -46,10 +46,13 @@ struct Model {
     for (size_t k = 1; k < w_.size(); ++k) ll -= 0.5 * l2 * w_[k] * w_[k];
     return ll;
   }
-  std::vector<double> margins(const std::vector<double>& w_) const {
+  // Each example's margin from the clauses' weights, the intercept left
+  // out: what a candidate's fit holds fixed (the same for every candidate
+  // of a round).
+  std::vector<double> fixed_margins() const {
     std::vector<double> m(y.size(), 0.0);
-    for (size_t k = 0; k < w_.size(); ++k)
-      for (size_t e = 0; e < y.size(); ++e) m[e] += w_[k] * feats[k][e];
+    for (size_t k = 1; k < w.size(); ++k)
+      for (size_t e = 0; e < y.size(); ++e) m[e] += w[k] * feats[k][e];
     return m;
   }
 };
@@ -132,16 +135,14 @@ double newton(const Model& md, const std::vector<int>& free, std::vector<double>
   return ll;
 }
 
-// The candidate's gain: its weight and the intercept fitted, the others fixed.
-double candidate_gain(Model& md, const std::vector<double>& feat, double current) {
+// The candidate's gain: its weight and the intercept fitted, the others
+// fixed (their margins: `fixed`, Model::fixed_margins).
+double candidate_gain(Model& md, const std::vector<double>& feat, const std::vector<double>& fixed, double current) {
   md.feats.push_back(feat);
   std::vector<double> w = md.w;
   w.push_back(0.0);
   const int k = static_cast<int>(w.size()) - 1;
-  std::vector<double> base(md.y.size(), 0.0);
-  for (size_t c = 1; c + 1 < w.size(); ++c)
-    for (size_t e = 0; e < md.y.size(); ++e) base[e] += w[c] * md.feats[c][e];
-  const double ll = newton(md, {0, k}, w, base);
+  const double ll = newton(md, {0, k}, w, fixed);
   md.feats.pop_back();
   return ll - current;
 }
@@ -179,6 +180,7 @@ std::vector<LearnedRule> learn_mln_rules(gpu::Engine& eng, const Task& task, con
     double best_gain = opts.min_gain;
     CoverageEngine::Node best;
     bool found = false;
+    const std::vector<double> fixed = md.fixed_margins();
     std::vector<std::pair<double, CoverageEngine::Node>> beam{{0.0, root}};
     std::unordered_set<std::string> seen;
     for (int depth = 1; depth <= opts.max_body && !beam.empty(); ++depth) {
@@ -196,7 +198,7 @@ std::vector<LearnedRule> learn_mln_rules(gpu::Engine& eng, const Task& task, con
           st.coverage_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           ++st.candidates;
           if (kid.cov.pos + kid.cov.neg == 0) continue;  // true nowhere: no refinement is either
-          const double gain = candidate_gain(md, feat, ll) - opts.penalty * static_cast<double>(c.body.size());
+          const double gain = candidate_gain(md, feat, fixed, ll) - opts.penalty * static_cast<double>(c.body.size());
           if (gain > best_gain) {
             best_gain = gain;
             best = kid;
