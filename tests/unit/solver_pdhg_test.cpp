@@ -57,6 +57,21 @@ PdhgOptions test_options() {
   return o;
 }
 
+// What every bound must satisfy on a network of optimum `opt`: never above
+// it, never below the unit bound, at most the primal estimate; and its
+// rounded state, of the network's size, costs what the network says and
+// no less than the optimum.
+void expect_valid_bound(const mln::Network& net, double opt, const PdhgOutcome& r, int64_t iters) {
+  EXPECT_LE(r.bound, opt + tol(opt)) << iters << " iterations";
+  EXPECT_GE(r.bound, unit_bound(net) - tol(opt));
+  ASSERT_EQ(r.state.size(), static_cast<size_t>(net.num_atoms) + 1);
+  EXPECT_NEAR(r.state_cost, total_cost(net.clauses, r.state), tol(opt));
+  EXPECT_GE(r.state_cost, opt - tol(opt));
+  // primal is an estimate in double: hard unit weights (5.2e7) pass
+  // through its sum.
+  EXPECT_LE(r.bound, r.primal + 1e-6);
+}
+
 // The bound is never above the optimum, whatever the iterate's accuracy
 // (also after a handful of iterations), and the rounded state's cost is its
 // true cost.
@@ -69,15 +84,7 @@ TEST(PdhgTest, BoundNeverExceedsTheOptimumOn200Networks) {
       PdhgOptions o = test_options();
       o.max_iterations = iters;
       o.eval_every = 1;
-      const PdhgOutcome r = lp_bound_pdhg(net, o);
-      EXPECT_LE(r.bound, opt + tol(opt)) << iters << " iterations";
-      EXPECT_GE(r.bound, unit_bound(net) - tol(opt));
-      ASSERT_EQ(r.state.size(), static_cast<size_t>(net.num_atoms) + 1);
-      EXPECT_NEAR(r.state_cost, total_cost(net.clauses, r.state), tol(opt));
-      EXPECT_GE(r.state_cost, opt - tol(opt));
-      // primal is an estimate in double: hard unit weights (5.2e7) pass
-      // through its sum.
-      EXPECT_LE(r.bound, r.primal + 1e-6);
+      expect_valid_bound(net, opt, lp_bound_pdhg(net, o), iters);
     }
   }
 }
@@ -283,12 +290,7 @@ TEST_F(PdhgGpuTest, BoundNeverExceedsTheOptimumOn100Networks) {
       o.eval_every = iters <= 40 ? 1 : 16;
       const PdhgOutcome r = lp_bound_pdhg(net, o);
       ASSERT_EQ(r.device, "gpu") << r.gpu_error;
-      EXPECT_LE(r.bound, opt + tol(opt)) << iters << " iterations";
-      EXPECT_GE(r.bound, unit_bound(net) - tol(opt));
-      ASSERT_EQ(r.state.size(), static_cast<size_t>(net.num_atoms) + 1);
-      EXPECT_NEAR(r.state_cost, total_cost(net.clauses, r.state), tol(opt));
-      EXPECT_GE(r.state_cost, opt - tol(opt));
-      EXPECT_LE(r.bound, r.primal + 1e-6);
+      expect_valid_bound(net, opt, r, iters);
     }
   }
 }
