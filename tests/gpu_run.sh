@@ -41,6 +41,8 @@ OUT=${OUT:-$root/gpu-out}
 mkdir -p "$OUT"
 mode=${1:-full}
 has() { case "+$mode+" in *"+$1+"*|*"+full+"*) return 0 ;; esac; return 1; }
+# Modes that full leaves out run only when named.
+only() { case "+$mode+" in *"+$1+"*) return 0 ;; esac; return 1; }
 cd "$root"
 summary=$OUT/summary.md
 : >"$summary"
@@ -78,6 +80,13 @@ export LD_LIBRARY_PATH=$root/.devcache/deps/usr/lib/x86_64-linux-gnu:/tmp/pg/lib
   cmake --build $B -j"$J"; } >>"$OUT/build.log" 2>&1 || { note "pg_mln build FAILED (see build.log)"; tail -40 "$OUT/build.log"; exit 1; }
 grep -q "CUDA backend ON" "$OUT/build.log" && note "- pg_mln: built with CUDA in $(( $(date +%s) - t0 )) s" \
   || note "- pg_mln: WARNING: built WITHOUT CUDA"
+
+# ctest_gpu NAME REGEX [JOBS]: the GoogleTests matching REGEX with the GPU
+# required, logged to $OUT/NAME_tests.log, their tally in the summary.
+ctest_gpu() {
+  (cd "$B" && ctest --output-on-failure -j"${3:-1}" -R "$2" --timeout 300) >"$OUT/$1_tests.log" 2>&1
+  note "ctest -R '$2' (MLN_REQUIRE_GPU=1): exit $?, $(grep -E 'tests passed|tests failed' "$OUT/$1_tests.log")"
+}
 
 # 3. GoogleTest with the GPU required.
 export MLN_REQUIRE_GPU=1 MLN_DATASETS="$root/examples"
@@ -292,7 +301,7 @@ if has walk; then
   (cd "$OUT" && tar czf walk_traces.tar.gz walk-*.dat 2>/dev/null && rm -f walk-*.dat)
 fi
 
-if case "+$mode+" in *+pdhg+*) true ;; *) false ;; esac; then  # not part of full
+if only pdhg; then
   # The LP bound by PDHG on the GPU (issue #40): the PDHG GoogleTests with
   # the GPU required (the CPU cases too), then bench/lp_bound on generated RC
   # (grounded in memory on the CPU engine): PDHG on every core and on the
@@ -301,8 +310,7 @@ if case "+$mode+" in *+pdhg+*) true ;; *) false ;; esac; then  # not part of ful
   # the GPU walk, stopped by the GPU bound, within 60 s).
   note ""
   note "## PDHG bound on the GPU"
-  (cd $B && ctest --output-on-failure -j4 -R Pdhg --timeout 300) >"$OUT/pdhg_tests.log" 2>&1
-  note "ctest -R Pdhg (MLN_REQUIRE_GPU=1): exit $?, $(grep -E 'tests passed|tests failed' "$OUT/pdhg_tests.log")"
+  ctest_gpu pdhg Pdhg 4
   grep -E '\((Failed|Timeout|Skipped)\)' "$OUT/pdhg_tests.log" | tee -a "$summary"
   for papers in ${MLN_PDHG_PAPERS:-10000 100000}; do
     ref=0
@@ -316,15 +324,14 @@ if case "+$mode+" in *+pdhg+*) true ;; *) false ;; esac; then  # not part of ful
   done
 fi
 
-if case "+$mode+" in *+rules+*) true ;; *) false ;; esac; then  # not part of full
+if only rules; then
   # Rule learning (issue #42): the rules GoogleTests with the GPU required
   # (coverage against the reference prover, planted rules on the CUDA
   # engine), then bench/rules.sh's family task on every core, one core and
   # the GPU (Aleph is not on this host: its figures are the dev machine's).
   note ""
   note "## Rule learning"
-  (cd $B && ctest --output-on-failure -R '^rules\.' --timeout 300) >"$OUT/rules_tests.log" 2>&1
-  note "ctest -R rules (MLN_REQUIRE_GPU=1): exit $?, $(grep -E 'tests passed|tests failed' "$OUT/rules_tests.log")"
+  ctest_gpu rules '^rules\.'
   OMP_WAIT_POLICY=passive BIN=$B/bench/mln_rules_bench FACTS="${MLN_RULES_FACTS:-1000000 10000000}" \
     timeout ${MLN_RULES_WALL:-300} bash bench/rules.sh "$OUT/rules.md" >"$OUT/rules_run.log" 2>&1
   note "bench/rules.sh: exit $?"
@@ -342,7 +349,7 @@ if has defaults; then
   cat "$OUT/defaults.md" >>"$summary" 2>/dev/null
 fi
 
-if case "+$mode+" in *+datalog+*) true ;; *) false ;; esac; then  # not part of full
+if only datalog; then
   # mln.datalog against WITH RECURSIVE (and Soufflé with SOUFFLE=path) on TC and
   # SG over uniform, R-MAT and grid graphs and on points-to (bench/datalog.sh,
   # issue #41), once with device gpu and once cpu: MLN_DATALOG_EDGES,
@@ -366,15 +373,14 @@ if case "+$mode+" in *+datalog+*) true ;; *) false ;; esac; then  # not part of 
   done
 fi
 
-if case "+$mode+" in *+cplogic+*) true ;; *) false ;; esac; then  # not part of full
+if only cplogic; then
   # CP-logic forward sampling (issue #43): the ProbLog and forward sampler
   # tests with the GPU required (the CUDA sampler must draw exactly the CPU
   # sampler's samples), then bench/cplogic.sh on the GPU, the CPU backend on
   # every core and on one (MLN_CPLOGIC_DEVICES, MLN_CPLOGIC_WALL seconds).
   note ""
   note "## CP-logic forward sampling"
-  (cd $B && ctest --output-on-failure -R 'ProbLog|ForwardSampler' --timeout 300) >"$OUT/cplogic_tests.log" 2>&1
-  note "ctest -R 'ProbLog|ForwardSampler' (MLN_REQUIRE_GPU=1): exit $?, $(grep -E 'tests passed|tests failed' "$OUT/cplogic_tests.log")"
+  ctest_gpu cplogic 'ProbLog|ForwardSampler'
   DEVICES=${MLN_CPLOGIC_DEVICES:-gpu cpu cpu1} BLOODTYPE=${MLN_CPLOGIC_BLOODTYPE:-100 1000 10000 100000} \
     GROWINGHEAD=${MLN_CPLOGIC_GROWINGHEAD:-10 50 200 400} GROWINGBODY=${MLN_CPLOGIC_GROWINGBODY:-10 50 100 200} \
     FIXED=${MLN_CPLOGIC_FIXED:-1000000} FIXED_CPU=${MLN_CPLOGIC_FIXED_CPU:-100000} STMT_TIMEOUT=30 PGDATABASE=postgres \
