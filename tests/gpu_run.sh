@@ -31,7 +31,8 @@
 #   tests and bench/rules.sh (issue #42); pdhg: the PDHG bound's
 #   tests (ctest -R Pdhg) and bench/lp_bound on RC 10^4 and 10^5 papers, CPU
 #   and GPU side by side (issue #40, MLN_PDHG_PAPERS; not part of full); cplogic: the ProbLog tests and
-#   bench/cplogic.sh on the GPU, the CPU and one core (issue #43); full: all but datalog.  MLN_PG_OPTS adds server settings
+#   bench/cplogic.sh on the GPU, the CPU and one core (issue #43); full: all but datalog, rules, pdhg
+#   and cplogic.  MLN_PG_OPTS adds server settings
 #   (e.g. "-c shared_buffers=8GB").  Modes join
 #   with '+'.  The builds (PostgreSQL in /tmp/pg, pg_mln in build/gpu-cuda)
 #   are reused by later calls while the machine stays warm.

@@ -147,11 +147,10 @@ void run_search(const rules::Task& task, const LearnOptions& opts, Learned& out)
 void learn(Spi& spi, FunctionCallInfo fcinfo, Learned& out) {
   const std::string target = text_arg(fcinfo, 0), pos_name = text_arg(fcinfo, 1);
   const bool closed_world = PG_ARGISNULL(2);  // no negatives: sampled from the closed world
-  const std::string neg_name = closed_world ? pos_name : text_arg(fcinfo, 2);
   const LearnOptions opts = learn_options(spi, PG_ARGISNULL(4) ? 0 : PG_GETARG_DATUM(4), PG_ARGISNULL(4));
   Rows bg_names = spi.query("SELECT x FROM unnest($1::text[]) x WHERE x IS NOT NULL", {{TEXTARRAYOID, PG_GETARG_DATUM(3)}});
   dl::Relation pos = table_relation(spi, "the positive examples", pos_name);
-  dl::Relation neg = table_relation(spi, "the negative examples", neg_name);
+  const dl::Relation neg = closed_world ? pos : table_relation(spi, "the negative examples", text_arg(fcinfo, 2));
   if (neg.arity != pos.arity)
     throw UserError{ERRCODE_DATATYPE_MISMATCH, "the negative examples " + source_name(neg) + " have " +
                         std::to_string(neg.arity) + " column(s), the positive ones " + std::to_string(pos.arity),
@@ -172,8 +171,8 @@ void learn(Spi& spi, FunctionCallInfo fcinfo, Learned& out) {
   rules::Task task;
   task.target.name = target;
   for (int c = 0; c < pos.arity; ++c) task.target.types.push_back(typing.of(pos, c));
-  for (int c = 0; c < neg.arity; ++c)
-    if (typing.of(neg, c) != task.target.types[static_cast<size_t>(c)] && !typing.by_name)
+  for (int c = 0; !typing.by_name && c < neg.arity; ++c)  // by name, the positives' columns name the types
+    if (typing.of(neg, c) != task.target.types[static_cast<size_t>(c)])
       throw UserError{ERRCODE_DATATYPE_MISMATCH, "column " + std::to_string(c + 1) +
                           " of the negative examples has another type than the positive examples'", "", ""};
   std::vector<char> is_text;
