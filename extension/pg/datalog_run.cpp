@@ -3,7 +3,8 @@
 // (tables, views, row-level security) apply; integer columns are cast to
 // int4 (a value beyond it is SQL's "integer out of range"), text columns go
 // through the symbol dictionary; rows with a NULL in a read column are left
-// out (Datalog has no NULL).
+// out (Datalog has no NULL).  Integer tables the heap read can serve with
+// the same rows are read by it instead (scan_input).
 #include "pg/datalog_run.hpp"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include "ground/datalog_eval.hpp"
 #include "pg/engine.hpp"
+#include "pg/heap_io.hpp"
 #include "pg/json_options.hpp"
 
 extern "C" {
@@ -89,7 +91,35 @@ void resolve_input(Spi& spi, dl::Relation& rel) {
   }
 }
 
+// The heap read (scan_columns: pages straight into columns, no executor)
+// serves an input when it gives exactly what the SQL read would: every
+// column an int2/int4 column read as it is (no cast), a table or
+// materialized view the caller may SELECT as a whole, no row-level security
+// in force for the caller, and no NULL in the columns read (SPI leaves such
+// rows out; the scan stops at the first and the SQL read takes over).
+// Returns false, having read nothing, when it does not qualify.
+bool scan_input(Spi& spi, const dl::Relation& rel, gpu::HostTable& t) {
+  for (dl::ColType ty : rel.types)
+    if (ty != dl::ColType::Int) return false;
+  Rows r = spi.query(
+      "SELECT c.oid::int8, c.relkind IN ('r', 'm') AND c.relam = (SELECT oid FROM pg_am WHERE amname = 'heap') "
+      "  AND has_table_privilege(c.oid, 'SELECT') AND row_security_active(c.oid) IS FALSE "
+      "  AND (SELECT bool_and(a.atttypid IN ('int2'::regtype, 'int4'::regtype)) FROM pg_attribute a "
+      "       WHERE a.attrelid = c.oid AND a.attname = ANY($2::text[]) AND NOT a.attisdropped) "
+      "FROM pg_class c WHERE c.oid = to_regclass($1)",
+      {text_param(source_name(rel)), text_array_param(rel.source.columns)});
+  if (r.size() == 0 || r.isnull(0, 1) || r.text(0, 1) != "t") return false;
+  const Oid relid = static_cast<Oid>(r.int8(0, 0));
+  bool has_null = false;
+  gpu::HostTable scanned = scan_columns_or_null(relid, rel.source.columns, has_null);
+  if (has_null) return false;
+  t = std::move(scanned);
+  return true;
+}
+
 gpu::HostTable read_input(Spi& spi, const dl::Relation& rel, dl::Symbols& syms) {
+  gpu::HostTable fast;
+  if (scan_input(spi, rel, fast)) return fast;
   std::string sql = "SELECT ", where;
   for (int c = 0; c < rel.arity; ++c) {
     const std::string col = qi(rel.source.columns[c]);

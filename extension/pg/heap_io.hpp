@@ -27,6 +27,9 @@ Oid relation_by_name(const std::string& qualified_table, LOCKMODE lock);
 // Throws UserError for a missing relation/column, a non-integer column, or
 // a missing SELECT privilege.
 gpu::HostTable scan_columns(Oid relid, const std::vector<std::string>& columns);
+// The same, stopping at the first NULL with has_null set (what was read is
+// then incomplete) instead of throwing.
+gpu::HostTable scan_columns_or_null(Oid relid, const std::vector<std::string>& columns, bool& has_null);
 // All int columns of a relation, in order (for "every column" defaults).
 std::vector<std::string> relation_columns(Oid relid);
 // Rows handed over in pieces: fill(row0, n, dst) writes rows [row0, row0 +

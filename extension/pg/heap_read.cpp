@@ -143,12 +143,21 @@ std::vector<std::string> relation_columns(Oid relid) {
 }
 
 gpu::HostTable scan_columns(Oid relid, const std::vector<std::string>& columns) {
+  bool has_null = false;
+  gpu::HostTable t = scan_columns_or_null(relid, columns, has_null);
+  if (has_null)
+    throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "GPU operators do not accept NULL values", "",
+                    "filter the NULLs out first (e.g. into a table with NOT NULL columns)"};
+  return t;
+}
+
+gpu::HostTable scan_columns_or_null(Oid relid, const std::vector<std::string>& columns, bool& has_null) {
   auto atts = resolve(relid, columns);
   gpu::HostTable t;
   t.cols.resize(columns.size());
   std::vector<AttrNumber> nums;
   for (auto& a : atts) nums.push_back(a.first);
-  bool has_null = false;
+  has_null = false;
   if (!scan_fixed_columns(relid, atts, nums, t, has_null)) {
     scan_rows(
         relid, AccessShareLock, nums,
@@ -166,9 +175,6 @@ gpu::HostTable scan_columns(Oid relid, const std::vector<std::string>& columns) 
           for (auto& c : t.cols) c.reserve(est);
         });
   }
-  if (has_null)
-    throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "GPU operators do not accept NULL values", "",
-                    "filter the NULLs out first (e.g. into a table with NOT NULL columns)"};
   return t;
 }
 
