@@ -11,6 +11,7 @@
 #include "pg/heap_io.hpp"
 #include "pg/spi.hpp"
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <utility>
@@ -133,10 +134,13 @@ Datum mln_datalog(PG_FUNCTION_ARGS) {
     check_target_schema(spi, schema);
     auto res = std::make_unique<DatalogResult>();
     run_datalog(spi, text, opts, *res);
+    const auto t0 = std::chrono::steady_clock::now();
     for (size_t r = 0; r < res->prog.rels.size(); ++r) {
       const auto& rel = res->prog.rels[r];
       if (rel.derived) written.emplace_back(rel.name, write_relation(spi, schema, rel, res->rows[r], res->syms));
     }
+    const double write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    pg_call([&] { elog(opts.verbose ? NOTICE : DEBUG1, "pg_mln: datalog results written in %.3f s", write_s); });
   });
   InitMaterializedSRF(fcinfo, 0);
   ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);

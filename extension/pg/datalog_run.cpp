@@ -197,12 +197,16 @@ void run_datalog(Spi& spi, const std::string& text, const DatalogOptions& opts, 
     throw UserError{div ? ERRCODE_DIVISION_BY_ZERO : ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE,
                     std::string("datalog: ") + e.what(), "", ""};
   }
+  const double eval_s = seconds_since(t0) - read_s;
   out.rows.assign(p.rels.size(), {});
   for (size_t r = 0; r < p.rels.size(); ++r)
     if (p.rels[r].derived) out.rows[r] = eng.download(rels[r]);
   const std::string engine = guc_regress ? "<hidden>" : eng.name();
   const double total_s = seconds_since(t0);
-  pg_call([&] { elog(level, "pg_mln: datalog on %s: %.3f s (parse and read %.3f s)", engine.c_str(), total_s, read_s); });
+  pg_call([&] {
+    elog(level, "pg_mln: datalog on %s: %.3f s (parse and read %.3f s, evaluate %.3f s, download %.3f s)",
+         engine.c_str(), total_s, read_s, eval_s, total_s - read_s - eval_s);
+  });
 }
 
 }  // namespace mln::pg
