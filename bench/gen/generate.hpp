@@ -160,4 +160,25 @@ inline Workload rc_hard(size_t n, uint64_t seed, double labelled = 0.3) {
   return w;
 }
 
+// A network whose LP relaxation is far from its optimum (issue #39's
+// "large gap" workload): weighted independent set on a random graph of n
+// nodes and n * degree / 2 links.  Each node gains 1 when selected, each
+// link between two selected nodes costs 2.  Every fractional Sel = 0.5
+// satisfies the links, so the LP bound is n / 2, while an integral answer
+// must leave out a vertex cover (about 70% of the nodes at degree 6).
+inline Workload mis(size_t n, uint64_t seed, int degree = 6) {
+  std::mt19937_64 rng(seed);
+  Workload w;
+  w.prog = "*Link(node, node)\nSel(node)\n1  Sel(a1)\n2  !Link(a1,a2) v !Sel(a1) v !Sel(a2)\n";
+  w.query = "Sel(x)\n";
+  const size_t links = n > 1 ? n * static_cast<size_t>(degree) / 2 : 0;
+  for (size_t k = 0; k < links; ++k) {
+    const size_t a = below(rng, n), b = below(rng, n);
+    if (a == b) continue;
+    w.evidence += "Link(N" + std::to_string(a) + ", N" + std::to_string(b) + ")\n";
+    ++w.tuples;
+  }
+  return w;
+}
+
 }  // namespace mln::bench

@@ -1,6 +1,6 @@
 // mln_gen: writes an enlarged Tuffy workload (prog.mln, evidence.db,
 // query.db) into a directory.
-//   mln_gen smokers|rc|rc-hard N OUTDIR [SEED]
+//   mln_gen smokers|rc|rc-hard|mis N OUTDIR [SEED]
 //   mln_gen class-hard 0 OUTDIR   (the class program, structural rules hard;
 //                                  use it with examples/class's evidence)
 #include <cstdio>
@@ -24,7 +24,7 @@ bool write(const std::string& path, const std::string& text) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s smokers|rc|rc-hard|class-hard N OUTDIR [SEED]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s smokers|rc|rc-hard|class-hard|mis N OUTDIR [SEED]\n", argv[0]);
     return 2;
   }
   std::string kind = argv[1];
@@ -35,9 +35,10 @@ int main(int argc, char** argv) {
   if (kind == "smokers") w = mln::bench::smokers(n, seed);
   else if (kind == "rc") w = mln::bench::rc(n, seed);
   else if (kind == "rc-hard") w = mln::bench::rc_hard(n, seed);
+  else if (kind == "mis") w = mln::bench::mis(n, seed);
   else if (kind == "class-hard") w.prog = mln::bench::class_program_hard();
   else {
-    std::fprintf(stderr, "unknown workload '%s' (smokers, rc, rc-hard or class-hard)\n", kind.c_str());
+    std::fprintf(stderr, "unknown workload '%s' (smokers, rc, rc-hard, class-hard or mis)\n", kind.c_str());
     return 2;
   }
   mkdir(dir.c_str(), 0755);
