@@ -4,6 +4,7 @@
 
 #include "core/base/network_cost.hpp"
 #include "core/base/rng.hpp"
+#include "core/map/closing.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -198,15 +199,42 @@ struct Model {
   }
 };
 
-// Stops CBC when the caller's token fires.
+// CBC's progress for the stall rule (IlpOptions::stop_when_stalled): its
+// gap (incumbent minus best possible; the objective's constant cancels) as
+// of its last node, +infinity before the first; polled by GapClosing at
+// every node and, through the root's cuts, where no node event comes, at
+// Clp's iterations (ClpStop).  A root that finds no incumbent and proves
+// nothing for a window is stalled too.
+struct CbcProgress {
+  GapClosing closing;
+  double gap = std::numeric_limits<double>::infinity();
+  bool stalled = false;
+  bool check() {
+    if (!stalled && !closing.still_closing(gap)) stalled = true;
+    return stalled;
+  }
+};
+
+// Stops CBC when the caller's token fires or its progress has stalled.
+// CBC clones the handler into the models it solves: the clones share
+// `progress`.
 class StopHandler : public CbcEventHandler {
  public:
-  explicit StopHandler(StopToken* stop) : stop_(stop) {}
-  CbcAction event(CbcEvent) override { return stop_ && stop_->should_stop() ? stop : noAction; }
+  StopHandler(StopToken* stop, CbcProgress* progress) : stop_(stop), progress_(progress) {}
+  CbcAction event(CbcEvent e) override {
+    if (stop_ && stop_->should_stop()) return stop;
+    if (progress_ && e == node && model_) {
+      progress_->gap = model_->bestSolution() ? model_->getObjValue() - model_->getBestPossibleObjValue()
+                                              : std::numeric_limits<double>::infinity();
+      if (progress_->check()) return stop;
+    }
+    return noAction;
+  }
   CbcEventHandler* clone() const override { return new StopHandler(*this); }
 
  private:
   StopToken* stop_;
+  CbcProgress* progress_;
 };
 
 // Stops Clp's simplex (the root LP of a large ILP, or the LP relaxation can
@@ -214,19 +242,21 @@ class StopHandler : public CbcEventHandler {
 // token fires or the deadline passes.
 class ClpStop : public ClpEventHandler {
  public:
-  ClpStop(StopToken* stop, double seconds)
-      : stop_(stop), has_deadline_(seconds > 0),
+  ClpStop(StopToken* stop, double seconds, CbcProgress* progress = nullptr)
+      : stop_(stop), progress_(progress), has_deadline_(seconds > 0),
         deadline_(Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
                                      seconds > 0 ? seconds : 0))) {}
   int event(Event e) override {
     if (e != endOfIteration || ++count_ % 64 != 0) return -1;
     if ((stop_ && stop_->should_stop()) || (has_deadline_ && Clock::now() >= deadline_)) return 0;
+    if (progress_ && progress_->check()) return 0;
     return -1;
   }
   ClpEventHandler* clone() const override { return new ClpStop(*this); }
 
  private:
   StopToken* stop_;
+  CbcProgress* progress_;
   bool has_deadline_;
   Clock::time_point deadline_;
   uint64_t count_ = 0;
@@ -240,11 +270,13 @@ struct IlpSolve {
   std::vector<double> x;     // per column
   double value = 0;          // objective of the solution (constant included)
   double bound = -std::numeric_limits<double>::infinity();  // CBC's proven bound (constant included)
+  bool stalled = false;      // stopped because its gap stopped closing
 };
 
 // Solves the model with CBC's standard driver (presolve, cuts, heuristics),
 // from the MIP start `start` (by atom id), within `seconds` (<= 0: none).
-IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seconds, StopToken* stop) {
+IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seconds, StopToken* stop,
+                 bool stop_when_stalled) {
   std::lock_guard<std::mutex> lock(g_cbc_mu);
   OsiClpSolverInterface si;
   md.load(si, true);
@@ -256,11 +288,12 @@ IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seco
   }
   const Clock::time_point deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(seconds, 0.0)));
-  ClpStop clp_stop(stop, seconds);
+  CbcProgress progress;
+  ClpStop clp_stop(stop, seconds, stop_when_stalled ? &progress : nullptr);
   si.getModelPtr()->passInEventHandler(&clp_stop);
   CbcModel model(si);
   model.setLogLevel(0);
-  StopHandler handler(stop);
+  StopHandler handler(stop, stop_when_stalled ? &progress : nullptr);
   model.passInEventHandler(&handler);
   // A MIP start by column name (CbcMain1 reads it from the model).
   std::vector<std::pair<std::string, double>> mip_start;
@@ -293,8 +326,9 @@ IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seco
   // its node as pruned), a stop event can leave status 0, and CBC then
   // reported "proven optimal" 3-30% above the optimum (IlpTest.
   // AStoppedRunProvesNothing).  A proof finished just past the deadline is
-  // given up with them.
-  const bool cut_short = (seconds > 0 && Clock::now() >= deadline) || (stop && stop->should_stop());
+  // given up with them; so is a run GapClosing stopped.
+  const bool cut_short = progress.stalled || (seconds > 0 && Clock::now() >= deadline) || (stop && stop->should_stop());
+  r.stalled = progress.stalled;
   r.solved = !cut_short && model.isProvenOptimal() && sol != nullptr;
   // CBC's best possible value is a bound only when its search finished:
   // after a stop inside the root LP it can be any number (seen: 16x the
@@ -378,7 +412,7 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
     // its value is comparable with the network's cost.
     for (size_t c = 0; c < m; ++c)
       if (!in_ilp[c] && cs.offsets[c + 1] == cs.offsets[c] && cs.weights[c] > 0) md.constant += cs.weights[c];
-    IlpSolve s = run_cbc(md, current, opts.time_limit_s > 0 ? time_left() : 0.0, opts.stop);
+    IlpSolve s = run_cbc(md, current, opts.time_limit_s > 0 ? time_left() : 0.0, opts.stop, opts.stop_when_stalled);
     ++out.rounds;
     out.clauses_used = static_cast<int64_t>(used);
     if (std::getenv("MLN_ILP_TRACE"))  // docs/solver/map.md
@@ -401,7 +435,7 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
     current = cand;
     if (!s.solved) {
       out.finished = false;
-      out.status = "the ILP did not finish within its time";
+      out.status = s.stalled ? "stopped: CBC's gap stopped closing" : "the ILP did not finish within its time";
       break;
     }
     if (add_violated(cand) == 0) {  // violates no clause left out: optimal

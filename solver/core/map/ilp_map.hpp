@@ -37,6 +37,10 @@ struct IlpOptions {
   int max_rounds = 200;      // cutting-plane rounds at most
   bool cutting_plane = true; // false: every clause in the ILP from the start
   StopToken* stop = nullptr; // polled between rounds and inside CBC
+  // Stop CBC's branch and bound once its gap (incumbent minus best possible)
+  // stops closing (GapClosing, closing.hpp): the default path's exact path,
+  // which runs after the walk, under ilp_seconds as a cap.
+  bool stop_when_stalled = false;
 };
 
 struct IlpOutcome {

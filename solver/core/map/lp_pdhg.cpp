@@ -42,6 +42,7 @@
 #include <system_error>
 
 #include "core/base/network_cost.hpp"
+#include "core/map/closing.hpp"
 #include "core/map/ilp_map.hpp"
 #include "core/map/lp_pdhg_detail.hpp"
 #include "core/map/lp_pdhg_gpu.hpp"
@@ -361,17 +362,10 @@ bool PdhgThread::join(PdhgOutcome& out) {
 }
 
 void PdhgThread::wait_while_closing(double target, double window_s) {
-  using Clock = std::chrono::steady_clock;
-  auto since = Clock::now();
-  double at = bound_.load();
+  GapClosing closing(window_s);
   while (!done_.load()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    const double b = bound_.load();
-    // Progress: a first bound, or 1% of what was left to the target.
-    if (b > at && (at == -std::numeric_limits<double>::infinity() || b - at >= 0.01 * (target - at))) {
-      at = b;
-      since = Clock::now();
-    } else if (std::chrono::duration<double>(Clock::now() - since).count() >= window_s) {
+    if (!closing.still_closing(target - bound_.load())) {
       stop_soon();
       return;
     }

@@ -12,17 +12,13 @@
 #include "core/base/network_cost.hpp"
 #include "core/base/partition.hpp"
 #include "core/base/rng.hpp"
+#include "core/map/closing.hpp"
 #include "core/map/solve_map_run.hpp"
 #include "core/base/subnetwork.hpp"
 #include "core/base/work_pool.hpp"
 #include "core/walk/walksat_gpu.hpp"
 
 namespace mln::solver::map_detail {
-
-// Seconds the side bound may go without closing 1% of the distance to its
-// target, once the walk has ended, before it is stopped: longer than the
-// time between two of PDHG's bound evaluations on large networks.
-constexpr double kSideBoundWindowS = 3.0;
 
 double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool enumerated, std::vector<uint8_t>& best,
                             bool* defer) {
@@ -138,7 +134,7 @@ PdhgOutcome Run::side_bound(int32_t k, const mln::Network& pn, double target) {
     sb->lp->set_target(target);
     // The walk has ended: the bound runs on while it closes the gap (#39's
     // rule: the job ends when the bound stops closing it, or at its time).
-    sb->lp->wait_while_closing(target, kSideBoundWindowS);
+    sb->lp->wait_while_closing(target, GapClosing::kWindowS);
     if (sb->lp->join(out)) {
       if (!out.gpu_error.empty()) warn("the GPU PDHG bound failed, solved on the CPU: " + out.gpu_error);
       return out;
@@ -182,6 +178,7 @@ bool Run::run_exact(const mln::Network& pn, const std::vector<uint8_t>& start, b
   io.time_limit_s = limit;
   io.stop = &stop;
   io.cutting_plane = cutting_plane;
+  io.stop_when_stalled = opts.solver == "auto";  // after the walk: #39's stop rule; "ilp" keeps its time
   r = solve_ilp(pn, start, io);
   ilp_used = true;
   ilp_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t_ilp).count();
