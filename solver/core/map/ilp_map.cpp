@@ -22,6 +22,7 @@
 #include <CbcModel.hpp>
 #include <CbcSolver.hpp>
 #include <ClpEventHandler.hpp>
+#include <ClpSolve.hpp>
 #include <CoinPackedMatrix.hpp>
 #include <OsiClpSolverInterface.hpp>
 #endif
@@ -273,23 +274,42 @@ struct IlpSolve {
   bool stalled = false;      // stopped because its gap stopped closing
 };
 
+// Rows above which the root LP skips Clp's presolve (see run_cbc).
+constexpr size_t kPresolveMaxRows = 100000;
+// Seconds a clause of the ILP needs left for a round to start (solve_ilp).
+constexpr double kSetupSecondsPerClause = 2e-6;
+
 // Solves the model with CBC's standard driver (presolve, cuts, heuristics),
 // from the MIP start `start` (by atom id), within `seconds` (<= 0: none).
 IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seconds, StopToken* stop,
                  bool stop_when_stalled) {
   std::lock_guard<std::mutex> lock(g_cbc_mu);
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(seconds, 0.0)));
   OsiClpSolverInterface si;
   md.load(si, true);
+  // The root LP by the dual simplex: Clp's automatic choice takes the
+  // primal with its Idiot crash on large models, which fires no iteration
+  // event, so neither ClpStop nor CBC's -sec could stop it (RC 10^4 under
+  // -timeout 5: 14 s in the crash).  The dual is also CBC's own choice
+  // for the LPs of its tree.
+  // Clp's presolve fires no event either (its duplicate-row pass alone
+  // outlasted a 2 s limit on that model): off on large models.
+  ClpSolve dual;
+  dual.setSolveType(ClpSolve::useDual);
+  if (md.row_lb.size() > kPresolveMaxRows) dual.setPresolveType(ClpSolve::presolveOff);
+  si.setSolveOptions(dual);
   IlpSolve r;
   if (md.obj.empty()) {  // nothing to decide
     r.solved = r.have_solution = true;
     r.value = r.bound = md.constant;
     return r;
   }
-  const Clock::time_point deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(seconds, 0.0)));
+  // What is left of `seconds` after the model's load (0: no limit).
+  const double left =
+      seconds > 0 ? std::max(1e-3, std::chrono::duration<double>(deadline - Clock::now()).count()) : 0.0;
   CbcProgress progress;
-  ClpStop clp_stop(stop, seconds, stop_when_stalled ? &progress : nullptr);
+  ClpStop clp_stop(stop, left, stop_when_stalled ? &progress : nullptr);
   si.getModelPtr()->passInEventHandler(&clp_stop);
   CbcModel model(si);
   model.setLogLevel(0);
@@ -311,7 +331,7 @@ IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seco
   CbcSolverUsefulData data;
   data.noPrinting_ = true;
   CbcMain0(model, data);
-  std::string sec = std::to_string(seconds > 0 ? std::max(seconds, 0.01) : 1e9);
+  std::string sec = std::to_string(left > 0 ? std::max(left, 0.01) : 1e9);
   const char* argv[] = {"pg_mln", "-log", "0", "-slog", "0", "-sec", sec.c_str(), "-ratioGap", "0",
                         "-allowableGap", "1e-7", "-threads", "0", "-solve", "-quit"};
   CbcMain1(static_cast<int>(sizeof argv / sizeof *argv), argv, model, no_callback, data);
@@ -405,6 +425,13 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
       out.status = "time limit or cancel before the proof";
       break;
     }
+    // Building and loading the model cannot be interrupted (about 1 us a
+    // clause on 2 cores): with less time left than twice that, no round.
+    if (opts.time_limit_s > 0 && time_left() < kSetupSecondsPerClause * static_cast<double>(used)) {
+      out.finished = false;
+      out.status = "too little time left to set up the ILP";
+      break;
+    }
     Model md;
     for (size_t c = 0; c < m; ++c)
       if (in_ilp[c]) md.add_clause(cs, c);
@@ -412,6 +439,11 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
     // its value is comparable with the network's cost.
     for (size_t c = 0; c < m; ++c)
       if (!in_ilp[c] && cs.offsets[c + 1] == cs.offsets[c] && cs.weights[c] > 0) md.constant += cs.weights[c];
+    if (out_of_time()) {  // building a large model takes time too (and 0 s would mean no limit below)
+      out.finished = false;
+      out.status = "time limit or cancel before the proof";
+      break;
+    }
     IlpSolve s = run_cbc(md, current, opts.time_limit_s > 0 ? time_left() : 0.0, opts.stop, opts.stop_when_stalled);
     ++out.rounds;
     out.clauses_used = static_cast<int64_t>(used);
