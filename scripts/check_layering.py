@@ -35,7 +35,7 @@ RULES = {
     "extension/ground": ({"mln/", "lang/", "ground/"}, False, False),
     "extension/rules": ({"mln/", "rules/"}, False, False),
     "extension/pg": ({"mln/", "lang/", "ground/", "rules/", "pg/"}, True, False),
-    "solver/worker": ({"mln/", "core/", "worker/"}, False, True),
+    "solver/worker": ({"mln/", "core/", "rules/", "worker/"}, False, True),
     "solver/cli": ({"mln/", "lang/", "core/", "worker/", "cli/"}, False, True),
 }
 

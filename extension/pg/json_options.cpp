@@ -1,8 +1,7 @@
-// The SQL functions' options jsonb (json_options.hpp).
+// The SQL functions' options jsonb (json_options.hpp): the entries from
+// jsonb_each, the rules from mln/option_entries.hpp.
 #include "pg/json_options.hpp"
 
-#include <cmath>
-#include <cstdio>
 #include <utility>
 
 extern "C" {
@@ -12,56 +11,49 @@ extern "C" {
 
 namespace mln::pg {
 
-JsonOptions::JsonOptions(Spi& spi, Datum options, bool isnull, std::string fn, std::string known)
-    : fn_(std::move(fn)), known_(std::move(known)) {
-  if (isnull) return;
+UserError option_error(const OptionEntryError& e) {
+  return UserError{ERRCODE_INVALID_PARAMETER_VALUE, e.what(), "", e.hint};
+}
+
+std::vector<OptionEntry> option_entries(Spi& spi, Datum options, bool isnull) {
+  std::vector<OptionEntry> entries;
+  if (isnull) return entries;
   Rows r = spi.query("SELECT key, jsonb_typeof(value), value #>> '{}' FROM jsonb_each($1)", {{JSONBOID, options}});
-  for (size_t i = 0; i < r.size(); ++i)
-    if (r.text(i, 1) != "null") entries_.push_back({r.text(i, 0), r.text(i, 1), r.text(i, 2)});
+  for (size_t i = 0; i < r.size(); ++i) entries.push_back({r.text(i, 0), r.text(i, 1), r.text(i, 2)});
+  return entries;
 }
 
-UserError JsonOptions::bad(const Entry& e, const std::string& want) const {
-  return UserError{ERRCODE_INVALID_PARAMETER_VALUE, "option \"" + e.key + "\" of " + fn_ + " must be " + want, "", ""};
-}
+JsonOptions::JsonOptions(Spi& spi, Datum options, bool isnull, std::string fn, std::string known)
+    : reader_(option_entries(spi, options, isnull), std::move(fn), std::move(known)) {}
 
-UserError JsonOptions::unknown(const Entry& e) const {
-  return UserError{ERRCODE_INVALID_PARAMETER_VALUE, "unknown option \"" + e.key + "\" of " + fn_, "",
-                   "the options are " + known_};
+namespace {
+// Runs a typed read, its refusal raised as the SQL functions' error.
+template <typename F>
+auto checked(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const OptionEntryError& e) {
+    throw option_error(e);
+  }
 }
+}  // namespace
 
 bool JsonOptions::boolean(const Entry& e) const {
-  if (e.type != "boolean") throw bad(e, "true or false");
-  return e.value == "true";
+  return checked([&] { return reader_.boolean(e); });
 }
 
 int64_t JsonOptions::whole(const Entry& e, int64_t lo, int64_t hi, const std::string& what) const {
-  const std::string want = what.empty() ? "a whole number >= " + std::to_string(lo) : what;
-  if (e.type != "number" || e.value.empty() || e.value.find_first_not_of("0123456789") != std::string::npos ||
-      e.value.size() > 18)
-    throw bad(e, want);
-  const int64_t v = std::stoll(e.value);
-  if (v < lo || v > hi) throw bad(e, want);
-  return v;
+  return checked([&] { return reader_.whole(e, lo, hi, what); });
 }
 
 double JsonOptions::number(const Entry& e, double lo, const std::string& what) const {
-  char lo_text[32];
-  snprintf(lo_text, sizeof lo_text, "%g", lo);
-  const std::string want = what.empty() ? std::string("a number >= ") + lo_text : what;
-  if (e.type != "number") throw bad(e, want);
-  const double v = std::stod(e.value);
-  if (!std::isfinite(v) || !(v >= lo)) throw bad(e, want);
-  return v;
+  return checked([&] { return reader_.number(e, lo, what); });
 }
 
 std::string JsonOptions::choice(const Entry& e, const std::vector<std::string>& allowed) const {
-  std::string want;
-  for (size_t i = 0; i < allowed.size(); ++i)
-    want += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + ("'" + allowed[i] + "'");
-  if (e.type == "string")
-    for (const std::string& a : allowed)
-      if (e.value == a) return a;
-  throw bad(e, want);
+  return checked([&] { return reader_.choice(e, allowed); });
 }
+
+UserError JsonOptions::unknown(const Entry& e) const { return option_error(reader_.unknown(e)); }
 
 }  // namespace mln::pg

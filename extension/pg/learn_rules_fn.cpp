@@ -12,11 +12,11 @@
 #include "pg/guard.hpp"
 #include "pg/json_options.hpp"
 #include "pg/spi.hpp"
+#include "rules/options.hpp"
+#include "rules/program_task.hpp"
 #include "rules/rules.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +29,7 @@ extern "C" {
 #include "utils/tuplestore.h"
 PG_FUNCTION_INFO_V1(mln_learn_rules);
 PG_FUNCTION_INFO_V1(mln_learn_rules_from);
+PG_FUNCTION_INFO_V1(mln_check_rules_job);
 }
 
 namespace mln::pg {
@@ -36,54 +37,16 @@ namespace {
 
 namespace dl = lang::datalog;
 
-struct LearnOptions {
-  std::string device;
-  int64_t negatives_per_positive = 3;  // closed-world negatives when none are given
-  int64_t seed = 1;
-  std::string link = "type";  // columns link by SQL type, or by column name
-  bool verbose = false;
-  rules::SearchOptions search;
-};
+using rules::LearnOptions;
 
-const char* kOptionList =
-    "device, score ('coverage', 'wpll'), link ('type', 'name'), max_body, max_vars, beam, min_pos, noise, "
-    "max_rules, recursion, max_constants, max_rows, min_gain, penalty, l2, negatives_per_positive, seed and verbose";
-
-LearnOptions learn_options(Spi& spi, Datum options, bool isnull) {
-  LearnOptions o;
-  const JsonOptions opts(spi, options, isnull, "mln.learn_rules", kOptionList);
-  const std::map<std::string, int*> ints = {{"max_body", &o.search.max_body}, {"max_vars", &o.search.max_vars},
-                                            {"beam", &o.search.beam}, {"max_rules", &o.search.max_rules},
-                                            {"max_constants", &o.search.max_constants}};
-  const std::map<std::string, int64_t*> counts = {{"min_pos", &o.search.min_pos}, {"noise", &o.search.noise},
-                                                  {"negatives_per_positive", &o.negatives_per_positive},
-                                                  {"seed", &o.seed}};
-  const std::map<std::string, double*> reals = {
-      {"min_gain", &o.search.min_gain}, {"penalty", &o.search.penalty}, {"l2", &o.search.l2}};
-  for (const JsonOptions::Entry& e : opts.entries()) {
-    const int64_t min = e.key == "noise" || e.key == "max_constants" || e.key == "seed" ? 0 : 1;
-    if (e.key == "device")
-      o.device = opts.choice(e, {"auto", "cpu", "gpu"});
-    else if (e.key == "link")
-      o.link = opts.choice(e, {"type", "name"});
-    else if (e.key == "score")
-      o.search.wpll = opts.choice(e, {"coverage", "wpll"}) == "wpll";
-    else if (e.key == "verbose")
-      o.verbose = opts.boolean(e);
-    else if (e.key == "recursion")
-      o.search.recursion = opts.boolean(e);
-    else if (e.key == "max_rows")
-      o.search.max_rows = static_cast<uint64_t>(opts.whole(e, 1, INT64_MAX));
-    else if (ints.count(e.key))
-      *ints.at(e.key) = static_cast<int>(opts.whole(e, min, 1000000000));
-    else if (counts.count(e.key))
-      *counts.at(e.key) = opts.whole(e, min, INT64_MAX);
-    else if (reals.count(e.key))
-      *reals.at(e.key) = opts.number(e, 0);
-    else
-      throw opts.unknown(e);
+// Options entries through the reader a rule learning job's are read by
+// (rules/options.hpp), for function `fn` (named in the messages).
+LearnOptions learn_options(std::vector<OptionEntry> entries, const std::string& fn = "mln.learn_rules") {
+  try {
+    return rules::read_options(OptionEntries(std::move(entries), fn, rules::kOptionList));
+  } catch (const OptionEntryError& e) {
+    throw option_error(e);
   }
-  return o;
 }
 
 // A table named by the caller (resolved through the search_path) as a
@@ -122,8 +85,14 @@ struct Learned {
   std::vector<rules::LearnedRule> theory;
 };
 
-std::string datalog_string(const std::string& s) {
-  return s.find('"') == std::string::npos ? "\"" + s + "\"" : "'" + s + "'";
+// The task's refusals as SQL errors: a program without the target (or
+// without examples of it) in its own words, the rest under `fn`.
+UserError task_error(const rules::TaskError& e, const std::string& fn) {
+  if (const auto* p = dynamic_cast<const rules::ProgramError*>(&e))
+    return UserError{p->kind == rules::ProgramError::Kind::kNoPredicate ? ERRCODE_UNDEFINED_OBJECT
+                                                                        : ERRCODE_INVALID_PARAMETER_VALUE,
+                     p->what(), "", p->hint};
+  return UserError{ERRCODE_INVALID_PARAMETER_VALUE, fn + ": " + e.what(), "", ""};
 }
 
 // The search on the engine mln.device (or the option) names, progress as
@@ -140,14 +109,14 @@ void run_search(const rules::Task& task, const LearnOptions& opts, Learned& out)
     out.wpll = so.wpll;
     out.theory = so.wpll ? rules::learn_mln_rules(eng, task, so) : rules::learn_rules(eng, task, so);
   } catch (const rules::TaskError& e) {
-    throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, std::string("mln.learn_rules: ") + e.what(), "", ""};
+    throw task_error(e, "mln.learn_rules");
   }
 }
 
 void learn(Spi& spi, FunctionCallInfo fcinfo, Learned& out) {
   const std::string target = text_arg(fcinfo, 0), pos_name = text_arg(fcinfo, 1);
   const bool closed_world = PG_ARGISNULL(2);  // no negatives: sampled from the closed world
-  const LearnOptions opts = learn_options(spi, PG_ARGISNULL(4) ? 0 : PG_GETARG_DATUM(4), PG_ARGISNULL(4));
+  const LearnOptions opts = learn_options(option_entries(spi, PG_ARGISNULL(4) ? 0 : PG_GETARG_DATUM(4), PG_ARGISNULL(4)));
   Rows bg_names = spi.query("SELECT x FROM unnest($1::text[]) x WHERE x IS NOT NULL", {{TEXTARRAYOID, PG_GETARG_DATUM(3)}});
   dl::Relation pos = table_relation(spi, "the positive examples", pos_name);
   const dl::Relation neg = closed_world ? pos : table_relation(spi, "the negative examples", text_arg(fcinfo, 2));
@@ -197,97 +166,86 @@ void learn(Spi& spi, FunctionCallInfo fcinfo, Learned& out) {
   mark(pos, task.target.types);
   for (size_t i = 0; i < bg.size(); ++i) mark(bg[i], task.background[i].types);
   task.show = [&](int type, int32_t v) {
-    return is_text[static_cast<size_t>(type)] ? datalog_string(syms.text(v)) : std::to_string(v);
+    return is_text[static_cast<size_t>(type)] ? rules::symbol_constant(syms.text(v)) : std::to_string(v);
   };
   run_search(task, opts, out);
 }
 
-// Splits "a,b,c" (array_to_string of names that hold no comma).
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> v;
-  for (size_t a = 0, b = 0; a <= s.size(); a = b + 1) {
-    b = s.find(',', a);
-    if (b == std::string::npos) b = s.size();
-    v.push_back(s.substr(a, b - a));
+// A program's evidence read over SPI (rules/program_task.hpp reads it).
+class SpiEvidence : public rules::EvidenceSource {
+ public:
+  SpiEvidence(Spi& spi, std::string schema) : spi_(spi), schema_(std::move(schema)) {}
+  gpu::HostTable atoms(const rules::DeclaredPredicate& p, bool truth) override {
+    std::vector<std::string> cols;
+    for (const std::string& c : p.columns) cols.push_back(qi(c));
+    Rows r = spi_.query(rules::atoms_sql(qualified(schema_, p.name), cols, truth));
+    gpu::HostTable t;
+    t.cols.assign(cols.size(), std::vector<int32_t>(r.size()));
+    for (size_t i = 0; i < r.size(); ++i) {
+      if (i % 65536 == 0) check_interrupts();
+      for (size_t c = 0; c < cols.size(); ++c) t.cols[c][i] = r.int4(i, static_cast<int>(c));
+    }
+    return t;
   }
-  return v;
-}
-
-// One predicate's atoms of one truth value from a program's evidence table.
-gpu::HostTable read_atoms(Spi& spi, const std::string& table, const std::vector<std::string>& cols, bool truth) {
-  std::string sel;
-  for (size_t c = 0; c < cols.size(); ++c) sel += (c ? ", " : "") + qi(cols[c]);
-  Rows r = spi.query("SELECT DISTINCT " + sel + " FROM " + table + " WHERE truth = " + (truth ? "true" : "false"));
-  gpu::HostTable t;
-  t.cols.assign(cols.size(), std::vector<int32_t>(r.size()));
-  for (size_t i = 0; i < r.size(); ++i) {
-    if (i % 65536 == 0) check_interrupts();
-    for (size_t c = 0; c < cols.size(); ++c) t.cols[c][i] = r.int4(i, static_cast<int>(c));
+  std::vector<std::pair<int32_t, std::string>> symbols() override {
+    Rows r = spi_.query(rules::symbols_sql(qualified(schema_, "_symbols")));
+    std::vector<std::pair<int32_t, std::string>> rows;
+    for (size_t i = 0; i < r.size(); ++i) rows.emplace_back(r.int4(i, 0), r.text(i, 1));
+    return rows;
   }
-  return t;
-}
 
-// A program's evidence as the task (mln.learn_rules_from): the target's true
-// atoms are the positives, its false ones (`!P(..)`) the negatives (or the
-// closed world's, sampled, when it has none), every other predicate's true
-// atoms the background; columns link by the declared argument types.
-void learn_from_program(Spi& spi, const std::string& prog, const std::string& target, const LearnOptions& opts,
-                        Learned& out) {
+ private:
+  Spi& spi_;
+  std::string schema_;
+};
+
+// The program's schema and declared predicates; UserError when the
+// program does not exist (or is not the caller's).
+std::string program_predicates(Spi& spi, const std::string& prog, std::vector<rules::DeclaredPredicate>& preds) {
   Rows sch = spi.query("SELECT schema_name::text FROM mln.programs WHERE name = $1", {text_param(prog)});
   if (sch.size() == 0) throw UserError{ERRCODE_UNDEFINED_OBJECT, "program \"" + prog + "\" does not exist", "", ""};
-  const std::string schema = sch.text(0, 0);
-  Rows preds = spi.query("SELECT name, array_to_string(arg_types, ','), array_to_string(arg_kinds, ','), "
-                         "array_to_string(arg_names, ',') FROM mln.predicates WHERE program = $1 ORDER BY idx",
-                         {text_param(prog)});
-  std::vector<std::string> type_names;
-  std::vector<char> is_symbol;
-  auto type_of = [&](const std::string& t, bool symbol) {
-    auto it = std::find(type_names.begin(), type_names.end(), t);
-    const size_t k = static_cast<size_t>(it - type_names.begin());
-    if (it == type_names.end()) type_names.push_back(t), is_symbol.push_back(0);
-    if (symbol) is_symbol[k] = 1;
-    return static_cast<int>(k);
-  };
+  Rows r = spi.query(rules::kPredicatesSql, {text_param(prog)});
+  for (size_t i = 0; i < r.size(); ++i)
+    preds.push_back(rules::declared_predicate(r.text(i, 0), r.text(i, 1), r.text(i, 2), r.text(i, 3)));
+  return sch.text(0, 0);
+}
+
+// A program's evidence as the task (mln.learn_rules_from), built by the
+// builder the worker's rule learning jobs use.
+void learn_from_program(Spi& spi, const std::string& prog, const std::string& target, const LearnOptions& opts,
+                        Learned& out) {
+  std::vector<rules::DeclaredPredicate> preds;
+  SpiEvidence src(spi, program_predicates(spi, prog, preds));
   rules::Task task;
-  bool found = false;
-  for (size_t i = 0; i < preds.size(); ++i) {
-    const std::string name = preds.text(i, 0);
-    const std::vector<std::string> types = split_commas(preds.text(i, 1)), kinds = split_commas(preds.text(i, 2)),
-                                   cols = split_commas(preds.text(i, 3));
-    if (std::find(kinds.begin(), kinds.end(), "float") != kinds.end()) continue;  // not a relation of ids
-    rules::Predicate p;
-    p.name = name;
-    for (size_t c = 0; c < types.size(); ++c) p.types.push_back(type_of(types[c], kinds[c] == "symbol"));
-    const std::string table = qualified(schema, name);
-    if (name != target) {
-      p.rows = read_atoms(spi, table, cols, true);
-      task.background.push_back(std::move(p));
-      continue;
-    }
-    found = true;
-    task.pos = read_atoms(spi, table, cols, true);
-    task.neg = read_atoms(spi, table, cols, false);
-    task.target = std::move(p);
+  try {
+    task = rules::program_task(preds, prog, target, src, opts.negatives_per_positive, static_cast<uint64_t>(opts.seed));
+  } catch (const rules::TaskError& e) {
+    throw task_error(e, "mln.learn_rules_from");
   }
-  if (!found)
-    throw UserError{ERRCODE_UNDEFINED_OBJECT, "program \"" + prog + "\" has no predicate \"" + target + "\"", "",
-                    "the target is one of the program's predicates (of integer or symbol arguments)"};
-  if (task.pos.rows() == 0)
-    throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "the evidence holds no true atom of \"" + target + "\"", "",
-                    "mln.learn_rules_from learns from the evidence loaded with mln.load_evidence"};
-  task.type_names = type_names;
-  if (task.neg.rows() == 0)
-    task.neg = rules::sample_negatives(task, static_cast<size_t>(opts.negatives_per_positive) * task.pos.rows(),
-                                       static_cast<uint64_t>(opts.seed));
-  std::vector<std::string> names;  // symbol ids to text, for the rules' constants
-  Rows syms = spi.query("SELECT name FROM " + qualified(schema, "_symbols") + " ORDER BY id");
-  for (size_t i = 0; i < syms.size(); ++i) names.push_back(syms.text(i, 0));
-  task.show = [&](int type, int32_t v) {
-    if (!is_symbol[static_cast<size_t>(type)]) return std::to_string(v);
-    return v >= 0 && static_cast<size_t>(v) < names.size() ? datalog_string(names[static_cast<size_t>(v)])
-                                                           : std::to_string(v);
-  };
   run_search(task, opts, out);
+}
+
+// What a rule learning job is checked by when queued (the jobs trigger):
+// its options as the worker will read them, the target one of the
+// program's predicates, and the search's own rules for that target.
+void check_rules_job(Spi& spi, const std::string& prog, Datum options) {
+  Rows t = spi.query("SELECT jsonb_typeof($1->'target'), $1->>'target'", {{JSONBOID, options}});
+  if (t.isnull(0, 0) || t.text(0, 0) != "string")
+    throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "a rule learning job needs its target: option \"target\" (text)",
+                    "", "queue it with mln.learn_rules_job(program, target, options)"};
+  const std::string target = t.text(0, 1);
+  std::vector<OptionEntry> entries = option_entries(spi, options, false);
+  entries.erase(std::remove_if(entries.begin(), entries.end(), [](const OptionEntry& e) { return e.key == "target"; }),
+                entries.end());
+  const LearnOptions opts = learn_options(std::move(entries), "mln.learn_rules_job");
+  std::vector<rules::DeclaredPredicate> preds;
+  program_predicates(spi, prog, preds);
+  try {
+    const rules::DeclaredPredicate& decl = rules::find_target(preds, prog, target);
+    rules::check_search_options(opts.search, decl.types.size());
+  } catch (const rules::TaskError& e) {
+    throw task_error(e, "mln.learn_rules_job");
+  }
 }
 
 }  // namespace
@@ -344,9 +302,21 @@ Datum mln_learn_rules_from(PG_FUNCTION_ARGS) {
     if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
       throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "mln.learn_rules_from: program and target must not be null", "", ""};
     Spi spi;
-    const LearnOptions opts = learn_options(spi, PG_ARGISNULL(2) ? 0 : PG_GETARG_DATUM(2), PG_ARGISNULL(2));
+    const LearnOptions opts = learn_options(option_entries(spi, PG_ARGISNULL(2) ? 0 : PG_GETARG_DATUM(2), PG_ARGISNULL(2)));
     learn_from_program(spi, text_arg(fcinfo, 0), text_arg(fcinfo, 1), opts, learned);
   });
   return_theory(fcinfo, learned);
   return (Datum)0;
+}
+
+// mln._check_rules_job(program text, options jsonb) returns void: refuses a
+// rule learning job's bad options or unknown target before it is queued.
+Datum mln_check_rules_job(PG_FUNCTION_ARGS) {
+  MLN_GUARDED({
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+      throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "a rule learning job needs a program and options", "", ""};
+    Spi spi;
+    check_rules_job(spi, text_arg(fcinfo, 0), PG_GETARG_DATUM(1));
+  });
+  PG_RETURN_VOID();
 }

@@ -102,6 +102,11 @@ class TaskError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The search options' own rules, before any data is read (the worker's
+// jobs are checked by them when queued): ranges, max_vars against the
+// target's arity, and with wpll no recursion.  Throws TaskError.
+void check_search_options(const SearchOptions& o, size_t arity);
+
 // Closed-world negatives: `n` distinct tuples of the target's arity, not
 // positives, each column drawn uniformly from the values its type takes in
 // the background and the positives; fewer when the domain runs out.
@@ -130,6 +135,8 @@ std::vector<LearnedRule> learn_mln_rules(gpu::Engine& eng, const Task& task, con
 std::string render(const Task& task, const Clause& c);
 // As an MLN formula with its weight: `1.25 parent(a, c) ^ parent(c, b) => grandparent(a, b)`.
 std::string render_mln(const Task& task, const Clause& c, double weight);
+// The formula alone: `parent(a, c) ^ parent(c, b) => grandparent(a, b)`.
+std::string render_formula(const Task& task, const Clause& c);
 
 // Coverage of clauses on the engine, the examples and background uploaded
 // once; each candidate extends its parent's bindings by one literal, so

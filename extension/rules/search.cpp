@@ -73,21 +73,25 @@ bool Search::best_from(const CoverageEngine::Node& root, int rule_no, CoverageEn
   return found;
 }
 
-void check_options(const SearchOptions& o) {
+}  // namespace
+
+void check_search_options(const SearchOptions& o, size_t arity) {
   if (o.max_body < 1) throw TaskError("max_body must be at least 1");
   if (o.beam < 1) throw TaskError("beam must be at least 1");
   if (o.min_pos < 1) throw TaskError("min_pos must be at least 1");
   if (o.noise < 0) throw TaskError("noise must be at least 0");
   if (o.max_rules < 1) throw TaskError("max_rules must be at least 1");
+  if (o.max_vars < static_cast<int>(arity))
+    throw TaskError("max_vars (" + std::to_string(o.max_vars) + ") is below the target's arity");
+  if (!o.wpll) return;
+  if (o.recursion) throw TaskError("recursion applies to the coverage search, not to wpll");
+  if (!(o.min_gain >= 0) || !(o.l2 >= 0) || !(o.penalty >= 0))
+    throw TaskError("min_gain, penalty and l2 must be at least 0");
 }
-
-}  // namespace
 
 std::vector<LearnedRule> learn_rules(gpu::Engine& eng, const Task& task, const SearchOptions& opts,
                                      SearchStats* stats) {
-  check_options(opts);
-  if (opts.max_vars < static_cast<int>(task.target.types.size()))
-    throw TaskError("max_vars (" + std::to_string(opts.max_vars) + ") is below the target's arity");
+  check_search_options(opts, task.target.types.size());
   SearchStats local;
   SearchStats& st = stats ? *stats : local;
   CoverageEngine ce(eng, task, opts.max_rows);
@@ -150,12 +154,16 @@ std::string render(const Task& task, const Clause& c) {
   return s + ".";
 }
 
+std::string render_formula(const Task& task, const Clause& c) {
+  std::string s;
+  for (size_t l = 0; l < c.body.size(); ++l) s += (l ? " ^ " : "") + atom_text(task, c.body[l], true);
+  return s + (c.body.empty() ? "" : " => ") + atom_text(task, head_literal(task), true);
+}
+
 std::string render_mln(const Task& task, const Clause& c, double weight) {
   char w[32];
   std::snprintf(w, sizeof w, "%.4f ", weight);
-  std::string s = w;
-  for (size_t l = 0; l < c.body.size(); ++l) s += (l ? " ^ " : "") + atom_text(task, c.body[l], true);
-  return s + (c.body.empty() ? "" : " => ") + atom_text(task, head_literal(task), true);
+  return w + render_formula(task, c);
 }
 
 }  // namespace mln::rules

@@ -147,10 +147,9 @@ double candidate_gain(Model& md, const std::vector<double>& feat, const std::vec
   return ll - current;
 }
 
-void check(const Task& task, const SearchOptions& o) {
-  if (o.recursion) throw TaskError("recursion applies to the coverage search, not to wpll");
-  if (!(o.min_gain >= 0) || !(o.l2 >= 0) || !(o.penalty >= 0))
-    throw TaskError("min_gain, penalty and l2 must be at least 0");
+void check(const Task& task, SearchOptions o) {
+  o.wpll = true;  // this search's rules, whatever the flag says
+  check_search_options(o, task.target.types.size());
   if (task.pos.rows() == 0 || task.neg.rows() == 0)
     throw TaskError("wpll needs both positive and negative examples of \"" + task.target.name + "\"");
 }

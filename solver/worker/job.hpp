@@ -27,7 +27,7 @@ struct Job {
   int64_t id = 0;
   std::string program;
   std::string schema;
-  std::string task = "map";  // map | marginal | dual | learn
+  std::string task = "map";  // map | marginal | dual | learn | rules
   solver::SolveOptions map;  // task map and dual
   solver::MarginalOptions marginal;  // task marginal and dual
   solver::LearnOptions learn;        // task learn
@@ -43,6 +43,7 @@ struct Job {
   bool wants_map() const { return task == "map" || task == "dual"; }
   bool wants_marginal() const { return task == "marginal" || task == "dual"; }
   bool wants_learn() const { return task == "learn"; }
+  bool wants_rules() const { return task == "rules"; }
 };
 
 // What a run produced.
@@ -69,6 +70,21 @@ void fail(Conn& c, const Job& job, const std::string& me, const std::string& why
 // Runs one claimed job to its end (run_job.cpp): reads its network, solves
 // it in a thread while the job is supervised, writes the results.
 void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, std::atomic<bool>& stop);
+
+// Runs `body` (the job's work) in a thread while this one supervises it
+// (Supervisor, twice a second: lease, progress from the Progress the body
+// fills, cancellation through the flag it is given): returns false when the
+// job was cancelled or taken over; `error` is what the body threw.
+struct Progress;
+bool run_supervised(Conn& c, const WorkerOptions& wo, const std::string& me, const Job& job, std::atomic<bool>& stop,
+                    const std::function<void(Progress&, std::atomic<bool>&)>& body, std::string& error);
+
+// Rule learning jobs (rules_job.cpp, queued by mln.learn_rules_job): the
+// program's evidence read as the task mln.learn_rules_from builds, the
+// search under supervision (progress: rule, depth, candidates; a cancel
+// between depths and inside the engine's operators), the rules written to
+// mln.learned_rules with the job's final row in one transaction.
+void run_rules_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, std::atomic<bool>& stop);
 
 // Learning jobs (learn_job.cpp): the learning network (the ground network
 // `net` with its clauses' origins and the training world); and the

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -117,7 +118,7 @@ std::string refusal(Conn& c, const Job& job) {
   if (job.schema.empty()) return missing;
   if (!job.bad_options.empty()) return job.bad_options;
   if (!job.wants_map() && !job.wants_marginal() && !job.wants_learn())
-    return "unknown task \"" + job.task + "\" (this worker serves map, marginal, dual, learn)";
+    return "unknown task \"" + job.task + "\" (this worker serves map, marginal, dual, learn, rules)";
   Result g = c.exec(
       "SELECT to_regclass($1) IS NOT NULL, p.grounded_at IS NOT NULL, pg_has_role(j.owner, p.owner, 'MEMBER'), "
       "  coalesce((p.ground_stats->>'learning')::boolean, false) "
@@ -133,11 +134,10 @@ std::string refusal(Conn& c, const Job& job) {
   return "";
 }
 
-// Solves `job` in a thread while this one supervises it (Supervisor, twice
-// a second): returns false when the job was cancelled or taken over; `out`
-// is what the solvers produced, `error` why they failed.
-bool solve_supervised(Conn& c, const WorkerOptions& wo, const std::string& me, const Network& net, Job& job,
-                      const solver::LearnNetwork* ln, std::atomic<bool>& stop, JobOutcome& out, std::string& error) {
+}  // namespace
+
+bool run_supervised(Conn& c, const WorkerOptions& wo, const std::string& me, const Job& job, std::atomic<bool>& stop,
+                    const std::function<void(Progress&, std::atomic<bool>&)>& body, std::string& error) {
   std::atomic<bool> cancel{false};
   Progress pr;
   std::atomic<bool> done{false};
@@ -145,7 +145,7 @@ bool solve_supervised(Conn& c, const WorkerOptions& wo, const std::string& me, c
   std::condition_variable done_cv;  // wakes the supervising loop as soon as the search ends
   std::thread t([&] {
     try {
-      out = solve(wo, me, net, job, pr, cancel, ln);
+      body(pr, cancel);
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -176,6 +176,18 @@ bool solve_supervised(Conn& c, const WorkerOptions& wo, const std::string& me, c
   return keep;
 }
 
+namespace {
+
+// Solves `job` in a thread while this one supervises it: returns false
+// when the job was cancelled or taken over; `out` is what the solvers
+// produced, `error` why they failed.
+bool solve_supervised(Conn& c, const WorkerOptions& wo, const std::string& me, const Network& net, Job& job,
+                      const solver::LearnNetwork* ln, std::atomic<bool>& stop, JobOutcome& out, std::string& error) {
+  return run_supervised(
+      c, wo, me, job, stop,
+      [&](Progress& pr, std::atomic<bool>& cancel) { out = solve(wo, me, net, job, pr, cancel, ln); }, error);
+}
+
 // What a finished job produced, for the log.
 std::string outcome_summary(const JobOutcome& out) {
   std::string what;
@@ -204,6 +216,7 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   auto log = [&](const std::string& s) {
     if (wo.log) wo.log("job " + std::to_string(job.id) + ": " + s);
   };
+  if (job.wants_rules()) return run_rules_job(c, wo, me, job, stop);
   if (const std::string why = refusal(c, job); !why.empty()) return fail(c, job, me, why);
   const auto t_read = Clock::now();
   // The lease, while the network is read and the job planned (the

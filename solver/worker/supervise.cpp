@@ -13,10 +13,14 @@ bool Supervisor::tick(Progress& pr, double elapsed) {
   int64_t flips, done, total;
   bool sampling;
   Clock::time_point since;
-  int iterations;
+  int iterations, rule, depth;
   double objective;
+  int64_t candidates;
   {
     std::lock_guard<std::mutex> g(pr.mu);
+    rule = pr.rule;
+    depth = pr.depth;
+    candidates = pr.candidates;
     iterations = pr.iterations;
     objective = pr.objective;
     best = pr.best;
@@ -29,13 +33,21 @@ bool Supervisor::tick(Progress& pr, double elapsed) {
   // During MAP: best cost, flips, flips/s.  During MC-SAT: samples per
   // component (the unit of the job's `samples` option) and their rate;
   // the MAP figures of a dual job stay as they were.
-  std::vector<std::string> p(11);
-  std::vector<bool> nulls(11, true);
+  // Rule learning: the rule searched in iterations (of max_rules in
+  // iterations_total), its depth and the candidates scored (columns of
+  // 0.10.0, written only for its jobs).
+  const size_t np = job_.wants_rules() ? 13 : 11;
+  std::vector<std::string> p(np);
+  std::vector<bool> nulls(np, true);
   auto set = [&](size_t i, const std::string& v) { p[i] = v, nulls[i] = false; };
   set(0, std::to_string(job_.id));
   set(1, me_);
   set(2, std::to_string(lease_));
-  if (job_.wants_learn()) {
+  if (job_.wants_rules()) {
+    set(9, std::to_string(rule));
+    set(11, std::to_string(depth));
+    set(12, std::to_string(candidates));
+  } else if (job_.wants_learn()) {
     set(9, std::to_string(iterations));
     if (!std::isnan(objective)) set(10, std::to_string(objective));
   } else if (!sampling) {
@@ -56,7 +68,8 @@ bool Supervisor::tick(Progress& pr, double elapsed) {
       "  best_cost = coalesce($4::float8, best_cost), flips = coalesce($5::bigint, flips), "
       "  flips_per_s = coalesce($6::float8, flips_per_s), samples = coalesce($7::bigint, samples), "
       "  samples_per_s = coalesce($8::float8, samples_per_s), samples_total = coalesce(samples_total, $9::bigint), "
-      "  iterations = coalesce($10::int, iterations), objective = coalesce($11::float8, objective) "
+      "  iterations = coalesce($10::int, iterations), objective = coalesce($11::float8, objective) " +
+          std::string(np > 11 ? ", rule_depth = $12::int, candidates = $13::bigint " : "") +
       "WHERE id = $1 AND worker = $2 RETURNING status, "
       "  pg_try_advisory_xact_lock(20260522, id::int4), wait_ok_at, clock_timestamp()",
       p, nulls);

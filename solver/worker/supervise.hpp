@@ -26,6 +26,8 @@ struct Progress {
   int64_t done = 0, total = 0;    // MC-SAT samples, all components together
   int iterations = 0;             // learning: iterations done
   double objective = NAN;         // learning: estimated gain so far
+  int rule = 0, depth = 0;        // rule learning: the rule searched (1-based) and its refinement depth
+  int64_t candidates = 0;         // rule learning: candidates scored so far
 };
 
 // Watches the job while it runs: renews the lease, publishes progress, and

@@ -161,6 +161,23 @@ check "after the update mln.learn_rules learns grandparent" \
   test "$(q8 "SELECT rule FROM mln.learn_rules('gp', 'gp_pos', 'gp_neg', ARRAY['parent'])")" = "gp(A, B) :- parent(A, C), parent(C, B)."
 dropdb mln_e2e_upgrade8
 
+# 0.9.0 -> 0.10.0 on its own: a job queued under 0.9.0 is still served;
+# after the update a rule learning job is queued, served by the worker and
+# its rule added to the program as a new weight version.
+q9() { psql -d mln_e2e_upgrade9 -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
+updated_serves 0.9.0 0.10.0 mln_e2e_upgrade9
+q9 "SET client_min_messages = error;
+    SELECT mln.create_program('fam', E'parent(person, person)\ngp(person, person)\n');
+    SELECT mln.load_evidence('fam', 'parent(A, B) parent(B, C) parent(C, D) parent(B, E) gp(A, C) gp(B, D) gp(A, E)
+                                     !gp(A, B) !gp(C, A) !gp(D, A) !gp(A, D)')" >/dev/null
+job9=$(q9 "SELECT mln.learn_rules_job('fam', 'gp', '{\"device\": \"cpu\"}')")
+PGDATABASE=mln_e2e_upgrade9 "$WORKER" --quiet --once >/dev/null 2>&1
+check "after the update a rules job is served" test "$(q9 "SELECT (mln.wait($job9, interval '30 s'))->>'status'")" = done
+check "and learns gp" \
+  test "$(q9 "SELECT positives || ':' || negatives FROM mln.learned_rules WHERE job = $job9")" = "3:0"
+check "mln.add_learned_rules adds it as weight version 2" test "$(q9 "SELECT mln.add_learned_rules('fam', $job9)")" = 2
+dropdb mln_e2e_upgrade9
+
 # The same objects as a fresh install (which PostgreSQL builds by the same path).
 objects() {
   psql -qXAt -d "$1" -c "SELECT pg_describe_object(classid, objid, objsubid) FROM pg_depend
