@@ -17,6 +17,7 @@
 #   RUNS=2 REPEAT_S=60     EXCEPT_EDGES=100000     STMT_TIMEOUT=0 (seconds a statement may take; 0: none)
 #   SOUFFLE=/path/to/souffle                        (absent: said so in the results)
 #   SOUFFLE_MODE=compiled                            (or interpreted)
+# bench/datalog_plot.py draws a results table as log-log scaling plots (gnuplot).
 # Needs the cluster of `make cluster-start` (or PG* variables) and the extension installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."

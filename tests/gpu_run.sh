@@ -371,6 +371,7 @@ if only datalog; then
       PGDATABASE=postgres timeout ${MLN_DATALOG_WALL:-280} bash bench/datalog.sh "$OUT/datalog_$dev.md" >"$OUT/datalog_$dev.log" 2>&1
     note "bench/datalog.sh DEVICE=$dev: exit $?"
     cat "$OUT/datalog_$dev.md" >>"$summary" 2>/dev/null || tail -40 "$OUT/datalog_$dev.log" >>"$summary"
+    python3 bench/datalog_plot.py "$OUT/datalog_$dev.md" "$OUT/datalog_scaling_$dev" >>"$OUT/datalog_$dev.log" 2>&1
   done
 fi
 
