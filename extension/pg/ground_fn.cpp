@@ -440,6 +440,9 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
     }
   };
   mln::ground::GroundOutput out = sql_path ? ground_sql(spi, ctx, in, opts) : mln::ground::ground(in, *eng, opts);
+  // The network is on the host now: the device memory the grounding's pool
+  // keeps for reuse goes back, for the worker's walk (issue #45).
+  if (eng) eng->release_cached_memory();
   auto t2 = Clock::now();
   const StoreTimes st = store_network(spi, ctx, out);
   if (learning) store_learning(spi, ctx, out);

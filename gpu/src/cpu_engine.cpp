@@ -74,6 +74,7 @@ struct CpuExec {
   size_t peak_bytes(bool reset) const {
     return g_host_bytes.peak(reset);
   }
+  void release_cached() const {}  // host arrays are freed when they go
   auto policy() const { return thrust::omp::par; }
 
   // Uninitialised host array of n elements.

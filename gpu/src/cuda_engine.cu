@@ -338,6 +338,15 @@ struct CudaExec {
     return m;
   }
 
+  // Returns the pool's free blocks to the device once the work queued so
+  // far is done (the pool keeps them for reuse: release threshold max).
+  void release_cached() const {
+    cudaMemPool_t pool;
+    if (cudaSetDevice(device) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess ||
+        cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess || cudaMemPoolTrimTo(pool, 0) != cudaSuccess)
+      cudaGetLastError();  // best effort: the memory stays cached
+  }
+
   // Peak device memory in use from this engine's pool (operators' arrays and
   // Thrust's temporaries) since the last reset; reset starts a new mark.
   size_t peak_bytes(bool reset) const {

@@ -24,6 +24,7 @@ class EngineImpl final : public Engine {
   std::string name() const override { return ex_.name(); }
   size_t peak_memory_bytes() const override { return ex_.peak_bytes(false); }
   void reset_peak_memory() override { ex_.peak_bytes(true); }
+  void release_cached_memory() override { ex_.release_cached(); }
 
   // Copies a host table into backend memory.
   Relation upload(const HostTable& t) override {

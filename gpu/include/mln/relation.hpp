@@ -107,6 +107,12 @@ class Engine {
   // arrays for the CPU) at its peak since the last reset_peak_memory().
   virtual size_t peak_memory_bytes() const = 0;
   virtual void reset_peak_memory() = 0;
+  // Gives the memory the backend keeps for reuse back to the device (CUDA:
+  // the freed blocks its stream-ordered pool holds, after the device has
+  // finished; CPU: nothing).  Called when a statement is done with the
+  // engine, so that a walk in another process (the worker) finds the
+  // grounding's memory free (issue #45).
+  virtual void release_cached_memory() = 0;
 
   virtual Relation upload(const HostTable& t) = 0;
   virtual HostTable download(const Relation& r) = 0;
