@@ -13,6 +13,12 @@
 #   BLOODTYPE="10 100 1000 10000"  GROWINGHEAD="10 20 50 100 200"  GROWINGBODY="10 20 50 100"
 #   FIXED=1000000                       samples of the rate run (FIXED_CPU: on cpu and cpu1, default FIXED)
 #   STMT_TIMEOUT=300                    seconds one call may take (0: none); a cell past it reads "timeout"
+#   PROBLOG=DIR                         ProbLog's source (ML-KULeuven/problog, pure Python: DIR/problog-cli.py)
+#                                       run beside, on one core: its sampling (problog sample --estimate -N)
+#                                       and its exact inference (d-DNNF through the dsharp binary it ships);
+#                                       unset or absent: the report says so. Its commit: git, else DIR/COMMIT
+#   PROBLOG_N=1000 PROBLOG_TIMEOUT=60   ProbLog's samples, and seconds per ProbLog run (a cut run's samples
+#                                       still count); a program's larger sizes are skipped after a timeout
 # Needs the cluster of `make cluster-start` (or PG* variables) and the extension installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +31,9 @@ GROWINGBODY=${GROWINGBODY:-"10 20 50 100"}
 FIXED=${FIXED:-1000000}
 FIXED_CPU=${FIXED_CPU:-$FIXED}
 STMT_TIMEOUT=${STMT_TIMEOUT:-300}
+PROBLOG=${PROBLOG:-}
+PROBLOG_N=${PROBLOG_N:-1000}
+PROBLOG_TIMEOUT=${PROBLOG_TIMEOUT:-60}
 DB=${BENCH_DB:-mln_bench_cplogic}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -50,6 +59,10 @@ opts() {
   esac
 }
 
+source bench/cplogic_problog.sh  # problog_header, problog_cells
+have_problog=false
+[ -n "$PROBLOG" ] && [ -f "$PROBLOG/problog-cli.py" ] && have_problog=true
+
 {
   echo "# CP-logic forward sampling: BLOODTYPE, GROWINGHEAD, GROWINGBODY"
   echo
@@ -60,12 +73,15 @@ opts() {
   echo "- each cell: seconds to the stopping rule (95% interval of width 0.01; the whole call: parse, grounding"
   echo "  on the operator engine, sampling) / samples per second over $FIXED samples ($FIXED_CPU on cpu and cpu1;"
   echo "  sampling alone)"
+  problog_header
   echo
   printf "| program | N | relevant rules | atoms | strata | P(query) | samples to stop | grounding s |"
   for d in $DEVICES; do printf " %s |" "$d"; done
+  $have_problog && printf " ProbLog sample: s / samples/s | ProbLog P | ProbLog exact: P, s |"
   echo
   printf "|---|---:|---:|---:|---:|---:|---:|---:|"
   for d in $DEVICES; do printf -- "---:|"; done
+  $have_problog && printf -- "---:|---:|---:|"
   echo
 } >"$OUT"
 
@@ -73,7 +89,7 @@ for prog in bloodtype growinghead growingbody; do
   sizes=$(eval echo "\${${prog^^}}")
   for n in $sizes; do
     python3 bench/gen/cplogic_gen.py "$prog" "$n" >"$tmp/prog.pl"
-    row="" ground=""
+    row="" ground="" p="" lo="" hi=""
     for d in $DEVICES; do
       if call "$tmp/prog.pl" "{$(opts "$d"), \"verbose\": true}"; then
         total=$(field 'total ([0-9.]+) s')
@@ -98,6 +114,7 @@ for prog in bloodtype growinghead growingbody; do
         tail -3 "$tmp/out" >&2
       fi
     done
+    $have_problog && row="$row $(problog_cells "$prog" "$tmp/prog.pl" "$p" "$lo" "$hi")"
     echo "| $prog | $n | ${rules:-} | ${atoms:-} | ${strata:-} | ${est:-} | ${samples:-} | ${ground:-} |$row" | tee -a "$OUT"
   done
 done

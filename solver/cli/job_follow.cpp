@@ -104,9 +104,12 @@ JobState poll_job(worker::Conn& c, long long job) {
   return s;
 }
 
+bool g_say_on_stderr = false;  // say_on_stderr
+
 }  // namespace
 
-void say(const std::string& s) { std::cout << s << std::endl; }
+void say_on_stderr(bool on) { g_say_on_stderr = on; }
+void say(const std::string& s) { (g_say_on_stderr ? std::cerr : std::cout) << s << std::endl; }
 
 // Sees the job served and waits for its end, showing its progress; returns
 // its last state.  An external worker (mln_worker) connected to the

@@ -33,7 +33,9 @@ JobState follow_job(worker::Conn& c, const Options& o, const std::string& task, 
 // the learning summary, the job's warnings, the average cost of the samples.
 void report_job(worker::Conn& c, const Options& o, const std::string& task, long long job, const JobState& s);
 
-// Prints a line to stdout (Tuffy's console).
+// Prints a line to stdout (Tuffy's console), or to stderr after
+// say_on_stderr(true): -problog without -o writes its answer to stdout.
 void say(const std::string& s);
+void say_on_stderr(bool on);
 
 }  // namespace mln::cli

@@ -5,27 +5,27 @@
 // Loads the program and evidence into PostgreSQL (a private cluster when no
 // database is named), grounds inside the database, runs the worker for MAP
 // inference (-marginal: MC-SAT marginals; -dual: both), and writes Tuffy's
-// output format.
+// output format.  -problog FILE answers a ProbLog program instead
+// (problog_mode.cpp).
 #include <unistd.h>
 
 #include <atomic>
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <cstdlib>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <memory>
 #include <sstream>
-#include <thread>
 
+#include "cli/database.hpp"
 #include "cli/embedded.hpp"
 #include "cli/job_follow.hpp"
 #include "cli/options.hpp"
 #include "cli/output.hpp"
 #include "cli/paths.hpp"
+#include "cli/problog_mode.hpp"
 #include "cli/progress.hpp"
 #include "cli/server.hpp"
 #include "lang/program.hpp"
@@ -45,43 +45,6 @@ std::string read_file(const std::string& path, const char* what) {
   std::ostringstream s;
   s << f.rdbuf();
   return s.str();
-}
-
-// The connection string from -conf (Tuffy's tuffy.conf keys).
-std::string dsn_from_conf(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw std::runtime_error("cannot open config file " + path);
-  std::string line, url, user, pass;
-  while (std::getline(f, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    size_t eq = line.find('=');
-    if (eq == std::string::npos) continue;
-    auto trim = [](std::string s) {
-      size_t b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
-      return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-    };
-    std::string k = trim(line.substr(0, eq)), v = trim(line.substr(eq + 1));
-    if (k == "db_url") url = v;
-    else if (k == "db_username") user = v;
-    else if (k == "db_password") pass = v;
-  }
-  const std::string pre = "jdbc:postgresql://";
-  if (url.rfind(pre, 0) != 0) throw std::runtime_error("config file " + path + ": db_url must be jdbc:postgresql://host[:port]/db");
-  std::string rest = url.substr(pre.size());
-  size_t slash = rest.find('/');
-  std::string hostport = rest.substr(0, slash), db = slash == std::string::npos ? "postgres" : rest.substr(slash + 1);
-  size_t colon = hostport.find(':');
-  std::string dsn = "host=" + hostport.substr(0, colon) + " dbname=" + db;
-  if (colon != std::string::npos) dsn += " port=" + hostport.substr(colon + 1);
-  if (!user.empty()) dsn += " user=" + user;
-  if (!pass.empty()) dsn += " password=" + pass;
-  return dsn;
-}
-
-bool env_names_database() {
-  for (const char* v : {"PGHOST", "PGDATABASE", "PGSERVICE", "PGPORT"})
-    if (std::getenv(v) && *std::getenv(v)) return true;
-  return false;
 }
 
 using mln::cli::say;
@@ -186,32 +149,6 @@ std::string parse_locally(const mln::cli::Options& o, std::string& query_text) {
     throw std::runtime_error("-learnrules: unknown predicate " + o.learn_rules);
   if (!o.query_atoms.empty()) query_text += o.query_atoms + "\n";
   return program_text;
-}
-
-// The database of the run: named (--dsn, -conf, PG* variables); else a
-// throwaway cluster in --workdir; else the kept private server (started only
-// when none is running).
-struct Database {
-  std::unique_ptr<mln::cli::EmbeddedCluster> cluster;
-  std::string dsn;
-  bool embedded = false;  // a private server: no worker but this process's serves it
-};
-
-Database open_database(const mln::cli::Options& o) {
-  Database db;
-  db.dsn = o.dsn;
-  if (db.dsn.empty() && !o.conf.empty()) db.dsn = dsn_from_conf(o.conf);
-  db.embedded = db.dsn.empty() && !env_names_database();
-  if (db.embedded && !o.work_dir.empty()) {
-    db.cluster = std::make_unique<mln::cli::EmbeddedCluster>(o.work_dir, o.verbose > 0);
-    db.dsn = db.cluster->dsn();
-    say(">>> Started private PostgreSQL cluster in " + db.cluster->dir());
-  } else if (db.embedded) {
-    mln::cli::PrivateServer ps = mln::cli::find_or_start_private_server(o.verbose > 0);
-    db.dsn = ps.dsn;
-    say(">>> Using the " + ps.description);
-  }
-  return db;
 }
 
 // Grounds the program (-learnwt: grounds for learning and queues the job,
@@ -329,7 +266,7 @@ int run(const mln::cli::Options& o) {
   const std::string program_text = parse_locally(o, query_text);
   lap("parse", t);
 
-  Database db = open_database(o);
+  mln::cli::Database db = mln::cli::open_database(o);
   say(">>> Connecting to RDBMS" + std::string(db.embedded ? " (private cluster)" : ""));
   mln::worker::Conn c(db.dsn);
   mln::cli::create_extension(c, false);
@@ -338,23 +275,8 @@ int run(const mln::cli::Options& o) {
   if (o.device == "gpu" || o.device == "auto") c.exec("SELECT mln.device_warmup()");
   lap("start", t);
 
-  // Watch for Ctrl-C: cancel whatever the server is doing.
-  std::atomic<bool> done{false};
-  std::thread watcher([&] {
-    while (!done) {
-      if (g_interrupted) {
-        PGcancel* cn = PQgetCancel(c.raw());
-        char err[256];
-        if (cn) { PQcancel(cn, err, sizeof err); PQfreeCancel(cn); }
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  });
-  struct Joiner {
-    std::atomic<bool>& d; std::thread& th;
-    ~Joiner() { d = true; if (th.joinable()) th.join(); }
-  } joiner{done, watcher};
+  // Ctrl-C cancels whatever the server is doing.
+  const mln::cli::CancelOnInterrupt cancel(c, g_interrupted);
 
   const std::string prog = program_name();
   c.exec("SELECT mln.drop_program($1) FROM mln.programs WHERE name = $1", {prog});
@@ -446,9 +368,10 @@ int main(int argc, char** argv) {
   }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
+  if (!o.problog.empty() && o.output.empty()) mln::cli::say_on_stderr(true);  // the answer goes to stdout
   say("*** Welcome to pg_mln " MLN_VERSION_STRING " (Tuffy-compatible)");
   try {
-    return run(o);
+    return o.problog.empty() ? run(o) : mln::cli::run_problog(o, g_interrupted);
   } catch (const mln::worker::DbError& e) {
     std::cerr << "ERROR: " << user_terms(e.what(), o) << "\n";
     if (!e.detail().empty()) std::cerr << "DETAIL: " << user_terms(e.detail(), o) << "\n";

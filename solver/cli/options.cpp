@@ -33,6 +33,8 @@ std::string usage() {
          "              [--exact-max-atoms 0-20] [--solver auto|walksat|ilp] [--ilp-seconds S]\n"
          "              [--cpu-walk auto|walksat|weighted] [--gap-tolerance F]\n"
          "              [--workdir DIR] [--version]\n"
+         "       pg_mln -problog program.pl [-o out.tsv] [-problogOptions JSON] [--device auto|cpu|gpu]\n"
+         "              [--dsn CONNINFO | -conf tuffy.conf | --workdir DIR] [-verbose 0-3]\n"
          "       pg_mln --stop-server\n"
          "Without --dsn, -conf or PG* environment variables, pg_mln uses a private PostgreSQL server that it\n"
          "keeps running between runs (~/.cache/pg_mln/server; `make demo`'s cluster when that one is up),\n"
@@ -46,7 +48,11 @@ std::string usage() {
          "exact path only while that gap is above --gap-tolerance (a fraction; default 0.005, 0: prove all).\n"
          "--cpu-walk: the MAP walk on CPU threads: Tuffy's MaxWalkSAT (walksat), the GPU's weighted walk\n"
          "(weighted: parallel downhill flips with dynamic clause weights, on all cores), or auto (the default:\n"
-         "weighted for components of 50,000 atoms or more, walksat below).\n";
+         "weighted for components of 50,000 atoms or more, walksat below).\n"
+         "-problog: answers a ProbLog / CP-logic program's queries by forward sampling (mln.problog,\n"
+         "docs/problog.md), one line per query atom: query<TAB>probability<TAB>ci_low<TAB>ci_high<TAB>samples\n"
+         "(the 95% interval; the samples that satisfy the evidence), to -o or else to stdout. -problogOptions\n"
+         "takes mln.problog's options ('{\"samples\": 100000, \"delta\": 0.005, \"seed\": 7, \"threads\": 1}').\n";
 }
 
 std::string inference_task(const Options& o) {
@@ -147,6 +153,22 @@ void check_job_flags(const std::vector<std::pair<std::string, std::string>>& giv
   }
 }
 
+// -problog runs mln.problog on one file (docs/problog.md): the flags that
+// name the database, the output and the grounding device apply; every other
+// flag is Tuffy's MLN inference or learning and is refused, named, rather
+// than silently ignored.
+void check_problog_flags(const Options& o, const std::vector<std::string>& seen) {
+  static const std::set<std::string> applies = {"-problog", "-problogOptions", "-r",  "-o",
+                                                "-result",  "--dsn",           "-dsn", "-conf",
+                                                "--workdir", "-verbose",       "--device"};
+  for (const std::string& a : seen)
+    if (!applies.count(a))
+      throw std::invalid_argument("option " + a + " does not apply to -problog (mln.problog's options go in "
+                                  "-problogOptions '{\"samples\": 100000, \"seed\": 7}'; docs/problog.md)");
+  if (o.device != "auto" && o.device != "cpu" && o.device != "gpu")
+    throw std::invalid_argument("--device must be auto, cpu or gpu with -problog (got \"" + o.device + "\")");
+}
+
 }  // namespace
 
 Options parse_options(int argc, char** argv) {
@@ -162,8 +184,10 @@ Options parse_options(int argc, char** argv) {
                                                     "-sgdMetaSample", "-sgdMU", "-softT", "-dribble",
                                                     "-lineHeader", "-mcsatDumpInt", "-innerPara", "-serialmix"};
   std::vector<std::pair<std::string, std::string>> given;  // job options as flags: flag, value
+  std::vector<std::string> seen;  // every flag, in order (-problog refuses those that do not apply)
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
+    seen.push_back(a);
     auto val = [&]() -> std::string {
       if (i + 1 >= argc) throw std::invalid_argument("option " + a + " needs a value");
       for (const FlagKey& f : kJobFlags)
@@ -203,6 +227,8 @@ Options parse_options(int argc, char** argv) {
     else if (a == "-dMaxIter") o.learn_iterations = static_cast<int>(to_ll(a, val()));
     else if (a == "-learnrules") o.learn_rules = val();
     else if (a == "-ruleOptions") o.rule_options = val();
+    else if (a == "-problog") o.problog = val();
+    else if (a == "-problogOptions") o.problog_options = val();
     else if (a == "--dsn" || a == "-dsn") o.dsn = val();
     else if (a == "--device") o.device = val();
     else if (a == "--search-device") o.search_device = val();
@@ -224,6 +250,12 @@ Options parse_options(int argc, char** argv) {
     else throw std::invalid_argument("unknown option \"" + a + "\"");
   }
   if (o.help || o.version || o.stop_server) return o;
+  if (o.verbose < 0 || o.verbose > 3) throw std::invalid_argument("-verbose must be 0, 1, 2 or 3");
+  if (!o.problog.empty()) {
+    check_problog_flags(o, seen);
+    return o;
+  }
+  if (!o.problog_options.empty()) throw std::invalid_argument("-problogOptions applies to -problog");
   if (o.program_files.empty()) throw std::invalid_argument("option -i (program file) is required");
   if (o.output.empty()) throw std::invalid_argument("option -r (output file) is required");
   if (!o.learn_rules.empty()) {
@@ -239,7 +271,6 @@ Options parse_options(int argc, char** argv) {
     throw std::invalid_argument("a query is required: give -queryFile or -q");
   if (!(o.min_prob >= 0 && o.min_prob <= 1)) throw std::invalid_argument("-minProb must be within [0, 1]");
   if (o.learnwt && (o.marginal || o.dual)) throw std::invalid_argument("-learnwt cannot be combined with -marginal or -dual");
-  if (o.verbose < 0 || o.verbose > 3) throw std::invalid_argument("-verbose must be 0, 1, 2 or 3");
   if (o.device != "auto" && o.device != "cpu" && o.device != "gpu" && o.device != "sql")
     throw std::invalid_argument("--device must be auto, cpu, gpu or sql");
   if (o.search_device.empty()) o.search_device = (o.device == "cpu" || o.device == "sql") ? "cpu" : "auto";

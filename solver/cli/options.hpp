@@ -43,6 +43,8 @@ struct Options {
   int learn_iterations = 100;               // -dMaxIter (Tuffy: 500)
   std::string learn_rules;                  // -learnrules PRED: learn rules for PRED from the evidence (docs/rules.md)
   std::string rule_options = "{}";          // -ruleOptions JSON: mln.learn_rules_from's options
+  std::string problog;                      // -problog FILE: a ProbLog program for mln.problog (docs/problog.md)
+  std::string problog_options;              // -problogOptions JSON: mln.problog's options (empty: none given)
   int verbose = 0;                          // -verbose
   long long seed = 1;                       // --seed (pg_mln extension)
   std::string device = "auto";              // --device: grounding operators (pg_mln extension)

@@ -12,6 +12,7 @@
 namespace mln::cli {
 
 std::vector<std::string> output_files(const Options& o) {
+  if (o.output.empty()) return {};  // -problog without -o: stdout
   if (o.dual) return {o.output + ".map", o.output + ".marginal"};
   return {o.output};
 }
@@ -55,13 +56,15 @@ void check_output_file(const std::string& flag, const std::string& path) {
 }
 
 void check_paths(const Options& o) {
+  if (!o.problog.empty()) check_input_file("-problog", "program file", o.problog);
   for (const auto& f : o.program_files) check_input_file("-i", "program file", f);
   for (const auto& f : o.evidence_files) check_input_file("-e", "evidence file", f);
   for (const auto& f : o.query_files) check_input_file("-queryFile", "query file", f);
   if (!o.conf.empty()) check_input_file("-conf", "config file", o.conf);
+  const char* flag = o.problog.empty() ? "-r" : "-o";  // -problog's documented name (the same flag)
   for (const auto& f : output_files(o)) {
-    check_output_file("-r", f);
-    if (o.gz) check_output_file("-r", f + ".gz");
+    check_output_file(flag, f);
+    if (o.gz) check_output_file(flag, f + ".gz");
   }
 }
 

@@ -11,7 +11,8 @@
 namespace mln::cli {
 
 // The files -r names: the path itself; with -dual, path.map and
-// path.marginal (Tuffy's names).
+// path.marginal (Tuffy's names); none without -r (-problog then writes to
+// stdout).
 std::vector<std::string> output_files(const Options& o);
 
 // Throws std::runtime_error ("-e data/x.db: cannot read the evidence file:
@@ -22,7 +23,7 @@ void check_input_file(const std::string& flag, const std::string& what, const st
 // writable if it exists, and in a directory that exists and is writable.
 void check_output_file(const std::string& flag, const std::string& path);
 
-// Checks -i, -e, -queryFile, -conf and the output files (and their .gz with -gz).
+// Checks -problog, -i, -e, -queryFile, -conf and the output files (and their .gz with -gz).
 void check_paths(const Options& o);
 
 }  // namespace mln::cli
