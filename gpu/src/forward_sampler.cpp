@@ -61,7 +61,13 @@ bool stopping_rule_holds(const std::vector<uint64_t>& true_counts, uint64_t n, d
     const double p = static_cast<double>(k) / static_cast<double>(n), nd = static_cast<double>(n);
     const double width = 2 * z * std::sqrt(p * (1 - p) / nd);
     widest = std::max(widest, width);
-    const bool normal = nd * p > 5 && nd * (1 - p) > 5;
+    // The normal approximation is checked at the ends of the Wilson
+    // interval, not at p: near 0 or 1 the estimate right after a batch that
+    // happened to miss often passes n p > 5 first, and stopping on it left
+    // 90% of the intervals covering 0.999 (ProbLogSample.StoppedIntervalsCoverNearOne).
+    double lo, hi;
+    wilson_interval(k, n, &lo, &hi);
+    const bool normal = nd * lo > 5 && nd * (1 - hi) > 5;
     if (!(width <= delta && (normal || nd >= n_worst))) ok = false;
   }
   if (max_width) *max_width = n == 0 ? 1.0 : widest;

@@ -69,7 +69,8 @@ struct SampleResult {
 
 // The stopping rule (MCINTYRE's, ProbLog's): every query's 95% interval,
 // 2 * 1.96 * sqrt(p(1-p)/n), at most delta wide, with n*p > 5 and
-// n*(1-p) > 5, or n at least (1.96/delta)^2, where every p's interval is.
+// n*(1-p) > 5 (checked at the Wilson interval's ends lo and hi, not at
+// p), or n at least (1.96/delta)^2, where every p's interval is.
 bool stopping_rule_holds(const std::vector<uint64_t>& true_counts, uint64_t n, double delta, double* max_width);
 
 // The Wilson score interval at 95% of k successes in n.
