@@ -24,7 +24,7 @@ namespace {
 class Evaluator {
  public:
   Evaluator(gpu::Engine& eng, const dl::Program& p, const EvalOptions& o, EvalStats* st)
-      : eng_(eng), p_(p), o_(o), st_(st) {}
+      : eng_(eng), p_(p), o_(o), st_(st), split_rows_(split_rows_for(o)) {}
 
   std::vector<gpu::Relation> run(std::vector<gpu::Relation> inputs) {
     full_ = std::move(inputs);
@@ -41,6 +41,7 @@ class Evaluator {
   const dl::Program& p_;
   const EvalOptions& o_;
   EvalStats* st_;
+  const uint64_t split_rows_;
   std::vector<gpu::Relation> full_, delta_;
   uint64_t derived_rows_ = 0;  // rows of the derived relations of finished strata
 
@@ -71,7 +72,7 @@ class Evaluator {
         recursive.push_back(ri);
         continue;
       }
-      add(acc, rule.head.rel, detail::eval_rule(eng_, p_, rule, full_, delta_, -1, o_.max_rows));
+      add(acc, rule.head.rel, detail::eval_rule(eng_, p_, rule, full_, delta_, -1, o_.max_rows, split_rows_));
     }
     uint64_t fresh = 0;
     for (int r : rels) {
@@ -87,7 +88,7 @@ class Evaluator {
         const dl::Rule& rule = p_.rules[ri];
         for (int k : detail::recursive_atoms(rule, in_s)) {
           if (delta_[rule.pos[k].rel].rows() == 0) continue;
-          add(next, rule.head.rel, detail::eval_rule(eng_, p_, rule, full_, delta_, k, o_.max_rows));
+          add(next, rule.head.rel, detail::eval_rule(eng_, p_, rule, full_, delta_, k, o_.max_rows, split_rows_));
         }
       }
       fresh = 0;

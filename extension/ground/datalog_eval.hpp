@@ -23,11 +23,25 @@ struct EvalOptions {
   // result of a rule; 0: no limit.  Above it evaluation stops with
   // LimitExceeded (a recursion with arithmetic may never end).
   uint64_t max_rows = 0;
+  // Most rows of a join's output materialised at once; a join past it is
+  // evaluated in pieces (docs/datalog.md, "Large joins"), as is one whose
+  // output would not fit the engine's memory budget.  0: the engine's limit
+  // on a relation (kMaxRelationRows), or MLN_DATALOG_SPLIT_ROWS where that
+  // environment variable is set (a testing hook: it forces pieces through
+  // SQL, see split_rows_for).  Changes no result.
+  uint64_t split_rows = 0;
   // Called after each stratum's first round (iteration 0) and each
   // semi-naive iteration with the new rows of that iteration.  May throw to
   // cancel (the SQL glue checks for interrupts here).
   std::function<void(int stratum, int iteration, uint64_t delta_rows)> progress;
 };
+
+// The most rows a relation of the engine holds (row ids are int32).
+constexpr uint64_t kMaxRelationRows = 0x7fffffff;
+
+// The split threshold evaluate() uses for `o` (see EvalOptions::split_rows):
+// at least 1, at most kMaxRelationRows.
+uint64_t split_rows_for(const EvalOptions& o);
 
 struct EvalStats {
   int iterations = 0;  // semi-naive iterations over all strata
@@ -89,7 +103,33 @@ std::vector<int> recursive_atoms(const dl::Rule& r, const std::vector<char>& in_
 // atom `delta_atom` (-1: none) reads delta[rel], every other atom full[rel].
 gpu::Relation eval_rule(gpu::Engine& eng, const dl::Program& p, const dl::Rule& r,
                         const std::vector<gpu::Relation>& full, const std::vector<gpu::Relation>& delta,
-                        int delta_atom, uint64_t max_rows);
+                        int delta_atom, uint64_t max_rows, uint64_t split_rows = kMaxRelationRows);
+
+// The machine's physical memory in bytes (0 where unknown): the budget of a
+// piece of a rule on an engine without one (the CPU).
+uint64_t host_memory_bytes();
+
+// The union of a rule's pieces (eval_rule, where a join passes split_rows),
+// without duplicates: parts are kept aside and merged into the result
+// (difference, then union_all) once they hold as many rows as it, so each
+// row is deduplicated O(log pieces) times while nothing larger than the
+// result and one batch is held.  A result past kMaxRelationRows throws
+// LimitExceeded naming the rule's line.
+class PieceUnion {
+ public:
+  PieceUnion(gpu::Engine& eng, int line) : eng_(eng), line_(line) {}
+  void add(const gpu::Relation& part);
+  // The union (a null Relation when no part had rows).
+  gpu::Relation result();
+
+ private:
+  gpu::Engine& eng_;
+  int line_;
+  gpu::Relation acc_;
+  std::vector<gpu::Relation> pending_;
+  uint64_t pending_rows_ = 0;
+  void flush();
+};
 
 // The value of an expression over a row: var_value(v) gives variable v's
 // value.  Throws ArithmeticError.  (Shared with the tests' reference.)

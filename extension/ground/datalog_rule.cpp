@@ -6,6 +6,9 @@
 // compares a variable with a variable or a constant, else on the host), the
 // negated atoms are anti-joins, and the head is a projection, or, where it
 // holds an aggregate, a grouping of the body's distinct bindings on the host.
+// A join whose output would pass split_rows (the engine's 2^31-1 rows at
+// most) is never materialised: the engine counts it (join_at_most), and the
+// rule's rest runs on pieces of one side, their results merged (below).
 #include <algorithm>
 #include <climits>
 #include <map>
@@ -87,11 +90,13 @@ struct Bound {
 
 class RuleEval {
  public:
-  RuleEval(gpu::Engine& eng, const dl::Program& p, const dl::Rule& r, uint64_t max_rows)
-      : eng_(eng), p_(p), r_(r), max_rows_(max_rows), done_(r.cmps.size(), 0) {}
+  RuleEval(gpu::Engine& eng, const dl::Program& p, const dl::Rule& r, uint64_t max_rows, uint64_t split_rows)
+      : eng_(eng), p_(p), r_(r), max_rows_(max_rows), split_rows_(std::max<uint64_t>(split_rows, 1)),
+        done_(r.cmps.size(), 0) {}
 
   gpu::Relation run(const std::vector<gpu::Relation>& full, const std::vector<gpu::Relation>& delta, int delta_atom) {
     const int arity = p_.rels[r_.head.rel].arity;
+    full_ = &full;
     std::vector<Bound> atoms;
     for (size_t k = 0; k < r_.pos.size(); ++k) {
       const dl::Atom& a = r_.pos[k];
@@ -104,24 +109,9 @@ class RuleEval {
     cur.unit = true;
     if (!atoms.empty()) cur = take(atoms, nullptr);
     if (!apply_ready(cur)) return eng_.empty(arity);
-    while (!atoms.empty()) {
-      cur = join(cur, take(atoms, &cur));
-      if (!apply_ready(cur)) return eng_.empty(arity);
-    }
-    for (const dl::Atom& a : r_.neg) {
-      Bound nb = bind(a, full[a.rel]);
-      if (nb.rows() == 0) continue;
-      // Safety binds a negated atom's variables, so a unit `cur` meets only
-      // negated atoms without variables.
-      if (nb.unit || cur.unit) return eng_.empty(arity);
-      std::vector<int> lk;
-      for (int v : nb.vars) lk.push_back(cur.col(v));
-      std::vector<int> rk(nb.vars.size());
-      for (size_t i = 0; i < rk.size(); ++i) rk[i] = static_cast<int>(i);
-      cur.rel = eng_.anti_join(cur.rel, nb.rel, lk, rk);
-      if (cur.rel.rows() == 0) return eng_.empty(arity);
-    }
-    return r_.aggregates() ? aggregate(cur) : head(cur);
+    Bound out = chain(std::move(cur), std::move(atoms));
+    if (!r_.aggregates()) return out.rel;
+    return out.rows() == 0 ? eng_.empty(arity) : aggregate(out);
   }
 
  private:
@@ -129,12 +119,115 @@ class RuleEval {
   const dl::Program& p_;
   const dl::Rule& r_;
   uint64_t max_rows_;
+  uint64_t split_rows_;  // most rows of a join's output materialised at once (>= 1; see piece_rows)
   std::vector<char> done_;  // comparisons applied
+  const std::vector<gpu::Relation>* full_ = nullptr;
+  std::vector<Bound> neg_;  // the negated atoms bound, once a body reaches them
+  bool neg_bound_ = false;
 
-  void limit(const Bound& b) const {
-    if (max_rows_ && b.rows() > max_rows_)
-      throw LimitExceeded("an intermediate result of the rule at line " + std::to_string(r_.at.line) + " has " +
-                          std::to_string(b.rows()) + " rows, above max_rows (" + std::to_string(max_rows_) + ")");
+  // No row: what a rule (or a piece of it) gives when its body fails.
+  Bound none() {
+    Bound b;
+    b.rel = eng_.empty(p_.rels[r_.head.rel].arity);
+    return b;
+  }
+
+  // The rule's output from `cur` and the atoms still to join: head rows, or
+  // for an aggregate head the body's distinct bindings (see finish).
+  Bound chain(Bound cur, std::vector<Bound> atoms) {
+    if (atoms.empty()) return finish(std::move(cur));
+    Bound next = take(atoms, &cur);
+    return join_rest(cur, next, atoms);
+  }
+
+  // chain() after joining l and r; in pieces where the join passes piece_rows().
+  Bound join_rest(const Bound& l, const Bound& r, const std::vector<Bound>& atoms) {
+    uint64_t n = 0, cap = 0;
+    Bound o = join(l, r, &n, &cap);
+    if (!o.rel.impl()) return in_pieces(l, r, atoms, n, cap);
+    if (!apply_ready(o)) return none();
+    return chain(std::move(o), atoms);
+  }
+
+  // l joined with r would hold n > cap rows (piece_rows): the rule's rest runs on
+  // row ranges of the left (probe) side, or of the right where the left is
+  // one row (so that every split shrinks an input and 1 x 1 rows always
+  // fit), each range's join counted again and split further where a skewed
+  // key still passes (a hub's rows).  Ranges aim at half the threshold, so
+  // that most fit at the first count.  Each piece starts from the same
+  // applied comparisons; their outputs are merged without duplicates.
+  Bound in_pieces(const Bound& l, const Bound& r, const std::vector<Bound>& atoms, uint64_t n, uint64_t cap) {
+    const bool left = l.rows() > 1;
+    const Bound& side = left ? l : r;
+    const uint64_t rows = side.rows(), target = std::max<uint64_t>(cap / 2, 1);
+    const uint64_t k = std::min<uint64_t>(rows, std::max<uint64_t>(2, (n + target - 1) / target));
+    const std::vector<char> done = done_;
+    PieceUnion merged(eng_, r_.at.line);
+    Bound out;
+    for (uint64_t i = 0; i < k; ++i) {
+      Bound piece = side;
+      piece.rel = eng_.slice(side.rel, rows * i / k, rows * (i + 1) / k - rows * i / k);
+      done_ = done;
+      Bound part = left ? join_rest(piece, r, atoms) : join_rest(l, piece, atoms);
+      if (part.rows() == 0) continue;
+      out.vars = part.vars;  // every piece binds the same variables, in finish's order
+      merged.add(part.rel);
+    }
+    out.rel = merged.result();
+    return out.rel.impl() ? out : none();
+  }
+
+  // The negated atoms as anti-joins, then the head: its rows, or for an
+  // aggregate head the distinct bindings with their columns in variable
+  // order (pieces joined in different orders then line up).
+  Bound finish(Bound cur) {
+    if (!neg_bound_) {
+      for (const dl::Atom& a : r_.neg) neg_.push_back(bind(a, (*full_)[a.rel]));
+      neg_bound_ = true;
+    }
+    for (const Bound& nb : neg_) {
+      if (nb.rows() == 0) continue;
+      // Safety binds a negated atom's variables, so a unit `cur` meets only
+      // negated atoms without variables.
+      if (nb.unit || cur.unit) return none();
+      std::vector<int> lk;
+      for (int v : nb.vars) lk.push_back(cur.col(v));
+      std::vector<int> rk(nb.vars.size());
+      for (size_t i = 0; i < rk.size(); ++i) rk[i] = static_cast<int>(i);
+      cur.rel = eng_.anti_join(cur.rel, nb.rel, lk, rk);
+      if (cur.rel.rows() == 0) return none();
+    }
+    Bound out;
+    if (!r_.aggregates()) {
+      out.rel = head(cur);
+      return out;
+    }
+    out.vars = cur.vars;
+    std::sort(out.vars.begin(), out.vars.end());
+    std::vector<int> cols;
+    for (int v : out.vars) cols.push_back(cur.col(v));
+    out.rel = eng_.distinct(eng_.project(cur.rel, cols));
+    return out;
+  }
+
+  // The most rows of a join's output (of `cols` columns) written at once:
+  // split_rows_, and within the memory a piece lives in: the engine's budget
+  // (on CUDA 80% of the free device memory), or where it has none (the CPU)
+  // the machine's memory, over the bytes a row takes through the rest of the
+  // rule: its columns written and copied once more by a comparison (2 x 4
+  // bytes a column), the join's two row maps (8) and a distinct's hash table
+  // (about 32).
+  uint64_t piece_rows(size_t cols) {
+    uint64_t budget = eng_.memory_budget_bytes();
+    if (budget == 0) budget = detail::host_memory_bytes();
+    if (budget == 0) return split_rows_;
+    return std::clamp<uint64_t>(budget / (8 * cols + 40), 1, split_rows_);
+  }
+
+  void limit(uint64_t rows, const char* what) const {
+    if (max_rows_ && rows > max_rows_)
+      throw LimitExceeded(std::string(what) + " the rule at line " + std::to_string(r_.at.line) + " has " +
+                          std::to_string(rows) + " rows, above max_rows (" + std::to_string(max_rows_) + ")");
   }
 
   // The relation of an atom's variables: constants and repeated variables
@@ -188,7 +281,12 @@ class RuleEval {
     return b;
   }
 
-  Bound join(const Bound& l, const Bound& r) {
+  // l joined with r; *n: its rows.  A null o.rel where they pass *cap (piece_rows)
+  // (nothing materialised).  max_rows bounds the whole join, as without
+  // pieces.
+  Bound join(const Bound& l, const Bound& r, uint64_t* n, uint64_t* cap) {
+    *n = r.rows();
+    *cap = split_rows_;
     if (l.unit) return r;
     std::vector<int> lk, rk;
     std::vector<gpu::OutCol> out;
@@ -205,18 +303,24 @@ class RuleEval {
         o.vars.push_back(r.vars[c]);
       }
     }
-    o.rel = lk.empty() ? cross(l, r) : eng_.join(l.rel, r.rel, lk, rk, out);
-    limit(o);
+    if (lk.empty()) {
+      *n = static_cast<uint64_t>(l.rows()) * r.rows();
+      limit(*n, "a cross product in");
+      *cap = piece_rows(o.vars.size());
+      if (*n <= *cap) o.rel = cross(l, r, *n);
+      return o;
+    }
+    size_t rows = 0;
+    *cap = piece_rows(out.size());
+    o.rel = eng_.join_at_most(l.rel, r.rel, lk, rk, out, *cap, &rows);
+    *n = rows;
+    limit(*n, "an intermediate result of");
     return o;
   }
 
-  // A join without a shared variable, on the host (rare: a rule whose body
-  // falls apart into independent parts).
-  gpu::Relation cross(const Bound& l, const Bound& r) {
-    const uint64_t n = static_cast<uint64_t>(l.rows()) * r.rows();
-    if (max_rows_ && n > max_rows_)
-      throw LimitExceeded("a cross product in the rule at line " + std::to_string(r_.at.line) + " has " +
-                          std::to_string(n) + " rows, above max_rows (" + std::to_string(max_rows_) + ")");
+  // A join without a shared variable (n rows), on the host (rare: a rule
+  // whose body falls apart into independent parts).
+  gpu::Relation cross(const Bound& l, const Bound& r, uint64_t n) {
     gpu::HostTable a = eng_.download(l.rel), b = eng_.download(r.rel), o;
     o.cols.assign(a.ncols() + b.ncols(), {});
     for (auto& c : o.cols) c.reserve(n);
@@ -319,12 +423,13 @@ class RuleEval {
     b.rel = eng_.upload(out);
   }
 
-  // An aggregate head, on the host (the engine has no group-by): the
-  // distinct bindings of the body's variables, grouped by the head's other
-  // variables; count, sum, min and max per group.  No binding: no group.
+  // An aggregate head, on the host (the engine has no group-by): `b`, the
+  // distinct bindings of the body's variables (finish), grouped by the
+  // head's other variables; count, sum, min and max per group.  No binding:
+  // no group.
   gpu::Relation aggregate(const Bound& b) {
     const auto& args = r_.head.args;
-    gpu::HostTable in = eng_.download(eng_.distinct(b.rel));
+    gpu::HostTable in = eng_.download(b.rel);
     std::vector<int> cols, keys, aggs;  // cols: per argument, its column in `in` (-1: a constant)
     for (size_t c = 0; c < args.size(); ++c) {
       cols.push_back(args[c].kind == Term::Kind::Var ? b.col(args[c].var) : -1);
@@ -385,8 +490,8 @@ class RuleEval {
 
 gpu::Relation eval_rule(gpu::Engine& eng, const dl::Program& p, const dl::Rule& r,
                         const std::vector<gpu::Relation>& full, const std::vector<gpu::Relation>& delta,
-                        int delta_atom, uint64_t max_rows) {
-  return RuleEval(eng, p, r, max_rows).run(full, delta, delta_atom);
+                        int delta_atom, uint64_t max_rows, uint64_t split_rows) {
+  return RuleEval(eng, p, r, max_rows, split_rows).run(full, delta, delta_atom);
 }
 
 }  // namespace detail

@@ -25,6 +25,12 @@ class EngineImpl final : public Engine {
   size_t peak_memory_bytes() const override { return ex_.peak_bytes(false); }
   void reset_peak_memory() override { ex_.peak_bytes(true); }
   void release_cached_memory() override { ex_.release_cached(); }
+  size_t memory_budget_bytes() override {
+    return guarded("memory_budget", [&] {
+      const size_t b = ex_.budget();
+      return b == SIZE_MAX ? size_t(0) : b;  // the CPU's "no budget"
+    });
+  }
 
   // Copies a host table into backend memory.
   Relation upload(const HostTable& t) override {
@@ -96,6 +102,12 @@ class EngineImpl final : public Engine {
 
   Relation join(const Relation& l, const Relation& r, const std::vector<int>& lkeys,
                 const std::vector<int>& rkeys, const std::vector<OutCol>& out) override {
+    return join_at_most(l, r, lkeys, rkeys, out, SIZE_MAX, nullptr);
+  }
+
+  Relation join_at_most(const Relation& l, const Relation& r, const std::vector<int>& lkeys,
+                        const std::vector<int>& rkeys, const std::vector<OutCol>& out, size_t max_rows,
+                        size_t* rows) override {
     return guarded("join", [&] {
       const auto& a = check(l, "join");
       const auto& b = check(r, "join");
@@ -104,7 +116,26 @@ class EngineImpl final : public Engine {
         MLN_EXPECTS(oc.side == 0 || oc.side == 1, "join: output side must be 0 or 1");
         check_col(oc.side == 0 ? a : b, oc.col, "join");
       }
-      return wrap(ops::join_driver(ex_, a, b, lkeys, rkeys, out, -1, true));
+      ops::JoinCap cap;
+      cap.max_rows = max_rows;
+      RelPtr res = ops::join_driver(ex_, a, b, lkeys, rkeys, out, -1, true, &cap);
+      if (rows) *rows = cap.rows;
+      return cap.over() ? Relation() : wrap(std::move(res));
+    });
+  }
+
+  Relation slice(const Relation& in, size_t row0, size_t n) override {
+    return guarded("slice", [&] {
+      const auto& r = check(in, "slice");
+      MLN_EXPECTS(row0 <= r.rows && n <= r.rows - row0, "slice: rows out of range");
+      std::vector<Column> cols;
+      for (const Column& c : r.cols) {
+        Column v = c;  // shares the allocation: columns are immutable
+        v.ptr = n ? c.ptr + row0 : nullptr;
+        v.n = n;
+        cols.push_back(std::move(v));
+      }
+      return wrap(ops::make_rel(Exec::kBackend, n, std::move(cols)));
     });
   }
 

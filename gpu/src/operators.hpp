@@ -927,6 +927,17 @@ inline size_t index_bytes(bool hash, bool inner, size_t rows) {
   return table_bytes<JoinSlot>(rows) + rows * (sizeof(Key) + 3 * sizeof(int32_t));
 }
 
+// An inner join's output cap (Engine::join_at_most): each chunk's matches
+// are counted before they are written (the exclusive scan sizes the output),
+// so once `rows` passes `max_rows` the chunks are only counted and what was
+// written is dropped: the caller learns the exact output size without
+// materialising it.
+struct JoinCap {
+  size_t max_rows = SIZE_MAX;
+  size_t rows = 0;  // output rows counted so far
+  bool over() const { return rows > max_rows; }
+};
+
 // Inner join of left rows [first, first+n) against the right index: the match
 // run of each left row (HashRange: one hash probe; EqualRange: binary search),
 // exclusive scan of the match counts, then, on CUDA, every output column
@@ -938,7 +949,7 @@ inline size_t index_bytes(bool hash, bool inner, size_t rows) {
 // With a dense index, lcol is the left key column and lkeys is unused.
 template <class Exec>
 RelPtr join_chunk(Exec& ex, const Relation::Impl& l, const Key* lkeys, size_t first, size_t n,
-                  const Relation::Impl& r, const RightIndex& ri, const std::vector<OutCol>& out,
+                  const Relation::Impl& r, const RightIndex& ri, const std::vector<OutCol>& out, JoinCap* cap,
                   const int32_t* lcol = nullptr) {
   Buf<int32_t> lo = ex.template alloc<int32_t>(n);
   Buf<int32_t> cnt = ex.template alloc<int32_t>(n);
@@ -955,6 +966,8 @@ RelPtr join_chunk(Exec& ex, const Relation::Impl& l, const Key* lkeys, size_t fi
   Buf<int64_t> off = ex.template alloc<int64_t>(n);
   const size_t total = static_cast<size_t>(ex.exclusive_sum(cnt.data(), n, off.data()));
   ex.check_cancel();
+  if (cap && (cap->rows += total) > cap->max_rows)  // past the cap: counted, not written
+    return make_rel(Exec::kBackend, 0, std::vector<Column>(out.size()));
   std::vector<Column> cols;
   for (size_t k = 0; k < out.size(); ++k) cols.push_back(ex.template alloc<int32_t>(total));
   if (total == 0) return make_rel(Exec::kBackend, 0, std::move(cols));
@@ -1014,13 +1027,16 @@ RelPtr semi_chunk(Exec& ex, const Relation::Impl& l, const Key* lkeys, size_t fi
 
 // probe(first, n) over the left rows in chunks that fit the budget beside
 // the right side's index (`right_bytes`), results concatenated.
+// Past a join's cap, the chunks written are dropped.
 template <class Exec, class Probe>
-RelPtr probe_in_chunks(Exec& ex, size_t left_rows, size_t per_left, size_t right_bytes, int out_cols, Probe&& probe) {
+RelPtr probe_in_chunks(Exec& ex, size_t left_rows, size_t per_left, size_t right_bytes, int out_cols, Probe&& probe,
+                       const JoinCap* cap = nullptr) {
   const size_t chunk = chunk_rows(ex, per_left, right_bytes);
   std::vector<RelPtr> res;
   for (size_t s = 0; s < left_rows; s += chunk) {
     ex.check_cancel();
     res.push_back(probe(s, std::min(chunk, left_rows - s)));
+    if (cap && cap->over()) res.clear();
   }
   return concat(ex, std::move(res), out_cols);
 }
@@ -1036,7 +1052,7 @@ constexpr int64_t kDenseSlack = 1024;
 // budget (the caller then takes the hash or sort form, which partition).
 template <class Exec>
 RelPtr dense_join(Exec& ex, const Relation::Impl& l, const Relation::Impl& r, int lc, int rc,
-                  const std::vector<OutCol>& out, int want) {
+                  const std::vector<OutCol>& out, int want, JoinCap* cap) {
   const int32_t* rk = r.cols[rc].data();
   const MinMax mm =
       thrust::transform_reduce(ex.policy(), rk, rk + r.rows, MinMaxOf{}, MinMax{INT32_MAX, INT32_MIN}, MinMaxJoin{});
@@ -1066,24 +1082,26 @@ RelPtr dense_join(Exec& ex, const Relation::Impl& l, const Relation::Impl& r, in
   const size_t per_left = 2 * sizeof(int32_t) + sizeof(int64_t) + 2 * rel_bytes_per_row(l);
   const int out_cols = want < 0 ? static_cast<int>(out.size()) : static_cast<int>(l.cols.size());
   return probe_in_chunks(ex, l.rows, per_left, right_bytes, out_cols, [&](size_t s, size_t n) {
-    if (want < 0) return join_chunk(ex, l, nullptr, s, n, r, ri, out, lcol);
+    if (want < 0) return join_chunk(ex, l, nullptr, s, n, r, ri, out, cap, lcol);
     return select_where(ex, l, s, n, DenseKeep{present.data(), ri.base, ri.range, lcol + s, static_cast<uint8_t>(want)});
-  });
+  }, cap);
 }
 
 // Shared driver of join (want < 0), semi join (want = 1) and anti join (want = 0).
 // When the right-side index alone would not fit the budget, both sides are
 // hash-partitioned on the key and each pair is joined; otherwise the left
 // (probe) side is processed in chunks against the right side indexed once.
+// `cap` (inner joins only; null: none): see JoinCap.
 template <class Exec>
 RelPtr join_driver(Exec& ex, const Relation::Impl& l, const Relation::Impl& r, const std::vector<int>& lk,
-                   const std::vector<int>& rk, const std::vector<OutCol>& out, int want, bool may_split) {
+                   const std::vector<int>& rk, const std::vector<OutCol>& out, int want, bool may_split,
+                   JoinCap* cap = nullptr) {
   const int out_cols = want < 0 ? static_cast<int>(out.size()) : static_cast<int>(l.cols.size());
   ex.check_cancel();
   if (l.rows == 0 || (r.rows == 0 && want != 0)) return make_rel(Exec::kBackend, 0, std::vector<Column>(out_cols));
   if (r.rows == 0) return make_rel(Exec::kBackend, l.rows, l.cols);  // anti join with empty right
   if (lk.size() == 1 && (ex.opts.join_algorithm == Algorithm::Auto || ex.opts.join_algorithm == Algorithm::Dense))
-    if (RelPtr res = dense_join(ex, l, r, lk[0], rk[0], out, want)) return res;
+    if (RelPtr res = dense_join(ex, l, r, lk[0], rk[0], out, want, cap)) return res;
   auto keys = encode_keys(ex, {&l, &r}, {&lk, &rk});
   const bool hash =
       use_hash(want < 0 ? inner_join_algorithm<Exec>(ex.opts.join_algorithm) : ex.opts.join_algorithm, r.rows);
@@ -1094,17 +1112,19 @@ RelPtr join_driver(Exec& ex, const Relation::Impl& l, const Relation::Impl& r, c
     auto rparts = hash_split(ex, r, keys[1], parts);
     keys.clear();
     std::vector<RelPtr> res;
-    for (uint32_t p = 0; p < parts; ++p)
-      res.push_back(join_driver(ex, *lparts[p], *rparts[p], lk, rk, out, want, false));
+    for (uint32_t p = 0; p < parts; ++p) {
+      res.push_back(join_driver(ex, *lparts[p], *rparts[p], lk, rk, out, want, false, cap));
+      if (cap && cap->over()) res.clear();
+    }
     return concat(ex, std::move(res), out_cols);
   }
   ex.check_cancel();
   RightIndex ri = hash ? hash_index(ex, std::move(keys[1]), want < 0) : sort_index(ex, std::move(keys[1]), want < 0);
   const size_t per_left = sizeof(Key) + 2 * sizeof(int32_t) + sizeof(int64_t) + 2 * rel_bytes_per_row(l);
   return probe_in_chunks(ex, l.rows, per_left, right_bytes, out_cols, [&](size_t s, size_t n) {
-    if (want < 0) return join_chunk(ex, l, keys[0].data(), s, n, r, ri, out);
+    if (want < 0) return join_chunk(ex, l, keys[0].data(), s, n, r, ri, out, cap);
     return semi_chunk(ex, l, keys[0].data(), s, n, ri, static_cast<uint8_t>(want));
-  });
+  }, cap);
 }
 
 // ---- duplicate elimination ------------------------------------------------------

@@ -4,7 +4,8 @@
 // both backends,
 // against the reference: boundary sizes, heavy skew, all-distinct keys,
 // multi-column keys (including the key whose hash-table word is special:
-// two key columns both -1), empty sides and zero-column relations.
+// two key columns both -1), empty sides and zero-column relations; join_at_most's
+// cap and slices.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,6 +33,13 @@ class AlgorithmTest : public ::testing::TestWithParam<Param> {
     eng_ = make_engine(b, o);
   }
   Engine& eng() { return *eng_; }
+  // The same backend and algorithm under a 4 KiB memory budget.
+  std::unique_ptr<Engine> budget_engine() const {
+    EngineOptions o;
+    o.join_algorithm = o.distinct_algorithm = std::get<1>(GetParam());
+    o.memory_budget_bytes = 4096;
+    return make_engine(std::get<0>(GetParam()), o);
+  }
   std::unique_ptr<Engine> eng_;
 };
 
@@ -217,6 +225,52 @@ TEST_P(AlgorithmTest, LargeJoinAndDistinctWithDuplicates) {
   check_joins(eng(), lt, rt, {0}, {0}, "300k x 120k");
   check_joins(eng(), lt, rt, {0, 1}, {1, 0}, "300k x 120k two keys");
   check_dedup(eng(), lt, rt, "300k");
+}
+
+// Engine::join_at_most, with and without a 4 KiB budget (partitioned joins,
+// probe chunks): under the cap it equals the reference; past it nothing comes
+// back but the exact row count.
+TEST_P(AlgorithmTest, JoinAtMostCountsPastTheCapWithoutAResult) {
+  std::mt19937 rng(3);
+  std::unique_ptr<Engine> small = budget_engine();
+  for (Engine* e : {&eng(), small.get()})
+    for (size_t rows : {0, 1, 33, 1025, 5000}) {
+      const HostTable lt = random_table(rng, rows, 2, 200, 0.2), rt = random_table(rng, rows / 2 + 1, 2, 200, 0.2);
+      const std::vector<OutCol> out = {{0, 0}, {0, 1}, {1, 1}};
+      const Rows want = ref_join(to_rows(lt), to_rows(rt), {0}, {0}, out);
+      const Relation l = e->upload(lt), r = e->upload(rt);
+      const size_t n = want.size();
+      for (size_t cap : {n, n + 1, n ? n - 1 : 0, n / 3, size_t(0)}) {
+        SCOPED_TRACE("rows " + std::to_string(rows) + ", output " + std::to_string(n) + ", cap " + std::to_string(cap));
+        size_t counted = 12345;
+        const Relation got = e->join_at_most(l, r, {0}, {0}, out, cap, &counted);
+        EXPECT_EQ(counted, n);
+        ASSERT_EQ(got.impl() != nullptr, n <= cap);
+        if (got.impl()) EXPECT_EQ(fetch(*e, got), want);
+      }
+    }
+}
+
+// Engine::slice: the rows it names, read by operators as a relation of its own.
+TEST_P(AlgorithmTest, SlicesHoldTheirRowsAndJoinLikeTheirCopies) {
+  std::mt19937 rng(4);
+  const HostTable t = random_table(rng, 1000, 3, 50);
+  const Relation all = eng().upload(t);
+  Relation again = eng().empty(3);
+  for (size_t row0 = 0; row0 < 1000; row0 += 301) {
+    const size_t n = std::min<size_t>(301, 1000 - row0);
+    const Relation s = eng().slice(all, row0, n);
+    ASSERT_EQ(s.rows(), n);
+    const HostTable h = eng().download(s);
+    for (int c = 0; c < 3; ++c)
+      EXPECT_TRUE(std::equal(h.cols[c].begin(), h.cols[c].end(), t.cols[c].begin() + static_cast<long>(row0)));
+    EXPECT_EQ(fetch(eng(), eng().join(s, all, {1}, {0}, {{0, 0}, {1, 2}})),
+              ref_join(to_rows(h), to_rows(t), {1}, {0}, {{0, 0}, {1, 2}}));
+    again = eng().union_all(again, s);
+  }
+  EXPECT_EQ(fetch(eng(), again), fetch(eng(), all));
+  EXPECT_EQ(eng().slice(all, 1000, 0).rows(), 0u);
+  EXPECT_THROW(eng().slice(all, 999, 2), EngineError);
 }
 
 }  // namespace

@@ -113,6 +113,10 @@ class Engine {
   // engine, so that a walk in another process (the worker) finds the
   // grounding's memory free (issue #45).
   virtual void release_cached_memory() = 0;
+  // The working memory one operator may use: EngineOptions::memory_budget_bytes,
+  // or on CUDA without it 80% of the device's free memory now; 0: no limit
+  // (the CPU without the option).  For callers that size pieces of work.
+  virtual size_t memory_budget_bytes() = 0;
 
   virtual Relation upload(const HostTable& t) = 0;
   virtual HostTable download(const Relation& r) = 0;
@@ -121,6 +125,8 @@ class Engine {
   // reused buffers instead of one host copy of the whole relation.
   virtual void download_rows(const Relation& r, size_t row0, size_t n, int32_t* const* dst) = 0;
   virtual Relation empty(int ncols) = 0;
+  // Rows [row0, row0 + n) of `r`, sharing its memory (no copy).
+  virtual Relation slice(const Relation& r, size_t row0, size_t n) = 0;
 
   // Rows of `in` satisfying every predicate.
   virtual Relation select(const Relation& in, const std::vector<Predicate>& preds) = 0;
@@ -129,6 +135,16 @@ class Engine {
   // Inner equi-join on lkeys[i] == rkeys[i]; output columns as listed.
   virtual Relation join(const Relation& l, const Relation& r, const std::vector<int>& lkeys,
                         const std::vector<int>& rkeys, const std::vector<OutCol>& out) = 0;
+  // join(), unless its output would hold more than `max_rows` rows: then
+  // nothing is kept and the result is a null Relation (impl() == nullptr).
+  // *rows (when not null) gets the output's row count either way.  The count
+  // is the join's own (each probe chunk's matches are counted before they
+  // are written), so a join that fits costs what join() costs, and one past
+  // the cap is counted without being materialised (for callers that then
+  // evaluate it in pieces: extension/ground/datalog_rule.cpp).
+  virtual Relation join_at_most(const Relation& l, const Relation& r, const std::vector<int>& lkeys,
+                                const std::vector<int>& rkeys, const std::vector<OutCol>& out, size_t max_rows,
+                                size_t* rows) = 0;
   // Rows of l that have (semi) / have no (anti) match in r.
   virtual Relation semi_join(const Relation& l, const Relation& r, const std::vector<int>& lkeys,
                              const std::vector<int>& rkeys) = 0;
