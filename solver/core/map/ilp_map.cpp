@@ -4,7 +4,6 @@
 
 #include "core/base/network_cost.hpp"
 #include "core/base/rng.hpp"
-#include "core/map/closing.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +21,8 @@
 #include <CbcModel.hpp>
 #include <CbcSolver.hpp>
 #include <ClpEventHandler.hpp>
+
+#include "core/map/cbc_stop.hpp"
 #include <ClpSolve.hpp>
 #include <CoinPackedMatrix.hpp>
 #include <OsiClpSolverInterface.hpp>
@@ -200,68 +201,9 @@ struct Model {
   }
 };
 
-// CBC's progress for the stall rule (IlpOptions::stop_when_stalled): its
-// gap (incumbent minus best possible; the objective's constant cancels) as
-// of its last node, +infinity before the first; polled by GapClosing at
-// every node and, through the root's cuts, where no node event comes, at
-// Clp's iterations (ClpStop).  A root that finds no incumbent and proves
-// nothing for a window is stalled too.
-struct CbcProgress {
-  GapClosing closing;
-  double gap = std::numeric_limits<double>::infinity();
-  bool stalled = false;
-  bool check() {
-    if (!stalled && !closing.still_closing(gap)) stalled = true;
-    return stalled;
-  }
-};
-
-// Stops CBC when the caller's token fires or its progress has stalled.
-// CBC clones the handler into the models it solves: the clones share
-// `progress`.
-class StopHandler : public CbcEventHandler {
- public:
-  StopHandler(StopToken* stop, CbcProgress* progress) : stop_(stop), progress_(progress) {}
-  CbcAction event(CbcEvent e) override {
-    if (stop_ && stop_->should_stop()) return stop;
-    if (progress_ && e == node && model_) {
-      progress_->gap = model_->bestSolution() ? model_->getObjValue() - model_->getBestPossibleObjValue()
-                                              : std::numeric_limits<double>::infinity();
-      if (progress_->check()) return stop;
-    }
-    return noAction;
-  }
-  CbcEventHandler* clone() const override { return new StopHandler(*this); }
-
- private:
-  StopToken* stop_;
-  CbcProgress* progress_;
-};
-
-// Stops Clp's simplex (the root LP of a large ILP, or the LP relaxation can
-// take minutes, and CBC's -sec is not checked inside it) when the caller's
-// token fires or the deadline passes.
-class ClpStop : public ClpEventHandler {
- public:
-  ClpStop(StopToken* stop, double seconds, CbcProgress* progress = nullptr)
-      : stop_(stop), progress_(progress), has_deadline_(seconds > 0),
-        deadline_(Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                                     seconds > 0 ? seconds : 0))) {}
-  int event(Event e) override {
-    if (e != endOfIteration || ++count_ % 64 != 0) return -1;
-    if ((stop_ && stop_->should_stop()) || (has_deadline_ && Clock::now() >= deadline_)) return 0;
-    if (progress_ && progress_->check()) return 0;
-    return -1;
-  }
-  ClpEventHandler* clone() const override { return new ClpStop(*this); }
-
- private:
-  StopToken* stop_;
-  CbcProgress* progress_;
-  bool has_deadline_;
-  Clock::time_point deadline_;
-  uint64_t count_ = 0;
-};
+using cbc_stop::CbcProgress;
+using cbc_stop::ClpStop;
+using cbc_stop::StopHandler;
 
 int no_callback(CbcModel*, int) { return 0; }
 
@@ -420,16 +362,12 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
       out.status = "stopped after " + std::to_string(out.rounds) + " cutting-plane rounds";
       break;
     }
-    if (out_of_time()) {
-      out.finished = false;
-      out.status = "time limit or cancel before the proof";
-      break;
-    }
     // Building and loading the model cannot be interrupted (about 1 us a
     // clause on 2 cores): with less time left than twice that, no round.
-    if (opts.time_limit_s > 0 && time_left() < kSetupSecondsPerClause * static_cast<double>(used)) {
+    const bool no_setup = opts.time_limit_s > 0 && time_left() < kSetupSecondsPerClause * static_cast<double>(used);
+    if (out_of_time() || no_setup) {
       out.finished = false;
-      out.status = "too little time left to set up the ILP";
+      out.status = no_setup ? "too little time left to set up the ILP" : "time limit or cancel before the proof";
       break;
     }
     Model md;
