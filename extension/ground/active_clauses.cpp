@@ -173,13 +173,7 @@ class ActiveClauses {
         if (t.is_var()) want(t.text);
     }
     if (!cl.weight_var.empty()) want(cl.weight_var);
-    std::vector<int> cols{0};
-    std::vector<std::string> vars;
-    for (size_t i = 0; i < b.vars.size(); ++i)
-      if (need[i + 1]) cols.push_back(static_cast<int>(i) + 1), vars.push_back(b.vars[i]);
-    if (vars.size() == b.vars.size()) return;
-    b.rel = c_.eng.project(b.rel, cols);
-    b.vars = std::move(vars);
+    keep_live_columns(c_.eng, b, need);
   }
 
   // Where a literal's signed atom id comes from: a signed-id column, or a

@@ -75,6 +75,10 @@ struct Bindings {
   }
 };
 
+// Keeps column 0 and the variables whose column `live` marks (live[1 + i]
+// for vars[i]); the rows and their order stay as they are (plan.cpp).
+void keep_live_columns(gpu::Engine& eng, Bindings& b, const std::vector<uint8_t>& live);
+
 // Type of a clause variable, from the first argument position it occupies.
 struct VarType {
   std::string type;

@@ -131,16 +131,20 @@ void drop_dead_columns(Ctx& c, Bindings& b, const std::vector<lang::Literal>& li
   for (size_t i = 0; i < conds.size(); ++i)
     if (!done[i]) expr_vars(conds[i], vs);
   for (const std::string& v : vs) mark(v);
+  keep_live_columns(c.eng, b, live);
+}
+
+}  // namespace
+
+void keep_live_columns(gpu::Engine& eng, Bindings& b, const std::vector<uint8_t>& live) {
   std::vector<int> cols{0};
   std::vector<std::string> vars;
   for (size_t i = 0; i < b.vars.size(); ++i)
     if (live[i + 1]) cols.push_back(static_cast<int>(i) + 1), vars.push_back(b.vars[i]);
   if (vars.size() == b.vars.size()) return;
-  b.rel = c.eng.project(b.rel, cols);
+  b.rel = eng.project(b.rel, cols);
   b.vars = std::move(vars);
 }
-
-}  // namespace
 
 Bindings run_plan(Ctx& c, const std::vector<lang::Literal>& lits, const std::vector<lang::Expr>& conds,
                   const VarTypes& types, const std::function<LiteralSets(int)>& sets,
