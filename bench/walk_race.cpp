@@ -15,7 +15,8 @@
 // the cost changes, then "final seconds cost flips device".
 // Keys: seed, max_flips, max_tries, threads, inc_rel, inc_abs,
 // noise, kick_noise, cap, freeze_rounds, stall_rounds, stall_time, smooth_every,
-// smooth_keep, polish_rounds, wthreads.
+// smooth_keep, polish_rounds, wthreads, solver (auto or ilp: the job as the
+// worker runs it, bound and exact path included).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -63,6 +64,13 @@ int main(int argc, char** argv) {
       else if (k == "smooth_keep") o.weighted.smooth_keep = std::stod(v);
       else if (k == "polish_rounds") o.weighted.polish_rounds = std::stoll(v);
       else if (k == "wthreads") o.weighted.threads = std::stoi(v);
+      else if (k == "solver") {  // auto or ilp: with the default's bounds, the whole job as the worker runs it
+        o.solver = v;
+        if (v != "walksat") {
+          o.lp_bound_max_clauses = mln::solver::SolveOptions{}.lp_bound_max_clauses;
+          o.pdhg_bound = mln::solver::SolveOptions{}.pdhg_bound;
+        }
+      }
       else throw std::invalid_argument("unknown key " + k);
     }
     if (mode == "gpu") o.device = "gpu";
@@ -103,6 +111,8 @@ int main(int argc, char** argv) {
     const double end = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (r.cost != last) std::printf("%.4f %.6f %lld\n", end, r.cost, static_cast<long long>(r.flips));
     std::printf("final %.4f %.6f %lld %s\n", end, r.cost, static_cast<long long>(r.flips), r.device_used.c_str());
+    std::fprintf(stderr, "bound %.6f, first answer %.4f s, %s (%s)\n", r.bound, r.first_answer_s, r.stop_reason.c_str(),
+                 r.solver_used.c_str());
     for (const auto& w : r.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
     return 0;
   } catch (const std::exception& e) {

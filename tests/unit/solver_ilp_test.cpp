@@ -4,7 +4,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <thread>
 
+#include "core/map/closing.hpp"
 #include "core/map/ilp_map.hpp"
 #include "core/map/solve_map.hpp"
 #include "solver_test_util.hpp"
@@ -209,6 +211,26 @@ TEST(IlpTest, ALargeIlpHonoursItsTimeLimit) {
   EXPECT_FALSE(r.optimal);
 }
 
+// The same at the default's settings after the walk (the walk's start,
+// stop_when_stalled): mis-20000 (bench/defaults.sh) ran 29.5 s of a 10 s
+// limit.
+TEST(IlpTest, AMidSizeIlpFromTheWalkHonoursItsTimeLimit) {
+  if (!ilp_available()) GTEST_SKIP() << "built without COIN-OR CBC";
+  const mln::Network net = independent_set_network(20000, 5);
+  SolveOptions w;
+  w.solver = "walksat";
+  w.device = "cpu";
+  const SolveResult walk = solve_map(net, w);
+  IlpOptions o;
+  o.time_limit_s = 10;
+  o.cutting_plane = false;
+  o.stop_when_stalled = true;
+  const auto t0 = std::chrono::steady_clock::now();
+  const IlpOutcome r = solve_ilp(net, walk.truth, o);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(s, 11.5) << r.status;
+}
+
 TEST(IlpTest, UnitBoundCountsConflictingUnits) {
   mln::Network net;
   net.num_atoms = 2;
@@ -344,6 +366,24 @@ TEST(IlpTest, HardFirstLeavesFewerHardViolations) {
   std::printf("[ hard first ] hard clauses violated over 40 networks: uniform %lld, hard first %lld\n",
               static_cast<long long>(uniform), static_cast<long long>(first));
   EXPECT_LT(first, uniform);
+}
+
+}  // namespace
+}  // namespace mln::solver
+
+namespace mln::solver {
+namespace {
+
+// The window after a search is as long as the search, within its bounds.
+TEST(GapClosingTest, TheWindowFollowsTheSearchTime) {
+  EXPECT_DOUBLE_EQ(GapClosing::window_after(0.1), GapClosing::kMinWindowS);
+  EXPECT_DOUBLE_EQ(GapClosing::window_after(1.25), 1.25);
+  EXPECT_DOUBLE_EQ(GapClosing::window_after(40), GapClosing::kWindowS);
+  GapClosing c(0.05);
+  EXPECT_TRUE(c.still_closing(100));
+  EXPECT_TRUE(c.still_closing(50));  // closed half
+  std::this_thread::sleep_for(std::chrono::milliseconds(80));
+  EXPECT_FALSE(c.still_closing(49.9)) << "0.2% of the gap in a whole window";
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -39,6 +40,19 @@ std::vector<int64_t> select_clauses(int64_t m, Keep keep) {
   std::vector<int64_t> out;
   for (const auto& p : part) out.insert(out.end(), p.begin(), p.end());
   return out;
+}
+
+// The cost of a unit clause (literal l, weight w) when its atom is false
+// and when it is true: w > 0 costs w when the literal is false, w < 0 costs
+// |w| when it is true.
+struct UnitCost {
+  double if_false, if_true;
+};
+inline UnitCost unit_cost(int32_t l, double w) {
+  const bool costs_when_lit_true = w < 0;
+  const bool costs_when_atom_true = costs_when_lit_true == (l > 0);
+  const double k = std::fabs(w);
+  return costs_when_atom_true ? UnitCost{0, k} : UnitCost{k, 0};
 }
 
 }  // namespace mln::solver

@@ -5,6 +5,7 @@
 // (PdhgThread::wait_while_closing) and CBC's branch and bound (ilp_map.cpp).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 
@@ -17,6 +18,16 @@ class GapClosing {
   // evaluations on large networks, and than CBC's node events far apart.
   static constexpr double kShare = 0.01;
   static constexpr double kWindowS = 3.0;
+
+  // After a search of search_s seconds, the window is as long as the search
+  // was, between kMinWindowS and kWindowS: a proof that closes nothing for
+  // as long as the answer took is given up, so a small network's futile
+  // proof costs the job at most about its search time again (mis-2000 on 2
+  // cores: 3.7 s with the fixed 3 s window, where the walk alone ends at
+  // 0.9 s; docs/solver/map.md).  kMinWindowS: CBC's root and first nodes on
+  // class-sized models.
+  static constexpr double kMinWindowS = 0.5;
+  static double window_after(double search_s) { return std::clamp(search_s, kMinWindowS, kWindowS); }
 
   explicit GapClosing(double window_s = kWindowS) : window_s_(window_s), since_(Clock::now()) {}
   // Records the gap now (answer minus bound; +infinity while one is

@@ -23,6 +23,7 @@
 #include <ClpEventHandler.hpp>
 
 #include "core/map/cbc_stop.hpp"
+#include "core/map/ilp_model.hpp"
 #include <ClpSolve.hpp>
 #include <CoinPackedMatrix.hpp>
 #include <OsiClpSolverInterface.hpp>
@@ -36,18 +37,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// The cost of a unit clause (literal l, weight w) when its atom is false
-// and when it is true: w > 0 costs w when the literal is false, w < 0 costs
-// |w| when it is true.
-struct UnitCost {
-  double if_false, if_true;
-};
-UnitCost unit_cost(int32_t l, double w) {
-  const bool costs_when_lit_true = w < 0;
-  const bool costs_when_atom_true = costs_when_lit_true == (l > 0);
-  const double k = std::fabs(w);
-  return costs_when_atom_true ? UnitCost{0, k} : UnitCost{k, 0};
-}
 
 }  // namespace
 
@@ -105,101 +94,7 @@ namespace {
 // solve at a time.
 std::mutex g_cbc_mu;
 
-// The ILP over a subset of the clauses, with a column per atom that occurs
-// in it and one per clause of two or more literals.
-struct Model {
-  std::vector<int32_t> atom_of_col;            // column -> atom id (0 for z columns)
-  std::vector<int> x_cols;                     // the atoms' columns, in order of first use
-  std::unordered_map<int32_t, int> col_of_atom;
-  std::vector<double> obj, col_lb, col_ub;
-  std::vector<double> row_lb, row_ub;
-  std::vector<int> tri_row, tri_col;             // the constraint matrix as triplets
-  std::vector<double> tri_val;
-  double constant = 0;
-
-  int x(int32_t atom) {
-    auto it = col_of_atom.find(atom);
-    if (it != col_of_atom.end()) return it->second;
-    int j = static_cast<int>(obj.size());
-    col_of_atom.emplace(atom, j);
-    atom_of_col.push_back(atom);
-    x_cols.push_back(j);
-    obj.push_back(0);
-    col_lb.push_back(0);
-    col_ub.push_back(1);
-    return j;
-  }
-  int z(double cost) {
-    int j = static_cast<int>(obj.size());
-    atom_of_col.push_back(0);
-    obj.push_back(cost);
-    col_lb.push_back(0);
-    col_ub.push_back(1);
-    return j;
-  }
-  // Adds "sum coef * col >= lb" (a row).
-  void row(const std::vector<int>& cols, const std::vector<double>& coef, double lb) {
-    const int r = static_cast<int>(row_lb.size());
-    for (size_t i = 0; i < cols.size(); ++i) {
-      tri_row.push_back(r);
-      tri_col.push_back(cols[i]);
-      tri_val.push_back(coef[i]);
-    }
-    row_lb.push_back(lb);
-    row_ub.push_back(COIN_DBL_MAX);
-  }
-
-  // Adds clause c's cost terms and rows.  Literal l as a linear term:
-  // l > 0 -> x, l < 0 -> 1 - x.
-  void add_clause(const mln::ClauseSet& cs, size_t c) {
-    const int32_t* lits = &cs.lits[cs.offsets[c]];
-    const int64_t len = cs.offsets[c + 1] - cs.offsets[c];
-    const double w = cs.weights[c];
-    if (w == 0) return;
-    if (len == 0) {
-      if (w > 0) constant += w;
-      return;
-    }
-    if (len == 1) {
-      // The cost as a function of x: if_false + (if_true - if_false) x.
-      const int32_t l = lits[0];
-      const UnitCost u = unit_cost(l, w);
-      constant += u.if_false;
-      obj[x(l > 0 ? l : -l)] += u.if_true - u.if_false;
-      return;
-    }
-    std::vector<int> cols;
-    std::vector<double> coef;
-    const int zc = z(std::fabs(w));
-    if (w > 0) {  // sum l + z >= 1
-      double rhs = 1;
-      for (int64_t i = 0; i < len; ++i) {
-        const int32_t l = lits[i];
-        cols.push_back(x(l > 0 ? l : -l));
-        coef.push_back(l > 0 ? 1.0 : -1.0);
-        if (l < 0) rhs -= 1;  // 1 - x moves its 1 to the right-hand side
-      }
-      cols.push_back(zc);
-      coef.push_back(1.0);
-      row(cols, coef, rhs);
-    } else {  // z >= l for each l:  z - x >= 0, or z + x >= 1
-      for (int64_t i = 0; i < len; ++i) {
-        const int32_t l = lits[i];
-        const int j = x(l > 0 ? l : -l);
-        row({zc, j}, {1.0, l > 0 ? -1.0 : 1.0}, l > 0 ? 0.0 : 1.0);
-      }
-    }
-  }
-
-  void load(OsiClpSolverInterface& si, bool integral) const {
-    CoinPackedMatrix m(true, tri_row.data(), tri_col.data(), tri_val.data(), static_cast<CoinBigIndex>(tri_val.size()));
-    m.setDimensions(static_cast<int>(row_lb.size()), static_cast<int>(obj.size()));
-    si.loadProblem(m, col_lb.data(), col_ub.data(), obj.data(), row_lb.data(), row_ub.data());
-    if (integral)
-      for (int j : x_cols) si.setInteger(j);
-    si.messageHandler()->setLogLevel(0);
-  }
-};
+using ilp_detail::Model;
 
 using cbc_stop::CbcProgress;
 using cbc_stop::ClpStop;
@@ -218,13 +113,21 @@ struct IlpSolve {
 
 // Rows above which the root LP skips Clp's presolve (see run_cbc).
 constexpr size_t kPresolveMaxRows = 100000;
+// Rows above which CBC runs without its cut generators.  A root pass of one
+// checks no clock: on the 43,000-60,000 rows of independent sets on 20,000
+// nodes (mis-20000, IlpTest.AMidSizeIlpFromTheWalkHonoursItsTimeLimit)
+// Gomory ran 2.4 s, two-MIR 9-10 s and, with those two off, zero-half 28 s,
+// past a 10 s limit.  Proofs of smaller models need them (SolverSpread's
+// ladder); class, class-hard and RC at 10^3 papers are proven as fast
+// without them (docs/solver/map.md).
+constexpr size_t kCutsMaxRows = 20000;
 // Seconds a clause of the ILP needs left for a round to start (solve_ilp).
 constexpr double kSetupSecondsPerClause = 2e-6;
 
 // Solves the model with CBC's standard driver (presolve, cuts, heuristics),
 // from the MIP start `start` (by atom id), within `seconds` (<= 0: none).
 IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seconds, StopToken* stop,
-                 bool stop_when_stalled) {
+                 bool stop_when_stalled, double stall_window_s) {
   std::lock_guard<std::mutex> lock(g_cbc_mu);
   const Clock::time_point deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(seconds, 0.0)));
@@ -250,21 +153,30 @@ IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seco
   // What is left of `seconds` after the model's load (0: no limit).
   const double left =
       seconds > 0 ? std::max(1e-3, std::chrono::duration<double>(deadline - Clock::now()).count()) : 0.0;
-  CbcProgress progress;
+  CbcProgress progress(stall_window_s, left);
   ClpStop clp_stop(stop, left, stop_when_stalled ? &progress : nullptr);
   si.getModelPtr()->passInEventHandler(&clp_stop);
   CbcModel model(si);
   model.setLogLevel(0);
   StopHandler handler(stop, stop_when_stalled ? &progress : nullptr);
   model.passInEventHandler(&handler);
-  // A MIP start by column name (CbcMain1 reads it from the model).
+  // A MIP start by column name (CbcMain1 reads it from the model), every
+  // column set: with the atoms alone CBC must complete it by an LP, which on
+  // larger models it gave up ("mipstart values could not be used",
+  // mis-20000), leaving its search without the walk's answer.
   std::vector<std::pair<std::string, double>> mip_start;
-  mip_start.reserve(md.x_cols.size());
+  const bool with_start = !start.empty();
+  if (with_start) mip_start.reserve(md.obj.size());
+  double start_objective = 0;
   for (size_t j = 0; j < md.obj.size(); ++j) {
     std::string nm = (md.atom_of_col[j] ? "x" : "z") + std::to_string(j);
     model.solver()->setColName(static_cast<int>(j), nm);
-    if (md.atom_of_col[j]) mip_start.emplace_back(std::move(nm), start[md.atom_of_col[j]] ? 1.0 : 0.0);
+    if (!with_start) continue;
+    const double v = md.start_value(j, start);
+    start_objective += md.obj[j] * v;
+    mip_start.emplace_back(std::move(nm), v);
   }
+  if (with_start) progress.start_objective = start_objective;
   // Clp's presolve copies row names whenever columns have names: name
   // every row too (with column names only, CBC 2.10 reads past the empty
   // row-name list and crashes).
@@ -274,8 +186,11 @@ IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seco
   data.noPrinting_ = true;
   CbcMain0(model, data);
   std::string sec = std::to_string(left > 0 ? std::max(left, 0.01) : 1e9);
-  const char* argv[] = {"pg_mln", "-log", "0", "-slog", "0", "-sec", sec.c_str(), "-ratioGap", "0",
-                        "-allowableGap", "1e-7", "-threads", "0", "-solve", "-quit"};
+  // MLN_CBC_LOG=1: CBC's own log on stdout (docs/solver/map.md).
+  const bool log = std::getenv("MLN_CBC_LOG") != nullptr;
+  if (log) model.setLogLevel(1);
+  const char* argv[] = {"pg_mln", "-log", log ? "1" : "0", "-slog", log ? "1" : "0", "-sec", sec.c_str(),
+                        "-ratioGap", "0", "-allowableGap", "1e-7", "-threads", "0", "-cuts", md.row_lb.size() > kCutsMaxRows ? "off" : "on", "-solve", "-quit"};
   CbcMain1(static_cast<int>(sizeof argv / sizeof *argv), argv, model, no_callback, data);
   const double* sol = model.bestSolution();
   if (sol) {
@@ -382,7 +297,8 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
       out.status = "time limit or cancel before the proof";
       break;
     }
-    IlpSolve s = run_cbc(md, current, opts.time_limit_s > 0 ? time_left() : 0.0, opts.stop, opts.stop_when_stalled);
+    IlpSolve s = run_cbc(md, current, opts.time_limit_s > 0 ? time_left() : 0.0, opts.stop, opts.stop_when_stalled,
+                           opts.stall_window_s);
     ++out.rounds;
     out.clauses_used = static_cast<int64_t>(used);
     if (std::getenv("MLN_ILP_TRACE"))  // docs/solver/map.md

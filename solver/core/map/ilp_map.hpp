@@ -41,6 +41,7 @@ struct IlpOptions {
   // stops closing (GapClosing, closing.hpp): the default path's exact path,
   // which runs after the walk, under ilp_seconds as a cap.
   bool stop_when_stalled = false;
+  double stall_window_s = 3;  // GapClosing's window for stop_when_stalled
 };
 
 struct IlpOutcome {

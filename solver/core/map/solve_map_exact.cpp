@@ -42,6 +42,7 @@ double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool e
     }
   } else if (m <= opts.lp_bound_max_clauses && ilp_available() && !stop.should_stop()) {
     LpOutcome lp = lp_relaxation(pn, opts.lp_seconds, &stop);
+    mark("component " + std::to_string(k) + ": LP relaxation, bound " + std::to_string(lp.bound));
     bound = lp.bound;
     if (lp.solved && opts.solver == "auto") {  // "walksat" and "ilp" keep their own answers
       const double c = total_cost_threads(pn.clauses, lp.state);
@@ -134,7 +135,7 @@ PdhgOutcome Run::side_bound(int32_t k, const mln::Network& pn, double target) {
     sb->lp->set_target(target);
     // The walk has ended: the bound runs on while it closes the gap (#39's
     // rule: the job ends when the bound stops closing it, or at its time).
-    sb->lp->wait_while_closing(target, GapClosing::kWindowS);
+    sb->lp->wait_while_closing(target, GapClosing::window_after(seconds_so_far()));
     if (sb->lp->join(out)) {
       if (!out.gpu_error.empty()) warn("the GPU PDHG bound failed, solved on the CPU: " + out.gpu_error);
       return out;
@@ -179,7 +180,9 @@ bool Run::run_exact(const mln::Network& pn, const std::vector<uint8_t>& start, b
   io.stop = &stop;
   io.cutting_plane = cutting_plane;
   io.stop_when_stalled = opts.solver == "auto";  // after the walk: #39's stop rule; "ilp" keeps its time
+  io.stall_window_s = GapClosing::window_after(seconds_so_far());
   r = solve_ilp(pn, start, io);
+  mark("exact path (limit " + std::to_string(limit) + " s): " + r.status);
   ilp_used = true;
   ilp_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t_ilp).count();
   return true;

@@ -60,6 +60,7 @@ struct Run {
   // where a large network's seconds go.
   const bool debug = std::getenv("MLN_MAP_DEBUG") != nullptr;
   std::mutex debug_mu;
+  double seconds_so_far() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
   void mark(const std::string& what) {
     if (!debug) return;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
