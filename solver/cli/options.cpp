@@ -48,7 +48,7 @@ std::string usage() {
          "exact path only while that gap is above --gap-tolerance (a fraction; default 0.005, 0: prove all).\n"
          "--cpu-walk: the MAP walk on CPU threads: Tuffy's MaxWalkSAT (walksat), the GPU's weighted walk\n"
          "(weighted: parallel downhill flips with dynamic clause weights, on all cores), or auto (the default:\n"
-         "weighted for components of 50,000 atoms or more, walksat below).\n"
+         "weighted for components of 1,000 atoms or more, walksat below).\n"
          "-problog: answers a ProbLog / CP-logic program's queries by forward sampling (mln.problog,\n"
          "docs/problog.md), one line per query atom: query<TAB>probability<TAB>ci_low<TAB>ci_high<TAB>samples\n"
          "(the 95% interval; the samples that satisfy the evidence), to -o or else to stdout. -problogOptions\n"

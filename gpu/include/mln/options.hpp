@@ -93,7 +93,7 @@ inline constexpr Spec kSpecs[] = {
      "seconds >= 0 (0: off)",
      "solver auto: the exact path's time for the whole job in seconds (--ilp-seconds)"},
     {Id::kCpuWalk, "cpu_walk", kMap, Type::kChoice, "auto|walksat|weighted", 0, 0, false, "auto", nullptr,
-     "the walk on CPU threads: auto (weighted for components of 50,000 atoms or more, walksat below), walksat "
+     "the walk on CPU threads: auto (weighted for components of 1,000 atoms or more, walksat below), walksat "
      "(Tuffy's MaxWalkSAT) or weighted (the GPU's weighted walk) (--cpu-walk)"},
     {Id::kRounds, "rounds", kMap, Type::kInteger, nullptr, 1, 1000, false, "30",
      "an integer from 1 to 1000 (rounds over the parts that share clauses)",

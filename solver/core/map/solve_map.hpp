@@ -78,11 +78,15 @@ struct SolveOptions {
   // for pieces under 10,000 atoms) or "auto" (the default): the weighted walk
   // for pieces of at least cpu_weighted_min_atoms atoms, MaxWalkSAT below.
   // The weighted walk wins on large structured pieces (RC, 10^4 papers: the
-  // cost NuWLS reaches, 11% below MaxWalkSAT's); MaxWalkSAT is quicker on
-  // small ones (class, RC at 10^3 papers), where the LP bound or the exact
-  // path finishes the answer anyway (bench/results/cpu-2core/defaults.md).
+  // cost NuWLS reaches, 11% below MaxWalkSAT's) and on pieces with a wide LP
+  // gap from 2,000 atoms (independent sets, mis-2000: 1,219 against 1,230;
+  // mis-20000: 12,209 against 12,619); on RC and hard-conflict RC at 10^3
+  // papers both reach the same cost.  MaxWalkSAT below 1,000 atoms: on
+  // class-hard's small components it ends lower (85.37 against 87.73 above
+  // 10^10), and the batch ILP or the bound finishes them anyway
+  // (bench/results/cpu-2core/defaults.md).
   std::string cpu_walk = "auto";
-  int64_t cpu_weighted_min_atoms = 50000;
+  int64_t cpu_weighted_min_atoms = 1000;
   // Device "gpu", weighted design: components below gpu_min_atoms are walked
   // together, in batches of at most this many clauses (solve_map.cpp).
   int64_t gpu_batch_max_clauses = 8000000;
