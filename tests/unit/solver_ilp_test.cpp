@@ -168,14 +168,19 @@ mln::Network independent_set_network(int32_t n, uint64_t seed) {
   return net;
 }
 
-TEST(IlpTest, AStoppedRunProvesNothing) {
-  if (!ilp_available()) GTEST_SKIP() << "built without COIN-OR CBC";
-  const mln::Network net = independent_set_network(2000, 7);
+// The CPU walk's answer alone (solver walksat), an exact path's start.
+SolveResult walk_answer(const mln::Network& net, uint64_t seed) {
   SolveOptions w;
   w.solver = "walksat";
   w.device = "cpu";
-  w.seed = 3;
-  const SolveResult walk = solve_map(net, w);
+  w.seed = seed;
+  return solve_map(net, w);
+}
+
+TEST(IlpTest, AStoppedRunProvesNothing) {
+  if (!ilp_available()) GTEST_SKIP() << "built without COIN-OR CBC";
+  const mln::Network net = independent_set_network(2000, 7);
+  const SolveResult walk = walk_answer(net, 3);
   for (double limit : {0.5, 3.0}) {
     StopToken token(nullptr, limit);  // as solve_map stops its exact path
     IlpOptions o;
@@ -217,10 +222,7 @@ TEST(IlpTest, ALargeIlpHonoursItsTimeLimit) {
 TEST(IlpTest, AMidSizeIlpFromTheWalkHonoursItsTimeLimit) {
   if (!ilp_available()) GTEST_SKIP() << "built without COIN-OR CBC";
   const mln::Network net = independent_set_network(20000, 5);
-  SolveOptions w;
-  w.solver = "walksat";
-  w.device = "cpu";
-  const SolveResult walk = solve_map(net, w);
+  const SolveResult walk = walk_answer(net, 1);
   IlpOptions o;
   o.time_limit_s = 10;
   o.cutting_plane = false;
