@@ -45,19 +45,27 @@ AtomPat pattern(const pl::Program& p, const pl::Atom& a, const std::vector<std::
   return at;
 }
 
-// The ground atoms, each (predicate, values) once.
+// The ground atoms, each (predicate, values) once; a nullary atom by its
+// predicate alone (GROWINGBODY 400 reads 10.7 million of them).
 class Atoms {
  public:
+  explicit Atoms(size_t preds) : nullary_(preds, -1) {}
   int32_t find(int pred, const std::vector<int32_t>& v) const {
+    if (v.empty()) return nullary_[static_cast<size_t>(pred)];
     auto it = ids_.find(key(pred, v));
     return it == ids_.end() ? -1 : it->second;
   }
   int32_t get(int pred, const std::vector<int32_t>& v) {
-    auto [it, fresh] = ids_.emplace(key(pred, v), static_cast<int32_t>(atoms_.size()));
-    if (fresh) atoms_.emplace_back(pred, v);
+    if (v.empty()) {
+      int32_t& id = nullary_[static_cast<size_t>(pred)];
+      if (id < 0) id = n_++;
+      return id;
+    }
+    auto [it, fresh] = ids_.emplace(key(pred, v), n_);
+    if (fresh) ++n_;
     return it->second;
   }
-  size_t size() const { return atoms_.size(); }
+  size_t size() const { return static_cast<size_t>(n_); }
 
  private:
   static std::string key(int pred, const std::vector<int32_t>& v) {
@@ -65,8 +73,9 @@ class Atoms {
     k.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(int32_t));
     return k;
   }
+  std::vector<int32_t> nullary_;
   std::unordered_map<std::string, int32_t> ids_;
-  std::vector<std::pair<int, std::vector<int32_t>>> atoms_;
+  int32_t n_ = 0;
 };
 
 std::vector<int32_t> values(const AtomPat& a, const gpu::HostTable& t, size_t row) {
@@ -99,11 +108,43 @@ const gpu::HostTable& rows_of(const dl::Program& dp, const std::vector<gpu::Host
   return rows[static_cast<size_t>(dp.find(name))];
 }
 
-// Every rule's ground instances into `all` (strata ignored; stratum[r] kept).
-void instances(const pl::Program& p, const dl::Program& dp, const std::vector<gpu::HostTable>& rows,
-               dl::Symbols& syms, Atoms& atoms, gpu::CpProgram& all, std::vector<int>& stratum) {
+std::vector<int32_t> constants(const pl::Atom& a, dl::Symbols& syms) {
+  std::vector<int32_t> v;
+  v.reserve(a.args.size());
+  for (const pl::Term& t : a.args) v.push_back(encode(t, syms));
+  return v;
+}
+
+// A host rule's one instance (problog_internal.hpp, HostPart), as the
+// Datalog rows would give it: heads of probability 0 left out, a negated
+// atom that cannot be true dropped.  Its positive atoms are all possible.
+void host_instance(const pl::Program& p, const pl::Rule& r, dl::Symbols& syms, Atoms& atoms, gpu::CpProgram& all,
+                   std::vector<int>& stratum) {
+  std::vector<int32_t> hv, pv, nv;
+  std::vector<double> probs;
+  for (const pl::HeadAlt& h : r.head)
+    if (h.prob > 0) hv.push_back(atoms.get(h.atom.pred, constants(h.atom, syms))), probs.push_back(h.prob);
+  if (hv.empty()) return;
+  for (const pl::Atom& a : r.pos) pv.push_back(atoms.get(a.pred, constants(a, syms)));
+  for (const pl::Atom& a : r.neg) {
+    const int32_t id = atoms.find(a.pred, constants(a, syms));
+    if (id >= 0) nv.push_back(id);
+  }
+  all.add_rule(pv, nv, hv, probs);
+  stratum.push_back(pl::rule_stratum(p, r));
+}
+
+// Every rule's ground instances into `all` (strata ignored; stratum[r]
+// kept), in the program's order.
+void instances(const pl::Program& p, const detail::HostPart& host, const dl::Program& dp,
+               const std::vector<gpu::HostTable>& rows, dl::Symbols& syms, Atoms& atoms, gpu::CpProgram& all,
+               std::vector<int>& stratum) {
   for (size_t i = 0; i < p.rules.size(); ++i) {
     const pl::Rule& r = p.rules[i];
+    if (host.rule[i]) {
+      if (host.fires[i]) host_instance(p, r, syms, atoms, all, stratum);
+      continue;
+    }
     const std::vector<std::string> vars = detail::rule_vars(p, r);
     std::vector<AtomPat> heads, pos, neg;
     std::vector<double> probs;
@@ -244,10 +285,14 @@ std::vector<std::pair<int32_t, size_t>> fix_fact_evidence(const pl::Program& p, 
 GroundProgram build_ground(const pl::Program& p, const dl::Program& dp, const std::vector<gpu::HostTable>& rows,
                            dl::Symbols& syms) {
   GroundProgram g;
-  Atoms atoms;
-  for (size_t i = 0; i < p.preds.size(); ++i) {  // every possible atom first
+  Atoms atoms(p.preds.size());
+  const detail::HostPart host = detail::host_part(p);
+  for (size_t i = 0; i < p.rules.size(); ++i)  // every possible atom first: the host relations'
+    if (host.fires[i])
+      for (const pl::HeadAlt& h : p.rules[i].head) atoms.get(h.atom.pred, constants(h.atom, syms));
+  for (size_t i = 0; i < p.preds.size(); ++i) {  // and the Datalog program's
     const pl::Predicate& pr = p.preds[i];
-    if (!pr.derived) continue;
+    if (!pr.derived || host.pred[i]) continue;
     const gpu::HostTable& t = rows_of(dp, rows, pr.name);
     std::vector<int32_t> v(static_cast<size_t>(pr.arity));
     for (size_t row = 0; row < t.rows(); ++row) {
@@ -258,7 +303,7 @@ GroundProgram build_ground(const pl::Program& p, const dl::Program& dp, const st
   g.possible_atoms = atoms.size();
   gpu::CpProgram all;
   std::vector<int> stratum;
-  instances(p, dp, rows, syms, atoms, all, stratum);
+  instances(p, host, dp, rows, syms, atoms, all, stratum);
   g.instances = all.num_rules();
   // Queries: each matching atom that can be true; a certain (input) atom
   // gets a rule of probability 1.

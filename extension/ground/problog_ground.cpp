@@ -5,6 +5,7 @@
 #include "ground/problog_ground.hpp"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "ground/datalog_eval.hpp"
 #include "ground/problog_internal.hpp"
@@ -111,13 +112,42 @@ class Placer {
   std::vector<std::string> lines_;
 };
 
+// The possible atoms of the host relations that the Datalog program reads,
+// as facts at their rules' statements; a relation with none is defined by a
+// rule that derives nothing (`a(0) :- a(0).`: a relation no rule defines
+// would be read from a table).
+void host_facts(const pl::Program& p, const detail::HostPart& host, Placer& out) {
+  std::vector<char> stated(p.preds.size(), 0);
+  std::vector<const pl::Atom*> some(p.preds.size(), nullptr);
+  std::unordered_set<std::string> seen;
+  for (size_t i = 0; i < p.rules.size(); ++i) {
+    if (!host.rule[i]) continue;
+    for (const pl::HeadAlt& h : p.rules[i].head) {
+      const size_t q = static_cast<size_t>(h.atom.pred);
+      if (!host.visible[q]) continue;
+      if (!some[q]) some[q] = &h.atom;
+      if (!host.fires[i]) continue;
+      std::string fact = atom(p, h.atom, nullptr);
+      if (seen.insert(fact).second) out.put(p.rules[i].at, fact + "."), stated[q] = 1;
+    }
+  }
+  for (size_t q = 0; q < p.preds.size(); ++q)
+    if (host.visible[q] && !stated[q]) {
+      const std::string a = atom(p, *some[q], nullptr);
+      out.put(some[q]->pos, a + " :- " + a + ".");
+    }
+}
+
 }  // namespace
 
 std::string datalog_text(const pl::Program& p) {
   Placer out;
   for (const pl::InputDirective& d : p.inputs) out.put(d.pos, d.text);
+  const detail::HostPart host = detail::host_part(p);
+  host_facts(p, host, out);
   bool one = false;
   for (size_t i = 0; i < p.rules.size(); ++i) {
+    if (host.rule[i]) continue;  // grounded on the host (build_ground)
     const pl::Rule& r = p.rules[i];
     const std::string b = body(p, r);
     const std::string tail = b.empty() ? "." : " :- " + b + ".";

@@ -3,7 +3,9 @@
 //     engine that over-approximates the CP-theory (every head of every rule
 //     possible, negation of derived relations dropped), beside one relation
 //     per rule holding its ground instances (every variable's value) and one
-//     per query and evidence atom;
+//     per query and evidence atom; the propositional part (rules without
+//     variables: problog_internal.hpp, HostPart) on the host instead, its
+//     atoms facts of the Datalog program where that reads them;
 //  2. the ground rules: each instance's heads and derived body atoms, a
 //     negated atom that cannot be true dropped from its body;
 //  3. relevance: only the rules that reach a query or evidence atom
@@ -29,7 +31,8 @@ namespace dl = lang::datalog;
 // column (so that Datalog's errors point into the ProbLog text).  Derived
 // relations get a leading constant column 0 (ProbLog has nullary atoms,
 // Datalog does not); `.input` directives pass through.  Relations:
-// rule_relation(i), query_relation(k), evidence_relation(k).
+// rule_relation(i) (for the rules not grounded on the host),
+// query_relation(k), evidence_relation(k).
 std::string datalog_text(const pl::Program& p);
 std::string rule_relation(size_t rule);
 std::string query_relation(size_t query);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "lang/program.hpp"
@@ -86,7 +87,11 @@ struct Program {
   std::vector<Atom> queries;
   std::vector<InputDirective> inputs;
   int num_strata = 0;
+  // The predicate named `name`, or -1.  Through pred_index, which the parser
+  // keeps (a linear search made parsing quadratic: GROWINGBODY 400 names
+  // 401 predicates 10.7 million times); a table built otherwise is searched.
   int find(std::string_view name) const;
+  std::unordered_map<std::string, int> pred_index;
 };
 
 // Parses `text`, checks arities, probabilities, safety and stratification.

@@ -20,6 +20,7 @@ int declare(Program& p, const std::string& name, int arity, SourcePos at) {
     pr.arity = arity;
     pr.first = at;
     p.preds.push_back(std::move(pr));
+    p.pred_index.emplace(name, static_cast<int>(p.preds.size()) - 1);
     return static_cast<int>(p.preds.size()) - 1;
   }
   Predicate& pr = p.preds[static_cast<size_t>(i)];

@@ -21,7 +21,6 @@ struct Tok {
   int line = 0, col = 0;
 };
 
-std::vector<Tok> tokenize(std::string_view text);
 
 inline bool is_word_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <deque>
 
 #include "lang/problog.hpp"
 #include "lang/problog_internal.hpp"
@@ -11,6 +12,10 @@
 namespace mln::lang::problog {
 
 int Program::find(std::string_view name) const {
+  if (pred_index.size() == preds.size()) {
+    const auto it = pred_index.find(std::string(name));
+    return it == pred_index.end() ? -1 : it->second;
+  }
   for (size_t i = 0; i < preds.size(); ++i)
     if (preds[i].name == name) return static_cast<int>(i);
   return -1;
@@ -24,23 +29,21 @@ bool upper(char c) { return c >= 'A' && c <= 'Z'; }
 bool digit(char c) { return c >= '0' && c <= '9'; }
 bool ident(char c) { return lower(c) || upper(c) || digit(c) || c == '_'; }
 
+// Tokens one at a time, as the parser asks for them: a program's tokens all
+// at once took 48 bytes each, 1.5 GB for GROWINGBODY 400's 85 MB of text.
 class Lexer {
  public:
   explicit Lexer(std::string_view s) : s_(s) {}
-  std::vector<Tok> run() {
-    std::vector<Tok> out;
-    for (;;) {
-      skip_space();
-      Tok t;
-      t.line = line_, t.col = col_;
-      if (i_ >= s_.size()) {
-        t.kind = T::End;
-        out.push_back(t);
-        return out;
-      }
-      scan(t);
-      out.push_back(std::move(t));
+  Tok next() {
+    skip_space();
+    Tok t;
+    t.line = line_, t.col = col_;
+    if (i_ >= s_.size()) {
+      t.kind = T::End;
+      return t;
     }
+    scan(t);
+    return t;
   }
 
  private:
@@ -103,11 +106,17 @@ class Lexer {
       while (i_ < s_.size() && at(0) != '\n') adv();  // a directive runs to the end of its line
       t.kind = T::Directive;
     } else {
-      static const char* const ops[] = {"\\==", "\\=", "\\+", "::", ":-", "==", "=<", ">=", "<", ">", "=", "(", ")", ":",
-                                        ",", ";", ".", "/", "-"};
+      // The longest operator first; (), ',', ';' and the like at once.
+      static const char* const ops[] = {"\\==", "\\=", "\\+", "::", ":-", "==", "=<", ">=", "<", ">", "=", ":", "/", "-"};
+      if (c == '(' || c == ')' || c == ',' || c == ';' || c == '.') {
+        adv();
+        t.kind = T::Punct;
+        t.text = std::string(1, c);
+        return;
+      }
       for (const char* op : ops) {
         const std::string_view o(op);
-        if (s_.substr(i_, o.size()) == o) {
+        if (o[0] == c && s_.substr(i_, o.size()) == o) {
           adv(o.size());
           t.kind = T::Punct;
           t.text = std::string(o);
@@ -144,9 +153,6 @@ class Lexer {
 };
 
 }  // namespace
-
-std::vector<Tok> tokenize(std::string_view text) { return Lexer(text).run(); }
-
 }  // namespace detail
 
 namespace {
@@ -156,7 +162,7 @@ using detail::Tok;
 
 class Parser {
  public:
-  Parser(std::string_view text, Program& p) : toks_(detail::tokenize(text)), p_(p) {}
+  Parser(std::string_view text, Program& p) : lex_(text), p_(p) {}
 
   void run() {
     while (cur().kind != T::End) {
@@ -165,17 +171,39 @@ class Parser {
       } else {
         statement();
       }
+      // The statement's tokens are done with (no reference outlives it).
+      for (; base_ < k_ && toks_.size() > 1; ++base_) toks_.pop_front();
     }
   }
 
  private:
-  std::vector<Tok> toks_;
-  size_t k_ = 0;
+  // Token k_ is toks_[k_ - base_]: the current statement's tokens, lexed as
+  // needed (a deque: references to them stay valid as more are read).
+  mutable detail::Lexer lex_;
+  mutable std::deque<Tok> toks_;
+  size_t base_ = 0, k_ = 0;
   Program& p_;
 
-  const Tok& cur() const { return toks_[k_]; }
-  const Tok& peek() const { return toks_[std::min(k_ + 1, toks_.size() - 1)]; }
-  bool is(const char* punct) const { return cur().kind == T::Punct && cur().text == punct; }
+  const Tok& at(size_t k) const {
+    while (base_ + toks_.size() <= k) {
+      if (!toks_.empty() && toks_.back().kind == T::End) return toks_.back();
+      toks_.push_back(lex_.next());
+    }
+    return toks_[k - base_];
+  }
+  const Tok& cur() const { return at(k_); }
+  const Tok& peek() const { return at(k_ + 1); }
+  // Whether the current token is `punct`, compared in place (std::string's
+  // == with a C string measured and compared through the C library: a fifth
+  // of the parse of GROWINGBODY's 32 million tokens).
+  bool is(const char* punct) const {
+    const Tok& t = cur();
+    if (t.kind != T::Punct) return false;
+    size_t i = 0;
+    for (; punct[i]; ++i)
+      if (i >= t.text.size() || t.text[i] != punct[i]) return false;
+    return i == t.text.size();
+  }
   [[noreturn]] void syntax(const std::string& hint) const {
     const Tok& t = cur();
     const std::string near = t.kind == T::End ? "at end of input" : "at or near \"" + t.text + "\"";

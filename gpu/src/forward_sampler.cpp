@@ -51,6 +51,54 @@ void CpProgram::validate() const {
   if (evidence_value.size() != evidence.size()) bad("evidence values and atoms of different lengths");
 }
 
+namespace fs {
+
+std::vector<uint8_t> one_pass_strata(const CpProgram& p) {
+  std::vector<int64_t> last_def(static_cast<size_t>(std::max(p.num_atoms, 0)), -1);
+  for (size_t r = 0; r < p.num_rules(); ++r)
+    for (int64_t k = p.head_off[r]; k < p.head_off[r + 1]; ++k) last_def[static_cast<size_t>(p.head[k])] = static_cast<int64_t>(r);
+  std::vector<uint8_t> one(static_cast<size_t>(p.num_strata()), 1);
+  for (int s = 0; s < p.num_strata(); ++s)
+    for (int64_t r = p.stratum_begin[s]; r < p.stratum_begin[s + 1] && one[s]; ++r)
+      for (int64_t k = p.pos_off[r]; k < p.pos_off[r + 1]; ++k)
+        if (last_def[static_cast<size_t>(p.pos[k])] >= r) one[s] = 0;
+  return one;
+}
+
+std::vector<AliasSlot> alias_tables(const CpProgram& p) {
+  std::vector<AliasSlot> table(p.head.size() + p.num_rules());
+  std::vector<double> q;  // each slot's probability times the slots
+  std::vector<int32_t> small, large;
+  for (size_t r = 0; r < p.num_rules(); ++r) {
+    const int64_t first = p.head_off[r], n = p.head_off[r + 1] - first;
+    if (n < kHeadsChosenEach) continue;
+    const double slots = static_cast<double>(n + 1);
+    q.assign(static_cast<size_t>(n + 1), 0.0);
+    double before = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const double cum = p.head_cum[static_cast<size_t>(first + k)];
+      q[static_cast<size_t>(k)] = std::max(0.0, cum - before) * slots;
+      before = std::max(before, cum);
+    }
+    q[static_cast<size_t>(n)] = std::max(0.0, 1.0 - before) * slots;
+    small.clear(), large.clear();
+    for (int32_t j = 0; j <= n; ++j) (q[static_cast<size_t>(j)] < 1 ? small : large).push_back(j);
+    AliasSlot* a = table.data() + first + static_cast<int64_t>(r);
+    while (!small.empty() && !large.empty()) {
+      const int32_t s = small.back(), l = large.back();
+      small.pop_back();
+      a[s].keep = q[static_cast<size_t>(s)], a[s].alias = l;
+      q[static_cast<size_t>(l)] = (q[static_cast<size_t>(l)] + q[static_cast<size_t>(s)]) - 1;
+      if (q[static_cast<size_t>(l)] < 1) large.pop_back(), small.push_back(l);
+    }
+    for (const auto* rest : {&small, &large})  // what rounding leaves: keep themselves
+      for (int32_t j : *rest) a[j].keep = 1, a[j].alias = j;
+  }
+  return table;
+}
+
+}  // namespace fs
+
 bool stopping_rule_holds(const std::vector<uint64_t>& true_counts, uint64_t n, double delta, double* max_width) {
   const double z = 1.96;
   double widest = 0;
@@ -74,15 +122,45 @@ bool stopping_rule_holds(const std::vector<uint64_t>& true_counts, uint64_t n, d
   return ok;
 }
 
+namespace {
+
+// The Wilson score interval at 95% of a share p of nd > 0 samples.
+void wilson_of_share(double p, double nd, double* lo, double* hi) {
+  const double z = 1.96;
+  const double den = 1 + z * z / nd, mid = (p + z * z / (2 * nd)) / den;
+  const double half = z * std::sqrt(p * (1 - p) / nd + z * z / (4 * nd * nd)) / den;
+  *lo = std::max(0.0, mid - half), *hi = std::min(1.0, mid + half);
+}
+
+// The accepted samples that the stopping rule's normal approximation needs
+// at an estimate p: the least n with n lo > 5 and n (1 - hi) > 5 at the
+// Wilson interval of p over n, as stopping_rule_holds checks it (n lo grows
+// with n), by bisection up to cap; cap where cap is not enough.  Near 0 or
+// 1 this is several times 5 / p or 5 / (1 - p), which the batches asked
+// for before, so that the rule failed after each of a run of short ones.
+double normal_samples(double p, double cap) {
+  auto ok = [p](double n) {
+    double lo, hi;
+    wilson_of_share(p, n, &lo, &hi);
+    return n * lo > 5 && n * (1 - hi) > 5;
+  };
+  if (!(p > 0 && p < 1) || !ok(cap)) return cap;
+  double fail = 1, pass = cap;
+  while (pass - fail > 1) {
+    const double mid = std::floor((fail + pass) / 2);
+    (ok(mid) ? pass : fail) = mid;
+  }
+  return pass;
+}
+
+}  // namespace
+
 void wilson_interval(uint64_t k, uint64_t n, double* lo, double* hi) {
   if (n == 0) {
     *lo = 0, *hi = 1;
     return;
   }
-  const double z = 1.96, nd = static_cast<double>(n), p = static_cast<double>(k) / nd;
-  const double den = 1 + z * z / nd, mid = (p + z * z / (2 * nd)) / den;
-  const double half = z * std::sqrt(p * (1 - p) / nd + z * z / (4 * nd * nd)) / den;
-  *lo = std::max(0.0, mid - half), *hi = std::min(1.0, mid + half);
+  wilson_of_share(static_cast<double>(k) / static_cast<double>(n), static_cast<double>(n), lo, hi);
 }
 
 bool cuda_sampler_available() { return fs::cuda_sampler_usable(); }
@@ -114,7 +192,7 @@ SampleResult forward_sample(const CpProgram& prog, const SampleOptions& o) {
       for (size_t q = 1; q < counts.size(); ++q) {
         const double p = n > 0 ? static_cast<double>(counts[q]) / n : 0.5;
         const double width_n = 4 * 1.96 * 1.96 * p * (1 - p) / (o.delta * o.delta);
-        const double nq = p <= 0 || p >= 1 ? n_worst : std::max({width_n, 5 / p, 5 / (1 - p)});
+        const double nq = p <= 0 || p >= 1 ? n_worst : std::max(width_n, normal_samples(p, n_worst));
         need = std::max(need, std::min(nq, n_worst));
       }
       // Never past the worst case's count, where the rule holds for any p.

@@ -39,7 +39,7 @@ T* upload(const std::vector<T>& v, std::vector<void*>& owned) {
 __global__ void sample_kernel(CpView g, uint32_t* atoms, uint32_t* fired, int64_t stride, uint64_t block0,
                               uint64_t begin, uint64_t end, uint64_t seed, unsigned long long* counts) {
   const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= stride) return;  // whole warps stay: stride is a multiple of the block size
+  if (t >= stride) return;  // whole warps leave: stride and the block size are multiples of 32
   const uint64_t b = block0 + static_cast<uint64_t>(t);
   const uint32_t valid = valid_mask(b, begin, end);  // 0 past the end: the thread only joins the reduction
   Rng rng = block_rng(seed, b, begin);
@@ -70,11 +70,19 @@ class CudaSampler : public SamplerBackend {
   ~CudaSampler() override { release(); }
 
   void run(uint64_t begin, uint64_t end, uint64_t seed, std::vector<uint64_t>& counts) override {
-    const int threads = 256;
     const uint64_t first = begin / 32, last = (end + 31) / 32;
     for (uint64_t block0 = first; block0 < last; block0 += static_cast<uint64_t>(stride_)) {
       check(cudaMemset(counts_, 0, counts.size() * sizeof(unsigned long long)), "cudaMemset");
-      const unsigned grid = static_cast<unsigned>(static_cast<uint64_t>(stride_) / threads);
+      // Threads for the blocks of samples there are, no more, in thread
+      // blocks of as few warps as spread them over every multiprocessor:
+      // a thread's blocks are sequential work, and the stopping rule's
+      // batches are short (38,416 samples: 1,201 threads, which 256-thread
+      // blocks put on 5 of an H200's 132 multiprocessors, 8 warps each,
+      // their state words far past the L1 cache).
+      const uint64_t warps = (std::min<uint64_t>(static_cast<uint64_t>(stride_), last - block0) + 31) / 32;
+      const uint64_t per_sm = (warps + static_cast<uint64_t>(sms_) - 1) / static_cast<uint64_t>(sms_);
+      const int threads = static_cast<int>(std::clamp<uint64_t>(per_sm, 1, 8) * 32);
+      const unsigned grid = static_cast<unsigned>((warps * 32 + static_cast<uint64_t>(threads) - 1) / threads);
       sample_kernel<<<grid, threads>>>(view_, atoms_, fired_, stride_, block0, begin, end, seed, counts_);
       check(cudaGetLastError(), "sample_kernel launch");
       std::vector<unsigned long long> host(counts.size());
@@ -91,7 +99,8 @@ class CudaSampler : public SamplerBackend {
   CpView view_;
   uint32_t *atoms_ = nullptr, *fired_ = nullptr;
   unsigned long long* counts_ = nullptr;
-  int64_t stride_ = 0;  // threads of one launch, a multiple of 256
+  int64_t stride_ = 0;  // threads of one launch at most, a multiple of 256
+  int sms_ = 1;         // the device's multiprocessors
 
   void setup(const CpProgram& p) {
     view_.num_atoms = p.num_atoms;
@@ -100,15 +109,20 @@ class CudaSampler : public SamplerBackend {
     view_.num_queries = static_cast<int32_t>(p.queries.size());
     view_.num_evidence = static_cast<int32_t>(p.evidence.size());
     view_.stratum_begin = upload(p.stratum_begin, owned_);
+    view_.one_pass = upload(one_pass_strata(p), owned_);
     view_.pos_off = upload(p.pos_off, owned_), view_.neg_off = upload(p.neg_off, owned_);
     view_.head_off = upload(p.head_off, owned_);
     view_.pos = upload(p.pos, owned_), view_.neg = upload(p.neg, owned_), view_.head = upload(p.head, owned_);
-    view_.head_cond = upload(p.head_cond, owned_);
+    view_.head_cond = upload(p.head_cond, owned_), view_.alias = upload(alias_tables(p), owned_);
     view_.queries = upload(p.queries, owned_);
     view_.evidence = upload(p.evidence, owned_), view_.evidence_value = upload(p.evidence_value, owned_);
     counts_ = upload(std::vector<unsigned long long>(1 + p.queries.size(), 0), owned_);
     // Threads: up to 2^16 (2^21 samples a launch), as many as half the free
     // memory holds, each with num_atoms + num_rules words.
+    int dev = 0;
+    check(cudaGetDevice(&dev), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+    sms_ = std::max(sms_, 1);
     size_t free_b = 0, total_b = 0;
     check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
     const size_t words = static_cast<size_t>(std::max(p.num_atoms, 1)) + std::max<size_t>(p.num_rules(), 1);

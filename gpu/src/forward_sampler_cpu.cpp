@@ -15,8 +15,9 @@ namespace mln::gpu::fs {
 
 namespace {
 
-CpView view(const CpProgram& p) {
+CpView view(const CpProgram& p, const std::vector<uint8_t>& one_pass, const std::vector<AliasSlot>& alias) {
   CpView v;
+  v.one_pass = one_pass.data(), v.alias = alias.data();
   v.num_atoms = p.num_atoms;
   v.num_strata = p.num_strata();
   v.num_rules = static_cast<int64_t>(p.num_rules());
@@ -33,7 +34,8 @@ CpView view(const CpProgram& p) {
 
 class CpuSampler : public SamplerBackend {
  public:
-  CpuSampler(const CpProgram& p, int threads) : prog_(p), view_(view(prog_)) {
+  CpuSampler(const CpProgram& p, int threads)
+      : prog_(p), one_pass_(one_pass_strata(p)), alias_(alias_tables(p)), view_(view(prog_, one_pass_, alias_)) {
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     threads_ = threads > 0 ? threads : static_cast<int>(hw);
   }
@@ -65,6 +67,8 @@ class CpuSampler : public SamplerBackend {
 
  private:
   const CpProgram& prog_;
+  std::vector<uint8_t> one_pass_;
+  std::vector<AliasSlot> alias_;
   CpView view_;
   int threads_ = 1;
 

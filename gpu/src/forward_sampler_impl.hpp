@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "forward_sampler_kernel.hpp"
 #include "mln/forward_sampler.hpp"
 
 namespace mln::gpu::fs {
@@ -22,6 +23,20 @@ class SamplerBackend {
   virtual uint64_t batch_blocks() const = 0;
   virtual const char* name() const = 0;
 };
+
+// Per stratum: 1 where one pass over its rules fires all that can fire: no
+// rule reads positively an atom that a rule at or after it defines, so its
+// body atoms are final when it is visited (negated ones can only turn
+// bodies false), and a second pass would fire nothing and draw nothing.
+// The grounder's firing order (problog_build.cpp) makes every acyclic
+// stratum so; its rules then cost one pass instead of two.
+std::vector<uint8_t> one_pass_strata(const CpProgram& p);
+
+// Every rule's alias table for choose_each (forward_sampler_kernel.hpp),
+// rule r's at head_off[r] + r: a slot per head and one for no head (the
+// probability its heads leave), built by Vose's method where the rule has
+// kHeadsChosenEach heads or more (the others' slots are left unused).
+std::vector<AliasSlot> alias_tables(const CpProgram& p);
 
 std::unique_ptr<SamplerBackend> make_cpu_sampler(const CpProgram& prog, int threads);
 // Throws EngineError(DeviceUnavailable) without a usable device (always in a

@@ -41,6 +41,41 @@ CpProgram negation_ad(bool evidence) {
   return p;
 }
 
+// One annotated disjunction of 12 heads (at least kHeadsChosenEach: each
+// sample's head drawn on its own, from an alias table), h_k with
+// probability (k + 1) / 100 (0.78 in all: no head 0.22), a head of
+// probability 0 among them, under 0.7::a; c :- h2.  c :- h9.
+// P(h_k) = 0.7 (k + 1) / 100, P(c) = 0.7 (0.03 + 0.10); the 0 head never.
+CpProgram many_heads() {
+  CpProgram p;
+  p.num_atoms = 15;  // a 0, c 1, h_k 2 + k, z 14
+  p.add_rule({}, {}, {0}, {0.7});
+  std::vector<int32_t> heads;
+  std::vector<double> probs;
+  for (int k = 0; k < 12; ++k) {
+    heads.push_back(2 + k), probs.push_back((k + 1) / 100.0);
+    if (k == 5) heads.push_back(14), probs.push_back(0.0);
+  }
+  p.add_rule({0}, {}, heads, probs);
+  p.add_rule({4}, {}, {1}, {1.0});
+  p.add_rule({11}, {}, {1}, {1.0});
+  p.queries = {2, 6, 13, 1, 14};
+  return p;
+}
+
+// A chain whose rules come before the rules that define their bodies (out
+// of firing order): c :- b.  b :- a.  0.6::a.  in one stratum.  Only
+// passes until nothing fires give P(c) = 0.6; a single pass, c = false.
+CpProgram reversed_chain() {
+  CpProgram p;
+  p.num_atoms = 3;  // a 0, b 1, c 2
+  p.add_rule({1}, {}, {2}, {1.0});
+  p.add_rule({0}, {}, {1}, {1.0});
+  p.add_rule({}, {}, {0}, {0.6});
+  p.queries = {2, 1};
+  return p;
+}
+
 class ForwardSampler : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
@@ -79,6 +114,14 @@ TEST_P(ForwardSampler, Estimates) {
   expect_estimates(c, {0.024 / 0.94, 0.0, 0.24 / 0.94});
 }
 
+TEST_P(ForwardSampler, ManyHeadsAndRulesOutOfOrder) {
+  const SampleResult a = sample(many_heads(), 1000000);
+  expect_estimates(a, {0.007, 0.035, 0.084, 0.7 * 0.13, 0.0});
+  EXPECT_EQ(a.true_counts[4], 0u);  // probability 0
+  const SampleResult b = sample(reversed_chain(), 200000);
+  expect_estimates(b, {0.6, 0.6});
+}
+
 TEST_P(ForwardSampler, PartialBlocksAndStoppingRule) {
   for (uint64_t n : {1, 31, 32, 33, 65}) EXPECT_EQ(sample(suzy_billy(), n).drawn, n);
   SampleOptions o;
@@ -96,7 +139,7 @@ TEST_P(ForwardSampler, SameSamplesAsCpu) {
   SampleOptions o;
   o.samples = 300007;
   o.seed = 9;
-  for (const CpProgram& p : {suzy_billy(), negation_ad(true)}) {
+  for (const CpProgram& p : {suzy_billy(), negation_ad(true), many_heads(), reversed_chain()}) {
     o.device = "cpu";
     const SampleResult c = forward_sample(p, o);
     o.device = "gpu";
@@ -119,6 +162,28 @@ TEST(ForwardSamplerProgram, RefusesBadPrograms) {
   SampleOptions o;
   o.delta = 0;
   EXPECT_THROW(forward_sample(suzy_billy(), o), std::invalid_argument);
+}
+
+// The batches ask for what the stopping rule checks near 0 and 1 (n lo > 5
+// and n (1 - hi) > 5 at the Wilson interval's ends): asking for 5 / p
+// samples, they ran up to 178 batches of a few dozen samples each at
+// p = 0.001 (seed 2), the rule failing after each.
+TEST(ForwardSamplerProgram, FewBatchesNearZeroAndOne) {
+  for (double p : {0.001, 0.999}) {
+    CpProgram g;
+    g.num_atoms = 1;
+    g.add_rule({}, {}, {0}, {p});
+    g.queries = {0};
+    for (uint64_t seed = 1; seed <= 6; ++seed) {
+      SampleOptions o;
+      o.seed = seed;
+      int batches = 0;
+      o.progress = [&](const SampleProgress&) { ++batches; };
+      const SampleResult r = forward_sample(g, o);
+      EXPECT_TRUE(r.converged);
+      EXPECT_LE(batches, 10) << "p " << p << ", seed " << seed;
+    }
+  }
 }
 
 TEST(ForwardSamplerProgram, Intervals) {

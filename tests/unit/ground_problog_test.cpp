@@ -119,6 +119,53 @@ TEST(ProbLogSample, BenchmarkPrograms) {
   EXPECT_NEAR(ex.get("a0"), 0.25, 1e-12);  // 0.5 * P(some later atom) = 0.5 * 0.5
 }
 
+// Rules without variables are grounded on the host, the rest by the
+// Datalog program (problog_internal.hpp, HostPart), each reading the
+// other: the constant facts c(1), c(2) and a are read by d(X); f's rule
+// reads d (not a host relation) only negated, so f is a host relation; e
+// reads d positively, and g reads e, so neither is; m and n make each other
+// possible only (m, queried, is a relation of the Datalog program with no
+// facts: a rule that derives nothing); k needs h of probability 0
+// (possible, never true); the annotated disjunction has 9 heads, each
+// sample's drawn on its own.
+const char* const kHostAndDatalog =
+    "0.4::a. 0.3::b. 0.5::c(1). 0.5::c(2).\n"
+    "0.6::d(X) :- c(X), a.\n"
+    "e :- d(1), \\+b.\n"
+    "0.7::f :- \\+d(2), b.\n"
+    "g :- f. g :- e.\n"
+    "0::h. k :- h.\n"
+    "m :- n. n :- m.\n"
+    "0.5::q(X) :- c(X), \\+m.\n"
+    "0.1::w0; 0.1::w1; 0.1::w2; 0.1::w3; 0.1::w4; 0.1::w5; 0.1::w6; 0.1::w7; 0.05::w8 :- b.\n"
+    "r :- w2. r :- w8, a.\n"
+    "evidence(q(2), false).\n"
+    "query(a). query(d(X)). query(e). query(f). query(g). query(k). query(m). query(q(1)). query(w0). query(w8). "
+    "query(r).\n";
+
+TEST(ProbLogGround, HostAndDatalogParts) {
+  expect_close(kHostAndDatalog, 400000);
+  const pl::Program p = lang::problog::parse(kHostAndDatalog);
+  const std::string text = datalog_text(p);
+  // The Datalog program keeps d's, e's, g's and q's rules (and the
+  // queries' and evidence's); the host relations it reads are facts there.
+  for (size_t i = 0; i < p.rules.size(); ++i) {
+    const bool datalog = text.find(rule_relation(i) + "(") != std::string::npos;
+    const std::string& head = p.preds[static_cast<size_t>(p.rules[i].head[0].atom.pred)].name;
+    EXPECT_EQ(datalog, head == "d" || head == "e" || head == "g" || head == "q") << "rule " << i << " (" << head << ")";
+  }
+  for (const char* fact : {"c(0, 1).", "c(0, 2).", "a(0).", "f(0).", "w8(0).", "m(0) :- m(0)."})
+    EXPECT_NE(text.find(fact), std::string::npos) << fact << " in\n" << text;
+  for (const char* absent : {"b(0)", "h(0)", "w2(0)", "n(0)"})
+    EXPECT_EQ(text.find(absent), std::string::npos) << absent << " in\n" << text;
+  auto eng = gpu::make_cpu_engine();
+  const GroundProgram g = ground_program(*eng, p);
+  EXPECT_EQ(g.instances, 16u);  // none of h (probability 0), m or n
+  // Integers and text in one column stay the Datalog program's type error
+  // (on the host their encoded values could meet).
+  EXPECT_THROW(ground_program(*eng, pl::parse("0.5::a(1). 0.5::a(x). b :- a(1). query(b).")), lang::LangError);
+}
+
 // Evidence on probabilistic facts is set, not rejected: every sample counts.
 const char* const kFactEvidence =
     "0.001::a. 0.3::c. 0.6::d. 0.5::d.\n"
