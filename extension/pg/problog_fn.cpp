@@ -4,12 +4,14 @@
 // run as mln.datalog runs one (the caller's privileges on the input tables,
 // the operator engine, max_rows); grounding and sampling are pure C++
 // (extension/ground/problog_ground.*, gpu/forward_sampler*); cancel is
-// checked between sample batches.
+// checked between sample batches.  The parse, options and grounding are
+// mln.problog_job's too (problog_run.hpp).
 #include "pg/guard.hpp"
 #include "pg/args.hpp"
 #include "pg/datalog_run.hpp"
 #include "pg/engine.hpp"
 #include "pg/json_options.hpp"
+#include "pg/problog_run.hpp"
 #include "pg/spi.hpp"
 
 #include <chrono>
@@ -19,6 +21,7 @@
 #include "ground/problog_ground.hpp"
 #include "lang/problog.hpp"
 #include "mln/forward_sampler.hpp"
+#include "mln/problog_options.hpp"
 
 extern "C" {
 #include "catalog/pg_type.h"
@@ -35,47 +38,6 @@ namespace {
 
 namespace pl = lang::problog;
 namespace pg_ground = ground::problog;
-
-struct ProblogOptions {
-  std::string device;  // '' (the mln.device setting), auto, cpu or gpu
-  gpu::SampleOptions sample;
-  uint64_t max_rows = 100000000;
-  bool verbose = false;
-};
-
-ProblogOptions problog_options(Spi& spi, Datum options, bool isnull) {
-  ProblogOptions o;
-  o.sample.seed = 42;
-  const JsonOptions opts(spi, options, isnull, "mln.problog",
-                         "device ('auto', 'cpu', 'gpu'), samples, delta, max_samples, seed, threads, max_rows and "
-                         "verbose");
-  const int64_t big = 1000000000000;  // 10^12 samples
-  for (const JsonOptions::Entry& e : opts.entries()) {
-    if (e.key == "device") {
-      o.device = opts.choice(e, {"auto", "cpu", "gpu"});
-    } else if (e.key == "samples") {
-      o.sample.samples = static_cast<uint64_t>(opts.whole(e, 0, big, "a whole number >= 0 (0: the stopping rule)"));
-    } else if (e.key == "max_samples") {
-      o.sample.max_samples = static_cast<uint64_t>(opts.whole(e, 1, big));
-    } else if (e.key == "seed") {
-      o.sample.seed = static_cast<uint64_t>(opts.whole(e, 0, INT64_MAX));
-    } else if (e.key == "threads") {
-      o.sample.threads = static_cast<int>(opts.whole(e, 0, 4096, "a whole number in [0, 4096] (0: all cores)"));
-    } else if (e.key == "max_rows") {
-      o.max_rows = static_cast<uint64_t>(opts.whole(e, 0, INT64_MAX, "a whole number >= 0 (0: no limit)"));
-    } else if (e.key == "delta") {
-      const std::string want = "a number in (0, 1): the width of the 95% interval the stopping rule reaches";
-      o.sample.delta = opts.number(e, 0, want);
-      if (!(o.sample.delta > 0 && o.sample.delta < 1))  // number() checks the lower bound only
-        throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "option \"delta\" of mln.problog must be " + want, "", ""};
-    } else if (e.key == "verbose") {
-      o.verbose = opts.boolean(e);
-    } else {
-      throw opts.unknown(e);
-    }
-  }
-  return o;
-}
 
 struct Answer {
   std::string query;
@@ -109,7 +71,17 @@ double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void run_problog(Spi& spi, const std::string& text, ProblogOptions& o) {
+}  // namespace
+
+gpu::ProblogOptions problog_options(Spi& spi, Datum options, bool isnull, const std::string& fn) {
+  try {
+    return gpu::read_problog_options(OptionEntries(option_entries(spi, options, isnull), fn, gpu::kProblogOptionList));
+  } catch (const OptionEntryError& e) {
+    throw option_error(e);
+  }
+}
+
+pg_ground::GroundProgram ground_problog(Spi& spi, const std::string& text, const gpu::ProblogOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   const pl::Program p = pl::parse(text);  // the program's own errors before any table is read
   DatalogOptions dopt;
@@ -125,16 +97,25 @@ void run_problog(Spi& spi, const std::string& text, ProblogOptions& o) {
   check_interrupts();
   pg_ground::GroundProgram g = pg_ground::build_ground(p, dres.prog, dres.rows, dres.syms);
   const double ground_s = since(t0);
-  // The sampler runs where the engine runs ('auto': on the GPU when one is usable).
-  const bool gpu_engine = engine_for(o.device).backend() == gpu::Backend::CUDA;
-  o.sample.device = gpu_engine && gpu::cuda_sampler_available() ? "gpu" : "cpu";
-  const int level = o.verbose ? NOTICE : DEBUG1;
   pg_call([&] {
-    elog(level, "pg_mln: problog grounded in %.3f s: %llu possible atoms, %llu rule instances, %zu relevant rules over "
+    elog(o.verbose ? NOTICE : DEBUG1,
+         "pg_mln: problog grounded in %.3f s: %llu possible atoms, %llu rule instances, %zu relevant rules over "
          "%d atoms in %d strata, %zu queries, %zu evidence atoms",
          ground_s, static_cast<unsigned long long>(g.possible_atoms), static_cast<unsigned long long>(g.instances),
          g.cp.num_rules(), g.cp.num_atoms, g.cp.num_strata(), g.cp.queries.size(), g.cp.evidence.size());
   });
+  return g;
+}
+
+namespace {
+
+void run_problog(Spi& spi, const std::string& text, gpu::ProblogOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  pg_ground::GroundProgram g = ground_problog(spi, text, o);
+  // The sampler runs where the engine runs ('auto': on the GPU when one is usable).
+  const bool gpu_engine = engine_for(o.device).backend() == gpu::Backend::CUDA;
+  o.sample.device = gpu_engine && gpu::cuda_sampler_available() ? "gpu" : "cpu";
+  const int level = o.verbose ? NOTICE : DEBUG1;
   o.sample.progress = [&](const gpu::SampleProgress& pr) {
     check_interrupts();  // a cancel between batches
     pg_call([&] {
@@ -149,25 +130,15 @@ void run_problog(Spi& spi, const std::string& text, ProblogOptions& o) {
          static_cast<unsigned long long>(r.drawn), r.seconds, r.seconds > 0 ? r.drawn / r.seconds : 0.0, since(t0));
   });
   if (r.accepted == 0 && !g.cp.evidence.empty())
-    throw UserError{ERRCODE_DATA_EXCEPTION,
-                    "mln.problog: no sample satisfied the evidence (" + std::to_string(r.drawn) + " drawn)", "",
-                    "the evidence is very unlikely or impossible: check it, or raise max_samples"};
-  if (!r.converged)
-    pg_call([&] {
-      ereport(WARNING, (errmsg("mln.problog: the stopping rule did not hold after max_samples = %llu samples",
-                               static_cast<unsigned long long>(o.sample.max_samples)),
-                        errhint("the intervals are wider than delta; raise max_samples")));
-    });
+    throw UserError{ERRCODE_DATA_EXCEPTION, gpu::no_accepted_sample_message("mln.problog", r.drawn), "",
+                    gpu::kNoAcceptedSampleHint};
+  if (!r.converged) {
+    const std::string msg = gpu::not_converged_message("mln.problog", o.sample.max_samples);
+    pg_call([&] { ereport(WARNING, (errmsg("%s", msg.c_str()), errhint("%s", gpu::kNotConvergedHint))); });
+  }
   for (const pg_ground::GroundQuery& q : g.queries) {
-    Answer a;
-    a.query = q.text;
-    a.samples = static_cast<int64_t>(r.accepted);
-    if (q.index >= 0 && r.accepted > 0) {
-      const uint64_t k = r.true_counts[static_cast<size_t>(q.index)];
-      a.p = static_cast<double>(k) / static_cast<double>(r.accepted);
-      gpu::wilson_interval(k, r.accepted, &a.lo, &a.hi);
-    }
-    answers.push_back(std::move(a));
+    const gpu::QueryAnswer qa = gpu::query_answer(r, q.index);
+    answers.push_back({q.text, qa.p, qa.lo, qa.hi, qa.samples});
   }
 }
 
@@ -185,7 +156,8 @@ Datum mln_problog(PG_FUNCTION_ARGS) {
       throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "mln.problog: program must not be null", "", ""};
     const std::string text = text_arg(fcinfo, 0);
     Spi spi;
-    ProblogOptions opts = problog_options(spi, PG_ARGISNULL(1) ? 0 : PG_GETARG_DATUM(1), PG_ARGISNULL(1));
+    mln::gpu::ProblogOptions opts =
+        problog_options(spi, PG_ARGISNULL(1) ? 0 : PG_GETARG_DATUM(1), PG_ARGISNULL(1), "mln.problog");
     run_problog(spi, text, opts);
   });
   InitMaterializedSRF(fcinfo, 0);

@@ -18,6 +18,7 @@
 #include "core/map/solve_map.hpp"
 #include "core/spread/spread.hpp"
 #include "mln/network.hpp"
+#include "mln/option_entries.hpp"
 
 namespace mln::worker {
 
@@ -27,7 +28,7 @@ struct Job {
   int64_t id = 0;
   std::string program;
   std::string schema;
-  std::string task = "map";  // map | marginal | dual | learn | rules
+  std::string task = "map";  // map | marginal | dual | learn | rules | problog
   solver::SolveOptions map;  // task map and dual
   solver::MarginalOptions marginal;  // task marginal and dual
   solver::LearnOptions learn;        // task learn
@@ -44,6 +45,7 @@ struct Job {
   bool wants_marginal() const { return task == "marginal" || task == "dual"; }
   bool wants_learn() const { return task == "learn"; }
   bool wants_rules() const { return task == "rules"; }
+  bool wants_problog() const { return task == "problog"; }
 };
 
 // What a run produced.
@@ -85,6 +87,18 @@ bool run_supervised(Conn& c, const WorkerOptions& wo, const std::string& me, con
 // between depths and inside the engine's operators), the rules written to
 // mln.learned_rules with the job's final row in one transaction.
 void run_rules_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, std::atomic<bool>& stop);
+
+// ProbLog jobs (problog_job.cpp, queued by mln.problog_job): the ground
+// program the queueing backend stored, sampled under supervision
+// (progress: samples drawn and accepted, the widest interval; a cancel
+// between batches), the answers written to mln.problog_results with the
+// job's final row in one transaction.
+void run_problog_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, std::atomic<bool>& stop);
+
+// The entries of job `id`'s options jsonb, as jsonb_each gives them (less
+// the key `minus`, where given), for the readers over mln/option_entries.hpp
+// (rule learning's, ProbLog's) that checked them when the job was queued.
+std::vector<OptionEntry> job_option_entries(Conn& c, int64_t id, const std::string& minus = "");
 
 // Learning jobs (learn_job.cpp): the learning network (the ground network
 // `net` with its clauses' origins and the training world); and the
@@ -144,6 +158,13 @@ class LeaseKeeper {
   std::mutex mu_;
   std::condition_variable cv_;
   std::thread thread_;
+};
+
+// A job's lease, kept while this worker reads what the job needs (before
+// the supervisor takes over the renewal).
+class JobLease : public LeaseKeeper {
+ public:
+  JobLease(const WorkerOptions& wo, const Job& job, const std::string& me);
 };
 
 // The job `id` with its options (as a claim reads them); false when gone.

@@ -1,11 +1,14 @@
 // A job's options jsonb, decoded once through the options table
 // (mln/options.hpp) into the solvers' typed options.  The table also
 // checked them when the job was queued; a row written around those checks
-// (an older extension) fails here with the same message.
+// (an older extension) fails here with the same message.  The options of
+// rule learning and ProbLog jobs are entries for their own readers
+// (job_option_entries).
 #include <string>
 
 #include "mln/options.hpp"
 #include "worker/job.hpp"
+#include "worker/pq.hpp"
 #include "worker/worker.hpp"
 
 namespace mln::worker {
@@ -79,6 +82,15 @@ void read_job_options(const std::string& json, const WorkerOptions& wo, Job& job
   } catch (const options::OptionError& e) {
     job.bad_options = std::string("invalid options for this job: ") + e.what() + " (" + e.hint + ")";
   }
+}
+
+std::vector<OptionEntry> job_option_entries(Conn& c, int64_t id, const std::string& minus) {
+  Result r = c.exec("SELECT e.key, jsonb_typeof(e.value), e.value #>> '{}' FROM mln.jobs j, "
+                    "jsonb_each(j.options - $2::text) e WHERE j.id = $1",
+                    {std::to_string(id), minus});
+  std::vector<OptionEntry> entries;
+  for (int i = 0; i < r.rows(); ++i) entries.push_back({r.get(i, 0), r.get(i, 1), r.get(i, 2)});
+  return entries;
 }
 
 }  // namespace mln::worker

@@ -88,6 +88,11 @@ LeaseKeeper::~LeaseKeeper() {
   thread_.join();
 }
 
+JobLease::JobLease(const WorkerOptions& wo, const Job& job, const std::string& me)
+    : LeaseKeeper(wo, "UPDATE mln.jobs SET lease_until = clock_timestamp() + make_interval(secs => $3::int) "
+                      "WHERE id = $1 AND worker = $2 AND status = 'running'",
+                  {std::to_string(job.id), me}) {}
+
 int fail_abandoned(Conn& c) {
   const std::string n = std::to_string(kMaxAttempts);
   const std::string why = "died or lost its lease (see the worker logs)";

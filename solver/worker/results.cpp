@@ -127,9 +127,10 @@ std::string finish_owned(Conn& c, const Job& job, const std::string& me, const s
     // Lock the program's row: mln.ground updates it, so a re-grounding
     // cannot slip in between this check and the writes.
     c.exec("SELECT 1 FROM mln.programs WHERE name = $1 FOR UPDATE", {job.program});
-    // A rule learning job read the evidence, not the network: a grounding
-    // meanwhile leaves its results whole.
-    if (!job.wants_rules() && network_oid(c, job.schema) != net_oid) {
+    // A rule learning job read the evidence, and a problog job its own
+    // ground program, not the network: a grounding meanwhile leaves their
+    // results whole.
+    if (!job.wants_rules() && !job.wants_problog() && network_oid(c, job.schema) != net_oid) {
       const std::string why = "program \"" + job.program + "\" was grounded again while the job ran; run it again";
       c.exec("UPDATE mln.jobs SET status = 'failed', error = $2, finished_at = clock_timestamp() WHERE id = $1",
              {id, why});

@@ -93,12 +93,8 @@ rules::LearnOptions job_options(Conn& c, const Job& job, std::string& target) {
   const std::string id = std::to_string(job.id);
   Result t = c.exec("SELECT options->>'target' FROM mln.jobs WHERE id = $1", {id});
   target = t.rows() ? t.get(0, 0) : "";
-  Result r = c.exec("SELECT e.key, jsonb_typeof(e.value), e.value #>> '{}' FROM mln.jobs j, "
-                    "jsonb_each(j.options - 'target') e WHERE j.id = $1",
-                    {id});
-  std::vector<OptionEntry> entries;
-  for (int i = 0; i < r.rows(); ++i) entries.push_back({r.get(i, 0), r.get(i, 1), r.get(i, 2)});
-  return rules::read_options(OptionEntries(std::move(entries), "mln.learn_rules_job", rules::kOptionList));
+  return rules::read_options(
+      OptionEntries(job_option_entries(c, job.id, "target"), "mln.learn_rules_job", rules::kOptionList));
 }
 
 // The task, from one snapshot of the program's evidence.
@@ -212,9 +208,7 @@ void run_rules_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job&
   try {
     opts = job_options(c, job, target);
     // The lease, while the evidence is read (the supervisor renews it after).
-    LeaseKeeper keep_lease(wo, "UPDATE mln.jobs SET lease_until = clock_timestamp() + make_interval(secs => $3::int) "
-                               "WHERE id = $1 AND worker = $2 AND status = 'running'",
-                           {std::to_string(job.id), me});
+    JobLease keep_lease(wo, job, me);
     task = read_task(c, job, target, opts);
   } catch (const OptionEntryError& e) {  // a row written around mln.learn_rules_job's check
     return fail(c, job, me, std::string("invalid options for this job: ") + e.what());

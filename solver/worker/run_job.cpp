@@ -118,7 +118,7 @@ std::string refusal(Conn& c, const Job& job) {
   if (job.schema.empty()) return missing;
   if (!job.bad_options.empty()) return job.bad_options;
   if (!job.wants_map() && !job.wants_marginal() && !job.wants_learn())
-    return "unknown task \"" + job.task + "\" (this worker serves map, marginal, dual, learn, rules)";
+    return "unknown task \"" + job.task + "\" (this worker serves map, marginal, dual, learn, rules, problog)";
   Result g = c.exec(
       "SELECT to_regclass($1) IS NOT NULL, p.grounded_at IS NOT NULL, pg_has_role(j.owner, p.owner, 'MEMBER'), "
       "  coalesce((p.ground_stats->>'learning')::boolean, false) "
@@ -217,14 +217,12 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
     if (wo.log) wo.log("job " + std::to_string(job.id) + ": " + s);
   };
   if (job.wants_rules()) return run_rules_job(c, wo, me, job, stop);
+  if (job.wants_problog()) return run_problog_job(c, wo, me, job, stop);
   if (const std::string why = refusal(c, job); !why.empty()) return fail(c, job, me, why);
   const auto t_read = Clock::now();
   // The lease, while the network is read and the job planned (the
   // supervising loop below renews it after).
-  auto keep_lease = std::make_unique<LeaseKeeper>(
-      wo, "UPDATE mln.jobs SET lease_until = clock_timestamp() + make_interval(secs => $3::int) "
-          "WHERE id = $1 AND worker = $2 AND status = 'running'",
-      std::vector<std::string>{std::to_string(job.id), me});
+  auto keep_lease = std::make_unique<JobLease>(wo, job, me);
   const std::string net_oid = network_oid(c, job.schema);
   // A spread job's parts, told to the idle workers: they read the network
   // ahead while this one reads and plans.

@@ -16,11 +16,16 @@ bool Supervisor::tick(Progress& pr, double elapsed) {
   int iterations, rule, depth;
   double objective;
   int64_t candidates;
+  uint64_t drawn, accepted;
+  double widest;
   {
     std::lock_guard<std::mutex> g(pr.mu);
     rule = pr.rule;
     depth = pr.depth;
     candidates = pr.candidates;
+    drawn = pr.drawn;
+    accepted = pr.accepted;
+    widest = pr.widest;
     iterations = pr.iterations;
     objective = pr.objective;
     best = pr.best;
@@ -35,8 +40,9 @@ bool Supervisor::tick(Progress& pr, double elapsed) {
   // the MAP figures of a dual job stay as they were.
   // Rule learning: the rule searched in iterations (of max_rules in
   // iterations_total), its depth and the candidates scored (columns of
-  // 0.10.0, written only for its jobs).
-  const size_t np = job_.wants_rules() ? 13 : 11;
+  // 0.10.0, written only for its jobs).  ProbLog: the samples drawn and
+  // their rate, those accepted and the widest interval (columns of 0.11.0).
+  const size_t np = job_.wants_rules() || job_.wants_problog() ? 13 : 11;
   std::vector<std::string> p(np);
   std::vector<bool> nulls(np, true);
   auto set = [&](size_t i, const std::string& v) { p[i] = v, nulls[i] = false; };
@@ -47,6 +53,11 @@ bool Supervisor::tick(Progress& pr, double elapsed) {
     set(9, std::to_string(rule));
     set(11, std::to_string(depth));
     set(12, std::to_string(candidates));
+  } else if (job_.wants_problog()) {
+    set(6, std::to_string(drawn));
+    set(7, std::to_string(elapsed > 0 ? static_cast<double>(drawn) / elapsed : 0.0));
+    set(11, std::to_string(accepted));
+    if (!std::isnan(widest)) set(12, float8_text(widest));
   } else if (job_.wants_learn()) {
     set(9, std::to_string(iterations));
     if (!std::isnan(objective)) set(10, std::to_string(objective));
@@ -69,7 +80,9 @@ bool Supervisor::tick(Progress& pr, double elapsed) {
       "  flips_per_s = coalesce($6::float8, flips_per_s), samples = coalesce($7::bigint, samples), "
       "  samples_per_s = coalesce($8::float8, samples_per_s), samples_total = coalesce(samples_total, $9::bigint), "
       "  iterations = coalesce($10::int, iterations), objective = coalesce($11::float8, objective) " +
-          std::string(np > 11 ? ", rule_depth = $12::int, candidates = $13::bigint " : "") +
+          std::string(job_.wants_rules()     ? ", rule_depth = $12::int, candidates = $13::bigint "
+                      : job_.wants_problog() ? ", accepted = $12::bigint, widest_interval = $13::float8 "
+                                             : "") +
       "WHERE id = $1 AND worker = $2 RETURNING status, "
       "  pg_try_advisory_xact_lock(20260522, id::int4), wait_ok_at, clock_timestamp()",
       p, nulls);

@@ -28,6 +28,8 @@ struct Progress {
   double objective = NAN;         // learning: estimated gain so far
   int rule = 0, depth = 0;        // rule learning: the rule searched (1-based) and its refinement depth
   int64_t candidates = 0;         // rule learning: candidates scored so far
+  uint64_t drawn = 0, accepted = 0;  // forward sampling (problog): samples drawn, those that satisfy the evidence
+  double widest = NAN;            // forward sampling: the widest query interval so far
 };
 
 // Watches the job while it runs: renews the lease, publishes progress, and

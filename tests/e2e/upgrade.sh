@@ -178,6 +178,20 @@ check "and learns gp" \
 check "mln.add_learned_rules adds it as weight version 2" test "$(q9 "SELECT mln.add_learned_rules('fam', $job9)")" = 2
 dropdb mln_e2e_upgrade9
 
+# 0.10.0 -> 0.11.0 on its own: a job queued under 0.10.0 is still served;
+# after the update a ProbLog program is queued as a job (no program of
+# mln.programs), served by the worker, its answer mln.problog's.
+q10() { psql -d mln_e2e_upgrade10 -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
+updated_serves 0.10.0 0.11.0 mln_e2e_upgrade10
+pl="0.3::a. 0.6::b :- a. query(b)."
+job10=$(q10 "SELECT mln.problog_job('$pl', '{\"samples\": 20000, \"device\": \"cpu\"}')")
+PGDATABASE=mln_e2e_upgrade10 "$WORKER" --quiet --once >/dev/null 2>&1
+check "after the update a problog job is served" test "$(q10 "SELECT (mln.wait($job10, interval '30 s'))->>'status'")" = done
+check "and answers what mln.problog answers" \
+  test "$(q10 "SELECT (SELECT probability FROM mln.problog_results WHERE job = $job10)
+                    = (SELECT probability FROM mln.problog('$pl', '{\"samples\": 20000, \"device\": \"cpu\"}'))")" = t
+dropdb mln_e2e_upgrade10
+
 # The same objects as a fresh install (which PostgreSQL builds by the same path).
 objects() {
   psql -qXAt -d "$1" -c "SELECT pg_describe_object(classid, objid, objsubid) FROM pg_depend
