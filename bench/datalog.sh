@@ -105,7 +105,9 @@ best() {
                -c "SET statement_timeout = '${STMT_TIMEOUT}s'" -c "SELECT t(\$q\$$1\$q\$)" 2>/tmp/datalog_bench.$$ | tail -1); then
       err=$(cat /tmp/datalog_bench.$$); rm -f /tmp/datalog_bench.$$
       case "$err" in *"statement timeout"*) echo ">$STMT_TIMEOUT"; return ;; esac
-      echo "datalog.sh: $err" >&2; exit 1
+      # Any other error (a GPU out of memory, a row limit) is a result too:
+      # the row says "failed", the log has the message, the run goes on.
+      echo "datalog.sh: $err" >&2; echo "failed"; return
     fi
     b=$(python3 -c "print(min(float('$s'), float('${b:-inf}')))")
     python3 -c "import sys; sys.exit(0 if float('$s') > $REPEAT_S else 1)" && break
@@ -160,7 +162,7 @@ same() {
 
 ratio() { python3 -c "
 a, b = '$1', '$2'
-print('-' if '>' in a + b else f'{float(a) / max(float(b), 1e-9):.2f}')"; }
+print('-' if '>' in a + b or 'failed' in a + b else f'{float(a) / max(float(b), 1e-9):.2f}')"; }
 
 # gen_graph KIND M: fills b.edges (src, dst); prints the node space.
 gen_graph() {
@@ -253,7 +255,7 @@ for m in $EDGES; do
       t_warm=$(WARM=1 best "SELECT mln.datalog('$dl', 'b', '{\"device\": \"$DEVICE\", \"max_rows\": 0}')")
       t_sql=$(best "$sql")
       # the last run of each left its table; a timed-out one left none
-      if [[ $t_dl == \>* || $t_sql == \>* ]]; then nr="-"; chk="-"
+      if [[ $t_dl == \>* || $t_sql == \>* || $t_dl == failed || $t_sql == failed ]]; then nr="-"; chk="-"
       else
         split "$prog $g $ne" "$dl"  # best dropped it
         nr=$(q "SELECT count(*) FROM b.$rel"); chk=$(same "b.$rel" "b.${rel}_sql"); fi
@@ -267,7 +269,7 @@ for m in $EDGES; do
     t_dl=$(best "SELECT mln.datalog('$PTA', 'b', '{\"device\": \"$DEVICE\", \"max_rows\": 0}')")
     t_warm=$(WARM=1 best "SELECT mln.datalog('$PTA', 'b', '{\"device\": \"$DEVICE\", \"max_rows\": 0}')")
     t_sql=$(best "SELECT pta_sql()")
-    if [[ $t_dl == \>* || $t_sql == \>* ]]; then nr="-"; chk="-"
+    if [[ $t_dl == \>* || $t_sql == \>* || $t_dl == failed || $t_sql == failed ]]; then nr="-"; chk="-"
     else
       split "PTA $ne" "$PTA"
       nr="pt $(q "SELECT count(*) FROM b.pt"), hpt $(q "SELECT count(*) FROM b.hpt")"
