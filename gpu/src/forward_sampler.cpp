@@ -33,12 +33,19 @@ void CpProgram::add_rule(const std::vector<int32_t>& p, const std::vector<int32_
 
 void CpProgram::validate() const {
   auto bad = [](const std::string& m) { throw std::invalid_argument("forward sampler: " + m); };
+  if (pos_off.empty() || neg_off.empty() || head_off.empty()) bad("offset arrays without their leading 0");
   const size_t nr = num_rules();
   if (neg_off.size() != nr + 1 || head_off.size() != nr + 1) bad("offset arrays of different lengths");
   if (pos_off.back() != static_cast<int64_t>(pos.size()) || neg_off.back() != static_cast<int64_t>(neg.size()) ||
       head_off.back() != static_cast<int64_t>(head.size()) || head_cum.size() != head.size() ||
       head_cond.size() != head.size())
     bad("offsets do not match the arrays");
+  // Offsets start at 0 and never decrease: the kernels index by them unchecked.
+  for (const auto* off : {&pos_off, &neg_off, &head_off}) {
+    if (off->front() != 0) bad("offsets do not start at 0");
+    for (size_t r = 1; r < off->size(); ++r)
+      if ((*off)[r] < (*off)[r - 1]) bad("offsets decrease at rule " + std::to_string(r - 1));
+  }
   if (stratum_begin.size() < 2 || stratum_begin.front() != 0 || stratum_begin.back() != static_cast<int32_t>(nr))
     bad("strata do not cover the rules");
   for (size_t s = 1; s < stratum_begin.size(); ++s)

@@ -159,6 +159,9 @@ TEST(ForwardSamplerProgram, RefusesBadPrograms) {
   p = suzy_billy();
   p.evidence = {0};
   EXPECT_THROW(forward_sample(p, SampleOptions{}), std::invalid_argument);  // no value
+  p = suzy_billy();  // body offsets 0 0 0 1 2 -> 0 0 1 0 2: the ends still match the arrays
+  p.pos_off[2] = 1, p.pos_off[3] = 0;
+  EXPECT_THROW(forward_sample(p, SampleOptions{}), std::invalid_argument) << "decreasing offsets";
   SampleOptions o;
   o.delta = 0;
   EXPECT_THROW(forward_sample(suzy_billy(), o), std::invalid_argument);
