@@ -182,13 +182,8 @@ k3=$(q "SELECT mln.infer('rch', options => '$KOPTS')")
 "$WORKER" --quiet --once --name kleader3 --lease 3 >/dev/null 2>&1 & wl=$!
 claimed "$k3" kleader3
 kill -STOP $wl
-# Waits for the helper's LISTEN (a fixed second was too short on a loaded
-# 2-core CI box: the leader took both parts of round 1).
-listening() { q "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'mln_worker' AND query LIKE 'LISTEN%'"; }
-n0=$(listening)
 MLN_TEST_DIE_AT_ROUND=2 "$WORKER" --quiet --name kdoomed --lease 3 >/dev/null 2>&1 & wd=$!
-for _ in $(seq 1 200); do [ "$(listening)" -gt "$n0" ] && break; sleep 0.05; done
-sleep 0.2
+sleep 1
 kill -CONT $wl
 wait $wl; kill -9 $wd 2>/dev/null; wait $wd 2>/dev/null
 read -r sk3 ck3 <<<"$(kanswer "$k3" | head -1)"
