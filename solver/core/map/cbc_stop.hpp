@@ -28,11 +28,10 @@ using Clock = std::chrono::steady_clock;
 // nothing for a window is stalled too.
 struct CbcProgress {
   CbcProgress(double window_s, double seconds_left)
-      : closing(window_s), window_s(window_s), has_deadline(seconds_left > 0),
+      : closing(window_s), has_deadline(seconds_left > 0),
         deadline(Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                     std::chrono::duration<double>(seconds_left > 0 ? seconds_left : 0))) {}
   GapClosing closing;
-  double window_s;
   bool has_deadline;
   Clock::time_point deadline;
   // The start's objective (the walk's answer).  With a start, the gap is
@@ -64,7 +63,7 @@ struct CbcProgress {
       return false;
     }
     const double span = std::chrono::duration<double>(now - first_at).count();
-    if (span < window_s || gap <= 0) return false;
+    if (span < closing.window_s() || gap <= 0) return false;
     const double rate = (first_gap - gap) / span;
     return rate <= 0 || gap / rate > std::chrono::duration<double>(deadline - now).count();
   }

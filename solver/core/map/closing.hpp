@@ -30,6 +30,7 @@ class GapClosing {
   static double window_after(double search_s) { return std::clamp(search_s, kMinWindowS, kWindowS); }
 
   explicit GapClosing(double window_s = kWindowS) : window_s_(window_s), since_(Clock::now()) {}
+  double window_s() const { return window_s_; }
   // Records the gap now (answer minus bound; +infinity while one is
   // missing); false once a whole window passed without closing kShare of
   // the gap at the window's start.

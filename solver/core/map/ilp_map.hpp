@@ -29,6 +29,7 @@
 
 #include "mln/network.hpp"
 #include "core/base/run_control.hpp"
+#include "core/map/closing.hpp"
 
 namespace mln::solver {
 
@@ -41,7 +42,7 @@ struct IlpOptions {
   // stops closing (GapClosing, closing.hpp): the default path's exact path,
   // which runs after the walk, under ilp_seconds as a cap.
   bool stop_when_stalled = false;
-  double stall_window_s = 3;  // GapClosing's window for stop_when_stalled
+  double stall_window_s = GapClosing::kWindowS;  // its window for stop_when_stalled
 };
 
 struct IlpOutcome {

@@ -63,7 +63,7 @@ struct Run {
   double seconds_so_far() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
   void mark(const std::string& what) {
     if (!debug) return;
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double s = seconds_so_far();
     std::lock_guard<std::mutex> lock(debug_mu);
     std::fprintf(stderr, "[solve_map %8.4f s] %s\n", s, what.c_str());
   }
