@@ -189,10 +189,13 @@ bool run_round(Conn& c, const WorkerOptions& wo, const std::string& me, const Jo
 
 // Drops what the job's parts keep once its answer is kept; a job that
 // stops for a shutdown keeps them (the next leader resumes from them).
-void clean_up(Conn& c, const Job& job, bool stopped) {
+// A leader that lost its lease while it ran (another worker took the job
+// over and leads it now) drops nothing: the new leader reads those rows.
+void clean_up(Conn& c, const std::string& me, const Job& job, bool stopped) {
   const std::string id = std::to_string(job.id);
   drop_kept_walks(job.id);
-  if (stopped && c.exec("SELECT status FROM mln.jobs WHERE id = $1", {id}).get(0, 0) == "running") return;
+  Result s = c.exec("SELECT status = 'running', worker IS DISTINCT FROM $2 FROM mln.jobs WHERE id = $1", {id, me});
+  if (s.rows() == 1 && s.get(0, 0) == "t" && (stopped || s.get(0, 1) == "t")) return;
   c.exec("DELETE FROM mln.job_plans WHERE job = $1", {id});
   c.exec("UPDATE mln.job_parts SET state = NULL, probabilities = NULL WHERE job = $1", {id});
 }
@@ -244,7 +247,17 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
   };
   solver::WholeBound whole(net, pi.plan, o);  // the LP bound of the whole network, beside the rounds
   solver::RoundStop ending(pi.plan, rounds, o);
-  for (int r = 1; r <= rounds && !cancel; ++r) {
+  // A leader that takes over a job goes on after the rounds its leaders
+  // ended, from each part's latest state: the states of the rounds before a
+  // part's latest are dropped as the rounds end (below), so they cannot be
+  // read again.
+  const int resumed = static_cast<int>(c.exec("SELECT coalesce(rounds, 0) FROM mln.jobs WHERE id = $1", {id}).num(0, 0));
+  if (resumed > 0) {
+    truth = state_before(c, job.id, resumed + 1, net, pi, o.seed);
+    log("resuming after round " + std::to_string(resumed));
+    score(resumed);
+  }
+  for (int r = resumed + 1; r <= rounds && !cancel; ++r) {
     const std::vector<int> ps = solver::round_parts(pi.plan, r);
     if (ps.empty()) break;
     double left = 0;
@@ -264,15 +277,21 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
     const auto tw = Clock::now();
     const bool changed = apply_states(
         c, "SELECT part, state FROM mln.job_parts WHERE job = " + id + " AND round = " + std::to_string(r), pi, truth);
-    Result f = c.exec("UPDATE mln.jobs SET rounds = $2 WHERE id = $1 "
+    // (only while this worker leads the job: one that lost its lease stops)
+    Result f = c.exec("UPDATE mln.jobs SET rounds = $2 WHERE id = $1 AND worker = $3 "
                       "RETURNING (SELECT coalesce(sum(flips), 0) FROM mln.job_parts WHERE job = $1)",
-                      {id, std::to_string(r)});
+                      {id, std::to_string(r), me});
+    if (f.rows() == 0) {
+      log("round " + std::to_string(r) + ": the job is led by another worker now");
+      cancel = true;
+      break;
+    }
     // A part's states of the rounds before its latest are read no more.
     c.exec("UPDATE mln.job_parts p SET state = NULL WHERE p.job = $1 AND p.round >= 1 AND p.round < $2 "
            "  AND p.state IS NOT NULL AND EXISTS (SELECT 1 FROM mln.job_parts q WHERE q.job = p.job "
            "  AND q.part = p.part AND q.round > p.round AND q.round <= $2 AND q.status = 'done')",
            {id, std::to_string(r)});
-    res.flips = f.rows() ? f.num(0, 0) : res.flips;
+    res.flips = f.num(0, 0);
     score(r);
     if (debug_timing())
       log("round " + std::to_string(r) + ": queued and run in " +
@@ -307,7 +326,7 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
   res.partitions = pi.plan.parts;
   res.solver_used = "walksat";
   res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  if (!job.wants_marginal() || res.cancelled) clean_up(c, job, res.cancelled);  // a dual job's marginal half needs the plan
+  if (!job.wants_marginal() || res.cancelled) clean_up(c, me, job, res.cancelled);  // a dual job's marginal half needs the plan
   return res;
 }
 
@@ -407,7 +426,7 @@ solver::MarginalResult solve_spread_marginal(const WorkerOptions& wo, const std:
   }
   res.cancelled = res.cancelled || !all;
   res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  clean_up(lead.c, job, !all);
+  clean_up(lead.c, me, job, !all);
   return res;
 }
 

@@ -132,8 +132,6 @@ bool apply_states(Conn& c, const std::string& rows, const PlanIndex& pi, std::ve
   return changed;
 }
 
-namespace {
-
 // The whole state at the start of round r: every part's latest state of the
 // rounds before (the starting state where it has none).
 std::vector<uint8_t> state_before(Conn& c, int64_t job, int r, const Network& net, const PlanIndex& pi,
@@ -158,6 +156,8 @@ std::vector<uint8_t> state_before(Conn& c, int64_t job, int r, const Network& ne
   }
   return truth;
 }
+
+namespace {
 
 // The part a claim returned (job, round, part, seed, max_flips, time_limit);
 // false when it returned none.

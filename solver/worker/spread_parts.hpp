@@ -43,6 +43,10 @@ bool load_plan(Conn& c, int64_t job, const Network& net, solver::SpreadPlan& pla
 // true if an atom changed.  `read` (where given) marks the parts read.
 bool apply_states(Conn& c, const std::string& rows, const PlanIndex& pi, std::vector<uint8_t>& truth,
                   std::vector<uint8_t>* read = nullptr);
+// The whole state at the start of round r: every part's latest state of the
+// rounds before (the starting state `seed` gives where it has none).
+std::vector<uint8_t> state_before(Conn& c, int64_t job, int r, const Network& net, const PlanIndex& pi,
+                                  uint64_t seed);
 
 struct ClaimedPart {
   int64_t job = 0;

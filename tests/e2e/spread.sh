@@ -176,14 +176,16 @@ check "each part stays with the worker that ran it first" \
   test "$(q "SELECT count(*) FROM mln.job_parts a JOIN mln.job_parts b ON b.job = a.job AND b.part = a.part AND b.round = a.round + 1
              WHERE a.job = $k2 AND a.round >= 1 AND a.worker <> b.worker")" = 0
 # A helper that dies when it takes a part of round 2 (MLN_TEST_DIE_AT_ROUND);
-# the leader waits (stopped) until the helper listens, so that both take a
-# part of round 1.
+# the leader waits (stopped) until the helper listens, so that the helper
+# takes a part of round 1 (or both).
 k3=$(q "SELECT mln.infer('rch', options => '$KOPTS')")
 "$WORKER" --quiet --once --name kleader3 --lease 3 >/dev/null 2>&1 & wl=$!
 claimed "$k3" kleader3
 kill -STOP $wl
+listening() { q "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'mln_worker' AND query LIKE 'LISTEN%'"; }
+n0=$(listening)
 MLN_TEST_DIE_AT_ROUND=2 "$WORKER" --quiet --name kdoomed --lease 3 >/dev/null 2>&1 & wd=$!
-sleep 1
+for _ in $(seq 1 200); do [ "$(listening)" -gt "$n0" ] && break; sleep 0.05; done
 kill -CONT $wl
 wait $wl; kill -9 $wd 2>/dev/null; wait $wd 2>/dev/null
 read -r sk3 ck3 <<<"$(kanswer "$k3" | head -1)"
@@ -194,6 +196,27 @@ check "the parts queued for it in round 2 were run by the leader after their lea
   test "$(q "SELECT count(*) > 0 AND bool_and(worker = 'kleader3') AND count(*) FILTER (WHERE attempts = 2) = 1
              FROM mln.job_parts a WHERE job = $k3 AND round = 2
              AND EXISTS (SELECT 1 FROM mln.job_parts b WHERE b.job = a.job AND b.round = 1 AND b.part = a.part AND b.worker = 'kdoomed')")" = t
+
+# A leader stopped after round 1 (its lease runs out): a worker takes the
+# job over, resumes after round 1, ends round 2 (which drops the round-1
+# states) and dies in round 3.  The stopped leader, let go, finds the job
+# led by another and stops leading it; the worker that takes the job next
+# resumes after round 2 (round 1's states are gone) and ends it.
+LOPTS='{"partitions": 2, "rounds": 6, "seed": 3, "max_flips": 3000000, "threads": 1, "solver": "walksat", "device": "cpu", "cpu_walk": "weighted"}'
+k4=$(q "SELECT mln.infer('rch', options => '$LOPTS')")
+"$WORKER" --once --name kleader4 --lease 2 >"$tmp/kleader4.log" 2>&1 & wl=$!
+for _ in $(seq 1 600); do [ "$(q "SELECT rounds FROM mln.jobs WHERE id = $k4")" = 1 ] && break; sleep 0.02; done
+kill -STOP $wl
+MLN_TEST_DIE_AT_ROUND=3 "$WORKER" --name kheir4 --lease 2 >"$tmp/kheir4.log" 2>&1 & wd=$!
+wait $wd
+kill -CONT $wl; wait $wl
+sleep 2.5  # the dead heir's lease runs out
+"$WORKER" --once --name kfinal4 --lease 2 >"$tmp/kfinal4.log" 2>&1
+echo "# leader stopped after round 1: $(q "SELECT status || ' ' || coalesce(error, '') FROM mln.jobs WHERE id = $k4")"
+check "a worker took the stopped leader's job over and resumed after round 1" grep -q "resuming after round 1" "$tmp/kheir4.log"
+check "the stopped leader, let go, stopped leading it" grep -q "job $k4: cancelled" "$tmp/kleader4.log"
+check "the next worker resumed after round 2 and ended the job" \
+  test "$(grep -c "resuming after round 2" "$tmp/kfinal4.log") $(q "SELECT status FROM mln.jobs WHERE id = $k4")" = "1 done"
 
 # 5. Marginal and dual jobs: parts of whole components (class: 546
 #    components), each sampled once by whichever worker claims it.
