@@ -190,13 +190,34 @@ TEST(IlpTest, AStoppedRunProvesNothing) {
     EXPECT_LE(r.bound, walk.cost + tol(walk.cost)) << "limit " << limit;
     EXPECT_LE(r.cost, walk.cost + tol(walk.cost)) << "limit " << limit;
   }
-  SolveOptions o;  // the default path, its exact path cut at 3 s
+  SolveOptions o;  // solve_map's exact path, cut at 3 s
   o.device = "cpu";
   o.seed = 1;
-  o.ilp_seconds = 3;
+  o.solver = "ilp";
+  o.timeout_s = 3;
   const SolveResult r = solve_map(net, o);
+  EXPECT_NE(r.solver_used.find("ilp"), std::string::npos) << r.solver_used;
   EXPECT_FALSE(r.optimal) << r.solver_used << ", cost " << r.cost << ", bound " << r.bound;
   EXPECT_LT(r.bound, r.cost);
+}
+
+// Solver auto runs no exact path where the LP relaxation's optimum leaves
+// a gap over GapClosing::kExactMaxGap (independent sets: ~18%), and does
+// run it where the gap is narrower or the component small.
+TEST(IlpTest, AutoSkipsTheExactPathWhereTheLpGapIsWide) {
+  if (!ilp_available()) GTEST_SKIP() << "built without COIN-OR CBC";
+  const mln::Network net = independent_set_network(2000, 7);
+  SolveOptions o;
+  o.device = "cpu";
+  o.seed = 1;
+  const SolveResult r = solve_map(net, o);
+  EXPECT_EQ(r.solver_used.find("ilp"), std::string::npos) << r.solver_used;
+  EXPECT_GT(r.cost - r.bound, GapClosing::kExactMaxGap * r.cost) << "cost " << r.cost << ", bound " << r.bound;
+  EXPECT_FALSE(GapClosing::exact_may_close(r.cost, r.bound, static_cast<long long>(net.clauses.size())));
+  EXPECT_TRUE(GapClosing::exact_may_close(100, 91, 5000));
+  EXPECT_FALSE(GapClosing::exact_may_close(100, 89, 5000));
+  EXPECT_TRUE(GapClosing::exact_may_close(100, 10, GapClosing::kExactAnyGapClauses));
+  EXPECT_TRUE(GapClosing::exact_may_close(-5, -5.5, 5000));
 }
 
 // A large ILP honours its time limit: Clp's automatic choice for a large

@@ -32,9 +32,11 @@ double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool e
   // Its rounded solution is an answer too, optimal when the LP is integral.
   double cost = total_cost_threads(pn.clauses, best);
   double bound;
+  bool lp_optimal = false;  // bound is the LP relaxation's optimum
   if (pdhg_sized(m)) {  // the same LP by PDHG, mostly done beside the walk by now
     PdhgOutcome lp = side_bound(k, pn, gap_target(cost, opts.gap_tolerance));
     bound = lp.bound;
+    lp_optimal = lp.converged;
     if (opts.solver == "auto" && !lp.state.empty() && lp.state_cost < cost) {
       cost = lp.state_cost;
       best = std::move(lp.state);
@@ -44,6 +46,7 @@ double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool e
     LpOutcome lp = lp_relaxation(pn, opts.lp_seconds, &stop);
     mark("component " + std::to_string(k) + ": LP relaxation, bound " + std::to_string(lp.bound));
     bound = lp.bound;
+    lp_optimal = lp.solved;
     if (lp.solved && opts.solver == "auto") {  // "walksat" and "ilp" keep their own answers
       const double c = total_cost_threads(pn.clauses, lp.state);
       if (c < cost) {
@@ -56,9 +59,15 @@ double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool e
     bound = unit_bound(pn);
   }
   const bool partitioned = n > (opts.device == "gpu" ? opts.gpu_partition_max_atoms : opts.partition_max_atoms);
+  // auto: not where the LP's optimum leaves a gap too wide for branch and
+  // bound in the time after the walk (GapClosing::exact_may_close).
+  const bool closable = !lp_optimal || GapClosing::exact_may_close(cost, bound, m);
+  if (opts.solver == "auto" && !closable)
+    mark("component " + std::to_string(k) + ": no exact path, the LP leaves a gap of " +
+         std::to_string(100.0 * (cost - bound) / std::max(std::fabs(cost), 1.0)) + "%");
   const bool try_ilp = ilp_available() && !stop.should_stop() && !(opts.solver != "ilp" && proven_within_tolerance(cost, bound)) &&
-                       (opts.solver == "ilp" || (opts.solver == "auto" && !partitioned && m <= opts.ilp_max_clauses &&
-                                                 opts.ilp_seconds > 0));
+                       (opts.solver == "ilp" || (opts.solver == "auto" && closable && !partitioned &&
+                                                 m <= opts.ilp_max_clauses && opts.ilp_seconds > 0));
   if (try_ilp && m <= opts.ilp_batch_max_clauses) {
     *defer = true;
   } else if (try_ilp && opts.solver == "auto") {
