@@ -120,8 +120,8 @@ for l in $loads; do
       for (i = 2; i <= NR; i++) {
         if (P[i] ~ /^NuWLS/ || C[i] == "" || C[i] == "-") continue
         if (ok(C[i], dc) && (fast == "" || S[i] + 0 < S[fast] + 0)) fast = i
-        # (the issue's rule: no single path ends lower in the same time; a
-        # path that ran longer than the default's allowance is listed apart)
+        # (the rule of the issue: no single path ends lower in the same time;
+        # a path that ran longer than the allowance of the default is listed apart)
         if (!ok(dc, C[i])) {
           if (S[i] + 0 <= 1.1 * S[1] + 0.2) worse = worse " " P[i]
           else later = later sprintf(" %s %s at %.2f s", P[i], C[i], S[i])
