@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/base/rng.hpp"
@@ -48,9 +49,11 @@ class DeviceArray {
   }
   T* get() const { return p_; }
   size_t size() const { return n_; }
-
- private:
-  size_t bytes() const { return std::max<size_t>(1, n_) * sizeof(T); }
+  void swap(DeviceArray& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+  }
+  // Frees the memory now (the array is empty after).
   void release() {
     if (!p_) return;
     cudaFree(p_);
@@ -58,6 +61,9 @@ class DeviceArray {
     p_ = nullptr;
     n_ = 0;
   }
+
+ private:
+  size_t bytes() const { return std::max<size_t>(1, n_) * sizeof(T); }
 
   T* p_ = nullptr;
   size_t n_ = 0;
