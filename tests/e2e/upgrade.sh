@@ -192,6 +192,28 @@ check "and answers what mln.problog answers" \
                     = (SELECT probability FROM mln.problog('$pl', '{\"samples\": 20000, \"device\": \"cpu\"}'))")" = t
 dropdb mln_e2e_upgrade10
 
+# 0.11.0 -> 0.12.0 on its own: a job queued under 0.11.0 is still served; a
+# staging table made under 0.11.0 (compressed chunks) stores its chunks
+# uncompressed once mln.evidence_staging is asked for it again, and the
+# streaming path still loads evidence.
+q11() { psql -d mln_e2e_upgrade11 -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
+at 0.11.0 mln_e2e_upgrade11
+q11 "SELECT mln.evidence_staging('smoke')" >/dev/null
+check "0.11.0: the staging table compresses its chunks" \
+  test "$(q11 "SELECT attstorage FROM pg_attribute WHERE attrelid = 'mln_smoke._staging'::regclass AND attname = 'body'")" = x
+q11 "ALTER EXTENSION pg_mln UPDATE TO '0.12.0'" >/dev/null
+check "ALTER EXTENSION pg_mln UPDATE TO '0.12.0' from 0.11.0" test "$(q11 "SELECT extversion FROM pg_extension WHERE extname = 'pg_mln'")" = 0.12.0
+job11=$(q11 "SELECT id FROM mln.jobs WHERE status = 'queued'")
+PGDATABASE=mln_e2e_upgrade11 "$WORKER" --quiet --once >/dev/null 2>&1
+check "the job queued under 0.11.0 is served after the update" \
+  test "$(q11 "SELECT (mln.wait($job11, interval '30 s'))->>'status'")" = done
+q11 "SELECT mln.evidence_staging('smoke')" >/dev/null
+check "after the update the staging table stores its chunks uncompressed" \
+  test "$(q11 "SELECT attstorage FROM pg_attribute WHERE attrelid = 'mln_smoke._staging'::regclass AND attname = 'body'")" = e
+q11 "INSERT INTO mln_smoke._staging VALUES (0, 1, 'Smokes(Zed)')" >/dev/null
+check "and the streaming path loads evidence through it" test "$(q11 "SELECT mln.ingest_evidence('smoke')")" = 1
+dropdb mln_e2e_upgrade11
+
 # The same objects as a fresh install (which PostgreSQL builds by the same path).
 objects() {
   psql -qXAt -d "$1" -c "SELECT pg_describe_object(classid, objid, objsubid) FROM pg_depend
