@@ -209,6 +209,9 @@ struct Run {
 
   // Whether the solved components' cost is within gap_tolerance of their
   // bound (comp_cost, comp_bound of the components done, the batch's extra).
+  // Solver auto, a component's first try of two: true if its cost is within
+  // gap_tolerance of the component's LP bound (Clp-sized components only).
+  bool first_try_within_gap(int32_t k, const mln::Network& pn, double cost);
   bool within_gap() const;
 
   // Components too small to fill the GPU (device "gpu", weighted design),
