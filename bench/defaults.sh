@@ -57,8 +57,9 @@ run() {  # load tag [flags...]
     /^### Best answer has cost / { c = $6 }
     /^### Proven optimal/ { p = $4; gsub(/[()]/, "", p) }
     /^### Lower bound / { b = $4; sub(/,$/, "", b); g = $6 }
+    /^search / { r = $2 }
     END { if (p != "") { b = c; g = "0%" } else p = "no"
-          printf "%s %s %s %s %s\n", s, (c == "" ? "-" : c), (b == "" ? "-" : b), (g == "" ? "-" : g), p }' "$log"
+          printf "%s %s %s %s %s %s\n", s, (c == "" ? "-" : c), (b == "" ? "-" : b), (g == "" ? "-" : g), p, (r == "" ? "-" : r) }' "$log"
 }
 
 {
@@ -114,7 +115,7 @@ for l in $loads; do
   # The table's rows and the workload's summary line.
   awk -v l="$l" -v out="$work/$l.sum" '
     function ok(a, b) { return a != "-" && b != "-" && a + 0 <= b + 0.006 }  # cost a reaches cost b
-    { P[NR] = $1; S[NR] = $2; C[NR] = $3; B[NR] = $4; G[NR] = $5; V[NR] = $6 }
+    { P[NR] = $1; S[NR] = $2; C[NR] = $3; B[NR] = $4; G[NR] = $5; V[NR] = $6; R[NR] = $7 }
     END {
       dc = C[1]; best = ""; fast = ""; worse = ""
       for (i = 2; i <= NR; i++) {
@@ -139,7 +140,15 @@ for l in $loads; do
         printf "| %s | %s | %s | %s | %s | %s | %s |\n", l, (i == 1 ? "**default**" : P[i]), S[i], C[i], bg, V[i] == "-" ? "" : (V[i] == "no" ? "no" : "yes (" V[i] ")"), chk
         if (P[i] ~ /^NuWLS/) nu = nu (nu == "" ? "" : "; ") P[i] (C[i] == "-" ? ": no answer" : sprintf(" %s at %s s CPU (%+.2f%s vs the default)",
           C[i], S[i], C[i] - dc, dc + 0 > 0 ? sprintf(", %+.2f%%", 100 * (C[i] / dc - 1)) : ""))
+        # the best answer of NuWLS (the lower cost, then the earlier): the issue asks the default
+        # to reach its cost in at most twice its time, compared here search to search (the search
+        # phase of the default: the worker reads, solves and writes back; NuWLS: its CPU time to
+        # its best, the export not counted)
+        if (P[i] ~ /^NuWLS/ && C[i] != "-" && (nb == "" || C[i] + 0 < C[nb] - 0.006 || (ok(C[i], C[nb]) && S[i] + 0 < S[nb] + 0))) nb = i
       }
+      if (nb != "" && R[1] != "" && R[1] != "-")
+        nu = nu sprintf(". NuWLS target (the default reaches %s, NuWLS best, by search in <= 2x %s s): %s (default search %s s)",
+          C[nb], S[nb], (ok(dc, C[nb]) && R[1] + 0 <= 2 * S[nb] ? "PASS" : "FAIL"), R[1])
       f = fast == "" ? "none" : sprintf("%s, %.2f s; default/fastest %.2f", P[fast], S[fast], S[fast] > 0 ? S[1] / S[fast] : 0)
       printf "- **%s**: default %s s, cost %s. Fastest single path reaching its cost: %s. Time target: %s; cost target: %s. %s.\n",
         l, S[1], dc, f, tt, ct, nu == "" ? "NuWLS: no result" : nu > out
