@@ -21,7 +21,7 @@
 namespace mln::solver::map_detail {
 
 double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool enumerated, std::vector<uint8_t>& best,
-                            bool* defer) {
+                            bool* defer, LpOutcome* solved_lp) {
   const int64_t m = static_cast<int64_t>(pn.clauses.size());
   if (enumerated) {  // solve_exact_cpu enumerated every state
     comp_proven[k] = 1;
@@ -43,7 +43,7 @@ double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool e
       lp_used = true;
     }
   } else if (m <= opts.lp_bound_max_clauses && ilp_available() && !stop.should_stop()) {
-    LpOutcome lp = lp_relaxation(pn, opts.lp_seconds, &stop);
+    LpOutcome lp = solved_lp ? std::move(*solved_lp) : lp_relaxation(pn, opts.lp_seconds, &stop);
     mark("component " + std::to_string(k) + ": LP relaxation, bound " + std::to_string(lp.bound));
     bound = lp.bound;
     lp_optimal = lp.solved;
@@ -64,7 +64,7 @@ double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool e
   const bool closable = !lp_optimal || GapClosing::exact_may_close(cost, bound, m);
   if (opts.solver == "auto" && !closable)
     mark("component " + std::to_string(k) + ": no exact path, the LP leaves a gap of " +
-         std::to_string(100.0 * (cost - bound) / std::max(std::fabs(cost), 1.0)) + "%");
+         std::to_string(100.0 * GapClosing::relative_gap(cost, bound)) + "%");
   const bool try_ilp = ilp_available() && !stop.should_stop() && !(opts.solver != "ilp" && proven_within_tolerance(cost, bound)) &&
                        (opts.solver == "ilp" || (opts.solver == "auto" && closable && !partitioned &&
                                                  m <= opts.ilp_max_clauses && opts.ilp_seconds > 0));

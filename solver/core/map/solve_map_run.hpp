@@ -165,9 +165,10 @@ struct Run {
   // solver asks for it, keeping its state in `best` when it is better, and
   // marks the component proven when its answer is optimal.
   // Sets *defer instead of running the exact path on a component small
-  // enough for the batch (solve_batched runs them all as one ILP).
+  // enough for the batch (solve_batched runs them all as one ILP).  `lp`
+  // (may be null): the component's LP relaxation by Clp, already solved.
   double bound_component(int32_t k, const mln::Network& pn, int64_t n, bool enumerated, std::vector<uint8_t>& best,
-                         bool* defer);
+                         bool* defer, LpOutcome* lp = nullptr);
 
   // The exact path's time limit now: "ilp" until done or the job's
   // timeout; "auto" what is left of ilp_seconds (a budget for the whole
@@ -210,8 +211,9 @@ struct Run {
   // Whether the solved components' cost is within gap_tolerance of their
   // bound (comp_cost, comp_bound of the components done, the batch's extra).
   // Solver auto, a component's first try of two: true if its cost is within
-  // gap_tolerance of the component's LP bound (Clp-sized components only).
-  bool first_try_within_gap(int32_t k, const mln::Network& pn, double cost);
+  // gap_tolerance of the component's LP bound (Clp-sized components only;
+  // the LP solved is left in `lp` for bound_component).
+  bool first_try_within_gap(int32_t k, const mln::Network& pn, double cost, LpOutcome& lp);
   bool within_gap() const;
 
   // Components too small to fill the GPU (device "gpu", weighted design),

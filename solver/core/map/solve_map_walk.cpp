@@ -48,11 +48,11 @@ WalkParams Run::walk_params(int32_t k, int64_t flips, uint64_t seed, bool whole)
   return p;
 }
 
-bool Run::first_try_within_gap(int32_t k, const mln::Network& pn, double cost) {
+bool Run::first_try_within_gap(int32_t k, const mln::Network& pn, double cost, LpOutcome& lp) {
   const int64_t m = static_cast<int64_t>(pn.clauses.size());
   if (opts.solver != "auto" || pdhg_sized(m) || m > opts.lp_bound_max_clauses || !ilp_available() || stop.should_stop())
     return false;
-  const LpOutcome lp = lp_relaxation(pn, opts.lp_seconds, &stop);
+  lp = lp_relaxation(pn, opts.lp_seconds, &stop);
   const bool within = lp.solved && lp.bound >= gap_target(cost, opts.gap_tolerance);
   if (within && debug) mark("component " + std::to_string(k) + ": first try within the gap tolerance, no second");
   return within;
@@ -345,6 +345,7 @@ void Run::solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth,
     if (!enumerated) walk_used = true;
     best = solve_piece(k, on_gpu, piece_net, init, flips, seed, true);
   }
+  LpOutcome first_lp;  // the LP first_try_within_gap solved, if it did
   if (passes == 2 && !more && !enumerated && opts.solver != "ilp") {
     for (size_t i = 0; i < atoms.size(); ++i) truth[atoms[i]] = best[i + 1];
     comp_cost[k] = total_cost_threads(piece_net.clauses, best) + sub.constant_cost;
@@ -353,13 +354,14 @@ void Run::solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth,
     // auto, where the first try is within gap_tolerance of the component's
     // LP bound (#39: the job ends within the tolerance; on class the second
     // pass took 0.2 s of 0.8 for 0.02 of 361.58).  Only where the LP is
-    // Clp's (small components): bound_component solves it again, in
-    // milliseconds, rather than this pass keeping it.
-    comp_more[k] = comp_cost[k] > 0 && !side_closed(k) && !first_try_within_gap(k, piece_net, comp_cost[k] - sub.constant_cost);
+    // Clp's (small components); bound_component takes the LP solved here.
+    comp_more[k] = comp_cost[k] > 0 && !side_closed(k) &&
+                   !first_try_within_gap(k, piece_net, comp_cost[k] - sub.constant_cost, first_lp);
     if (comp_more[k]) return;
   }
   bool defer = false;
-  comp_bound[k] = bound_component(k, piece_net, n, enumerated, best, &defer) + sub.constant_cost;
+  comp_bound[k] = bound_component(k, piece_net, n, enumerated, best, &defer, first_lp.solved ? &first_lp : nullptr) +
+                  sub.constant_cost;
   if (big) mark("component " + std::to_string(k) + ": bound");
   if (defer) {
     std::lock_guard<std::mutex> lock(batch_mu);

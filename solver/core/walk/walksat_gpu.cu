@@ -57,10 +57,24 @@ __global__ void occ_offsets_kernel(int32_t n, const uint32_t* key, int64_t len, 
 }
 }  // namespace
 
+const uint32_t* sort_pairs_by_key(DeviceArray<uint32_t>& key, DeviceArray<uint32_t>& key_alt,
+                                  DeviceArray<uint32_t>& val, DeviceArray<uint32_t>& out, int64_t len, int bits,
+                                  cudaStream_t stream) {
+  cub::DoubleBuffer<uint32_t> keys(key.get(), key_alt.get()), vals(val.get(), out.get());
+  size_t temp = 0;
+  MLN_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp, keys, vals, len, 0, bits, stream));
+  {
+    DeviceArray<uint8_t> scratch(temp);
+    MLN_CUDA_TRY(cub::DeviceRadixSort::SortPairs(scratch.get(), temp, keys, vals, len, 0, bits, stream));
+  }  // (cudaFree waits for the sort)
+  if (vals.Current() != out.get()) out.swap(val);
+  val.release();
+  return keys.Current();
+}
+
 // The device memory's peak is what bounds the largest network one GPU
 // walks (issue #45): the inputs are freed before the sort, and the sort
-// ping-pongs between two buffers (cub::DoubleBuffer) instead of the
-// temporary copies of keys and values its plain form allocates.  Peak: 24
+// ping-pongs between two buffers (sort_pairs_by_key).  Peak: 24
 // bytes per clause and 16 per literal while the clauses are laid out, 16
 // and 20 while the occurrences sort (was 24 and 32 at once).
 void lay_out_on_device(const WalkInstance& in, DevInstanceStore& s) {
@@ -92,17 +106,9 @@ void lay_out_on_device(const WalkInstance& in, DevInstanceStore& s) {
   while (bits < 32 && (uint64_t{1} << bits) < static_cast<uint64_t>(std::max<int32_t>(in.n, 1))) ++bits;
   DeviceArray<uint32_t> key_alt(len);
   s.occ.resize(len);
-  cub::DoubleBuffer<uint32_t> keys(key.get(), key_alt.get()), vals(val.get(), s.occ.get());
-  size_t temp = 0;
-  MLN_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp, keys, vals, len, 0, bits));
-  {
-    DeviceArray<uint8_t> scratch(temp);
-    MLN_CUDA_TRY(cub::DeviceRadixSort::SortPairs(scratch.get(), temp, keys, vals, len, 0, bits));
-  }
-  if (vals.Current() != s.occ.get()) s.occ.swap(val);  // the sorted values are the occurrence list
-  val.release();
+  const uint32_t* sorted = sort_pairs_by_key(key, key_alt, val, s.occ, len, bits);
   s.occ_off.resize(static_cast<size_t>(in.n) + 1);
-  occ_offsets_kernel<<<grid_for(static_cast<int64_t>(in.n) + 1, 256), 256>>>(in.n, keys.Current(), len, s.occ_off.get());
+  occ_offsets_kernel<<<grid_for(static_cast<int64_t>(in.n) + 1, 256), 256>>>(in.n, sorted, len, s.occ_off.get());
   MLN_CUDA_LAUNCHED("occ_offsets_kernel");
   int flag = 0;
   MLN_CUDA_TRY(cudaMemcpy(&flag, bad.get(), sizeof(int), cudaMemcpyDeviceToHost));

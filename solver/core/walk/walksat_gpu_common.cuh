@@ -75,6 +75,17 @@ inline int grid_for(int64_t n, int block) {
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>((n + block - 1) / block, 1 << 20)));
 }
 
+// Sorts the pairs (key[i], val[i]), i < len, stably by the keys' low `bits`
+// bits on `stream`, ping-ponging between key and key_alt and between val
+// and out (cub::DoubleBuffer: its plain form would allocate temporary copies
+// of keys and values, 8 bytes per pair more at the peak that bounds the
+// largest network, issue #45).  The sorted values end in `out`; val is
+// freed; returns the sorted keys (key's or key_alt's memory).  One sort for
+// the walk's occurrence lists and the PDHG bound's A^T.
+const uint32_t* sort_pairs_by_key(DeviceArray<uint32_t>& key, DeviceArray<uint32_t>& key_alt,
+                                  DeviceArray<uint32_t>& val, DeviceArray<uint32_t>& out, int64_t len, int bits,
+                                  cudaStream_t stream = 0);
+
 // Read-only clause structure, shared by every walk.
 struct DevInstance {
   int32_t n;
