@@ -9,8 +9,9 @@
 
 namespace mln::cli {
 
-// CREATE EXTENSION IF NOT EXISTS pg_mln, then (with `update`) ALTER
-// EXTENSION pg_mln UPDATE when the installed version is not the default.
+// CREATE EXTENSION IF NOT EXISTS pg_mln; where the installed version is
+// not the server's default, ALTER EXTENSION pg_mln UPDATE with `update`
+// (a private cluster), else a runtime_error that says how to update.
 // Runs under a session advisory lock: runs that start together on a
 // database without the extension would otherwise both create it, and all
 // but one fail on the catalog's unique indexes.

@@ -214,6 +214,19 @@ q11 "INSERT INTO mln_smoke._staging VALUES (0, 1, 'Smokes(Zed)')" >/dev/null
 check "and the streaming path loads evidence through it" test "$(q11 "SELECT mln.ingest_evidence('smoke')")" = 1
 dropdb mln_e2e_upgrade11
 
+# The command line against a database whose extension is older than the
+# server's: it stops before changing anything and says how to update.
+dropdb --if-exists mln_e2e_old; createdb mln_e2e_old
+psql -qXAt -d mln_e2e_old -c "CREATE EXTENSION pg_mln VERSION '0.11.0'" >/dev/null
+"$PGMLN" --dsn "dbname=mln_e2e_old" -i "$DATA/smoke/prog.mln" -e "$DATA/smoke/evidence.db" \
+  -queryFile "$DATA/smoke/query.db" -r "$tmp/old.out" >"$tmp/old.log" 2>&1
+rc=$?
+check "pg_mln on an extension at 0.11.0 fails (exit $rc)" test "$rc" -ne 0
+check "and says to ALTER EXTENSION pg_mln UPDATE" grep -q 'is version 0.11.0, but the server has .* ALTER EXTENSION pg_mln UPDATE' "$tmp/old.log"
+check "and leaves the extension and the database as they were" test "$(psql -qXAt -d mln_e2e_old -c \
+  "SELECT extversion || ' ' || (SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'mln\_%') FROM pg_extension WHERE extname = 'pg_mln'")" = "0.11.0 0"
+dropdb mln_e2e_old
+
 # The same objects as a fresh install (which PostgreSQL builds by the same path).
 objects() {
   psql -qXAt -d "$1" -c "SELECT pg_describe_object(classid, objid, objsubid) FROM pg_depend

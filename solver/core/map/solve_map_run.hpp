@@ -102,6 +102,8 @@ struct Run {
   PdhgOutcome side_bound(int32_t k, const mln::Network& pn, double target);
   // Component k's running side bound, if one was started (else nullptr).
   SideBound* side_of(int32_t k);
+  // Component k's side bound, taken out of `side` (nullptr if none).
+  std::unique_ptr<SideBound> take_side(int32_t k);
   // Whether component k's walk ended within gap_tolerance of its side bound.
   bool side_closed(int32_t k);
 
