@@ -26,8 +26,6 @@
 // y is at most the LP optimum.
 #include <cuda_runtime.h>
 
-#include <cub/device/device_radix_sort.cuh>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -267,10 +265,8 @@ void GpuPdhg::upload_clauses() {
 }
 
 // A^T as a CSR by atom: a stable radix sort of (atom, entry) pairs keeps
-// each atom's entries in row order.  The sort ping-pongs between two
-// buffers (cub::DoubleBuffer): its plain form would allocate temporary
-// copies of the keys and values, 8 bytes per literal more at the peak that
-// bounds the largest network (issue #45).
+// each atom's entries in row order (gpu_detail::sort_pairs_by_key, which
+// ping-pongs between two buffers: issue #45's device-memory peak).
 void GpuPdhg::build_transpose() {
   const int64_t len = lp_.nnz;
   DeviceArray<uint32_t> key(len), key_alt(len), val(len);
@@ -280,14 +276,10 @@ void GpuPdhg::build_transpose() {
   MLN_CUDA_LAUNCHED("transpose_keys_kernel");
   int bits = 1;
   while (bits < 32 && (uint64_t{1} << bits) <= static_cast<uint64_t>(lp_.n)) ++bits;
-  cub::DoubleBuffer<uint32_t> keys(key.get(), key_alt.get()), vals(val.get(), t_ent_.get());
-  size_t temp = 0;
-  MLN_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp, keys, vals, len, 0, bits, st_.s));
-  DeviceArray<uint8_t> scratch(temp);
-  MLN_CUDA_TRY(cub::DeviceRadixSort::SortPairs(scratch.get(), temp, keys, vals, len, 0, bits, st_.s));
-  if (vals.Current() != t_ent_.get()) t_ent_.swap(val);  // the sorted entries are A^T's
+  // The sorted entries end in t_ent_: they are A^T's.
+  const uint32_t* sorted = gpu_detail::sort_pairs_by_key(key, key_alt, val, t_ent_, len, bits, st_.s);
   transpose_offsets_kernel<<<gpu_detail::grid_for(static_cast<int64_t>(lp_.n) + 2, kBlock), kBlock, 0, st_.s>>>(
-      lp_.n, keys.Current(), len, t_off_.get());
+      lp_.n, sorted, len, t_off_.get());
   MLN_CUDA_LAUNCHED("transpose_offsets_kernel");
   // Every literal is an entry: atoms 1..n end at the last one.
   int64_t ends[2] = {-1, -1};

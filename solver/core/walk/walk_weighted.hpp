@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <utility>
@@ -45,9 +47,14 @@ struct WeightedOptions {
   // short; the time rule on the CPU, where a round of a large network takes
   // milliseconds and stall_rounds of them can far outlast the search
   // (docs/solver/walk.md).
+  // With stall_max_s > 0 (the GPU driver's), also once stall_max_s
+  // seconds and kStallMaxMinRounds rounds have passed without one: on a
+  // GPU a round of 10^8 clauses takes milliseconds, and 2,000 of them kept
+  // the job going seconds past the walk's convergence (#39 asks 2 s).
   int64_t stall_rounds = 2000;
   double stall_time = 1;
   double stall_min_s = 1;  // the time rule's floor, seconds
+  double stall_max_s = 1;
   // Rounds of greedy descent on the true weights from the best state at the
   // end (stops earlier when a round flips nothing).
   int64_t polish_rounds = 10000;
@@ -73,6 +80,10 @@ WalkOutcome walk_weighted_cpu(const WalkInstance& inst, const std::vector<uint8_
                               const WeightedOptions& wopts, const std::vector<int32_t>* part_of_atom = nullptr);
 
 namespace weighted {
+
+// WeightedOptions::stall_max_s's rounds: the walk's set-up before its
+// first round counts toward the time since the start's best.
+constexpr int64_t kStallMaxMinRounds = 64;
 
 // Number of parts named by part_of_atom (1 without it); throws
 // std::invalid_argument when it has the wrong size or a negative part.
@@ -139,6 +150,7 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
     if (round - best_round > wo.stall_rounds) return true;
     const double to_best = std::chrono::duration<double>(best_at - start).count();
     const double since = std::chrono::duration<double>(Clock::now() - best_at).count();
+    if (wo.stall_max_s > 0 && since > wo.stall_max_s && round - best_round >= kStallMaxMinRounds) return true;
     return since > std::max(wo.stall_min_s, wo.stall_time * to_best);
   };
   int batch = 1;
@@ -155,17 +167,27 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
     reported = out.flips;
     return p.stop && p.stop->should_stop();
   };
+  const char* why = "stopped";  // what ended the search (MLN_MAP_DEBUG)
   // The search with dynamic weights.
   while (true) {
     if (c.nviol == 0) {
       out.satisfied = true;
+      why = "satisfied";
       break;
     }
     if (target_cost_fixed >= 0 && c.best_cost <= target_cost_fixed) {
       out.stopped = true;
+      why = "target cost";
       break;
     }
-    if (out.flips >= budget || round >= budget || stalled()) break;  // a round counts as a flip at least
+    if (out.flips >= budget || round >= budget) {  // a round counts as a flip at least
+      why = "flip budget";
+      break;
+    }
+    if (stalled()) {
+      why = "no new best";
+      break;
+    }
     const auto t0 = Clock::now();
     b.rounds(round, batch, P, wo.smooth_keep);
     const bool smooth_due = wo.smooth_every > 0 && (round + batch) / wo.smooth_every != round / wo.smooth_every;
@@ -187,6 +209,8 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
       break;
     }
   }
+  const auto searched = Clock::now();
+  const int64_t search_rounds = round;
   // The polish: greedy descent on the true weights from the best state.
   if (!out.satisfied && !(p.stop && p.stop->tripped())) {
     b.restore_best();
@@ -204,6 +228,13 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
     out.satisfied = c.nviol == 0;
   }
   report(true);
+  if (std::getenv("MLN_MAP_DEBUG")) {  // where a walk's seconds go (docs/solver/map.md)
+    auto sec = [&](Clock::time_point t) { return std::chrono::duration<double>(t - start).count(); };
+    std::fprintf(stderr, "[weighted walk] %lld rounds, best at round %lld (%.3f s), search ended at %.3f s (%s), "
+                 "polish %lld rounds to %.3f s\n", static_cast<long long>(search_rounds),
+                 static_cast<long long>(best_round), sec(best_at), sec(searched), why,
+                 static_cast<long long>(round - search_rounds), sec(Clock::now()));
+  }
   if (resume) {
     b.restore_best();
     resume->round = round + 1;

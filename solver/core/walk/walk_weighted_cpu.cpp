@@ -121,9 +121,13 @@ class CpuBackend {
 // The driver checks for the end after every round: batches amortise the
 // GPU's host round trips, and here their clock-driven size would make where
 // a walk stops (the flip budget, stall_rounds) depend on the machine's
-// speed.  With one thread a seeded walk then repeats exactly.
-WeightedOptions one_round_batches(WeightedOptions wo) {
+// speed.  With one thread a seeded walk then repeats exactly.  No
+// stall_max_s: a CPU round of a large network takes tens of milliseconds
+// and the time rule proportional to the time to the best ends the walk
+// (docs/solver/walk.md).
+WeightedOptions cpu_driver_options(WeightedOptions wo) {
   wo.max_batch = 1;
+  wo.stall_max_s = 0;
   return wo;
 }
 
@@ -132,7 +136,7 @@ WeightedOptions one_round_batches(WeightedOptions wo) {
 std::unique_ptr<WeightedSession> weighted_session_cpu(const WalkInstance& in, const std::vector<uint8_t>& init,
                                                       int64_t n_free, const WeightedOptions& wo) {
   weighted::check_session(in, init, n_free);
-  return std::make_unique<weighted::Session<CpuBackend>>(in, n_free, one_round_batches(wo), in, init, wo.threads,
+  return std::make_unique<weighted::Session<CpuBackend>>(in, n_free, cpu_driver_options(wo), in, init, wo.threads,
                                                          nullptr, 1, n_free);
 }
 
@@ -147,7 +151,7 @@ WalkOutcome walk_weighted_cpu(const WalkInstance& in, const std::vector<uint8_t>
   }
   const int32_t parts = weighted::count_parts(in, part_of_atom);
   CpuBackend b(in, init, wo.threads, part_of_atom, parts);
-  return weighted::run(b, in, p, one_round_batches(wo), -1);
+  return weighted::run(b, in, p, cpu_driver_options(wo), -1);
 }
 
 }  // namespace mln::solver

@@ -80,9 +80,8 @@ inline int grid_for(int64_t n, int block) {
 // and out (cub::DoubleBuffer: its plain form would allocate temporary copies
 // of keys and values, 8 bytes per pair more at the peak that bounds the
 // largest network, issue #45).  The sorted values end in `out`; val is
-// freed; returns the sorted keys (key's or key_alt's memory).  The PDHG
-// bound's A^T (lp_pdhg_gpu.cu) sorts the same way inline: it moves onto
-// this once a GPU run has checked it there.
+// freed; returns the sorted keys (key's or key_alt's memory).  Used by the
+// walk's occurrence lists and the PDHG bound's A^T (lp_pdhg_gpu.cu).
 const uint32_t* sort_pairs_by_key(DeviceArray<uint32_t>& key, DeviceArray<uint32_t>& key_alt,
                                   DeviceArray<uint32_t>& val, DeviceArray<uint32_t>& out, int64_t len, int bits,
                                   cudaStream_t stream = 0);

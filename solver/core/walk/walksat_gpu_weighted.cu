@@ -14,7 +14,9 @@ WalkOutcome walksat_gpu_weighted(const WalkInstance& in, const std::vector<uint8
   bool warp = g.weighted.warp_rounds;
   if (const char* e = std::getenv("MLN_WALK_WARP")) warp = std::atoi(e) != 0;  // tuning runs
   b.set_warp(warp);
-  return weighted::run(b, in, p, g.weighted, g.target_cost_fixed);
+  WeightedOptions wo = g.weighted;
+  if (const char* e = std::getenv("MLN_WALK_STALL_MAX_S")) wo.stall_max_s = std::atof(e);  // tuning runs
+  return weighted::run(b, in, p, wo, g.target_cost_fixed);
 }
 
 }  // namespace mln::solver::gpu_detail
