@@ -67,12 +67,12 @@ md=$out/big_run.md
   grep -E '^worker: ' "$log" | grep -v -E 'waiting|idle' | head -30
   grep -E 'search GPU memory peak' "$log"
   echo '```'
-  if grep -q -E '^\[(solve_map|weighted walk)' "$log"; then  # with MLN_MAP_DEBUG=1
+  if grep -q -E '^\[(solve_map|weighted walk|pdhg gpu)' "$log"; then  # with MLN_MAP_DEBUG=1
     echo
     echo "Where the search's seconds went (MLN_MAP_DEBUG=1; solve_map's clock starts after the read):"
     echo
     echo '```'
-    grep -E '^\[(solve_map|weighted walk)' "$log" | head -60
+    grep -E '^\[(solve_map|weighted walk|pdhg gpu)' "$log" | head -60
     echo '```'
   fi
   echo

@@ -41,7 +41,8 @@ prepare() {  # load: $work/LOAD holds prog.mln, evidence.db, query.db
   esac
 }
 
-# One command line; prints "seconds cost bound gap proven" ("-" where none), "noGPU" or "FAILED".
+# One command line; prints "seconds cost bound gap proven search solver" ("-" where none; search: the
+# command line's search phase; solver: the solver's time to its answer and bound), "noGPU" or "FAILED".
 run() {  # load tag [flags...]
   local l=$1 tag=$2 d=$work/$1 log=$work/$1-${2//\//-}.log t0 t1 rc
   shift 2
@@ -58,8 +59,10 @@ run() {  # load tag [flags...]
     /^### Proven optimal/ { p = $4; gsub(/[()]/, "", p) }
     /^### Lower bound / { b = $4; sub(/,$/, "", b); g = $6 }
     /^search / { r = $2 }
+    /^### Search ended: / { v = $0; sub(/.*bound at /, "", v); sub(/ s\).*/, "", v) }
     END { if (p != "") { b = c; g = "0%" } else p = "no"
-          printf "%s %s %s %s %s %s\n", s, (c == "" ? "-" : c), (b == "" ? "-" : b), (g == "" ? "-" : g), p, (r == "" ? "-" : r) }' "$log"
+          printf "%s %s %s %s %s %s %s\n", s, (c == "" ? "-" : c), (b == "" ? "-" : b), (g == "" ? "-" : g), p,
+            (r == "" ? "-" : r), (v == "" ? "-" : v) }' "$log"
 }
 
 {
@@ -75,6 +78,8 @@ run() {  # load tag [flags...]
   echo "- NuWLS: the default's ground network (-keepData) as WCNF (bench/wcnf_export.py: weights x100), one core,"
   echo "  \`timeout -s TERM $T nuwls FILE 1\`; cost: its best assignment scored on the network in the original"
   echo "  weights; seconds: CPU time of its last improvement (time to its best), export not counted."
+  echo "  NuWLS target: the default's solver time ('### Search ended ... bound at': its answer and bound, the"
+  echo "  worker's read and write-back not counted, as NuWLS's parse is not) against 2x NuWLS's time to its best."
   echo "  NuWLS: with one dummy hard clause, as docs/baselines.md advises; NuWLS,no-dummy: the same file without it."
   echo "- check: on the default row the issue's two targets (time: <= 1.1 x fastest single path reaching its cost"
   echo "  + 0.2 s; cost: no single path ends lower in the same time, i.e. within that allowance of the default's), on the others whether the path reaches the default's cost."
@@ -115,7 +120,7 @@ for l in $loads; do
   # The table's rows and the workload's summary line.
   awk -v l="$l" -v out="$work/$l.sum" '
     function ok(a, b) { return a != "-" && b != "-" && a + 0 <= b + 0.006 }  # cost a reaches cost b
-    { P[NR] = $1; S[NR] = $2; C[NR] = $3; B[NR] = $4; G[NR] = $5; V[NR] = $6; R[NR] = $7 }
+    { P[NR] = $1; S[NR] = $2; C[NR] = $3; B[NR] = $4; G[NR] = $5; V[NR] = $6; R[NR] = $7; Q[NR] = $8 }
     END {
       dc = C[1]; best = ""; fast = ""; worse = ""
       for (i = 2; i <= NR; i++) {
@@ -141,14 +146,15 @@ for l in $loads; do
         if (P[i] ~ /^NuWLS/) nu = nu (nu == "" ? "" : "; ") P[i] (C[i] == "-" ? ": no answer" : sprintf(" %s at %s s CPU (%+.2f%s vs the default)",
           C[i], S[i], C[i] - dc, dc + 0 > 0 ? sprintf(", %+.2f%%", 100 * (C[i] / dc - 1)) : ""))
         # the best answer of NuWLS (the lower cost, then the earlier): the issue asks the default
-        # to reach its cost in at most twice its time, compared here search to search (the search
-        # phase of the default: the worker reads, solves and writes back; NuWLS: its CPU time to
-        # its best, the export not counted)
+        # to reach its cost in at most twice its time, compared here solver to solver (the
+        # default: the time of the solver to its answer and bound, "### Search ended ... bound at",
+        # the read and write-back of the worker not counted; NuWLS: its CPU time to its best,
+        # its parse and the export not counted); the whole search phase is printed beside
         if (P[i] ~ /^NuWLS/ && C[i] != "-" && (nb == "" || C[i] + 0 < C[nb] - 0.006 || (ok(C[i], C[nb]) && S[i] + 0 < S[nb] + 0))) nb = i
       }
-      if (nb != "" && R[1] != "" && R[1] != "-")
-        nu = nu sprintf(". NuWLS target (the default reaches %s, NuWLS best, by search in <= 2x %s s): %s (default search %s s)",
-          C[nb], S[nb], (ok(dc, C[nb]) && R[1] + 0 <= 2 * S[nb] ? "PASS" : "FAIL"), R[1])
+      if (nb != "" && Q[1] != "" && Q[1] != "-")
+        nu = nu sprintf(". NuWLS target (the default reaches %s, NuWLS best, by its solver in <= 2x %s s): %s (default solver %s s, search phase %s s)",
+          C[nb], S[nb], (ok(dc, C[nb]) && Q[1] + 0 <= 2 * S[nb] ? "PASS" : "FAIL"), Q[1], R[1])
       f = fast == "" ? "none" : sprintf("%s, %.2f s; default/fastest %.2f", P[fast], S[fast], S[fast] > 0 ? S[1] / S[fast] : 0)
       printf "- **%s**: default %s s, cost %s. Fastest single path reaching its cost: %s. Time target: %s; cost target: %s. %s.\n",
         l, S[1], dc, f, tt, ct, nu == "" ? "NuWLS: no result" : nu > out

@@ -154,9 +154,12 @@ PdhgOutcome Run::side_bound(int32_t k, const mln::Network& pn, double target) {
   PdhgOutcome out;
   if (sb) {
     sb->lp->set_target(target);
+    mark("component " + std::to_string(k) + ": walked; side bound " + std::to_string(sb->lp->bound()) + ", target " +
+         std::to_string(target));
     // The walk has ended: the bound runs on while it closes the gap (#39's
     // rule: the job ends when the bound stops closing it, or at its time).
     sb->lp->wait_while_closing(target, GapClosing::window_after(seconds_so_far()));
+    mark("component " + std::to_string(k) + ": side bound stopped at " + std::to_string(sb->lp->bound()));
     if (sb->lp->join(out)) {
       if (!out.gpu_error.empty()) warn("the GPU PDHG bound failed, solved on the CPU: " + out.gpu_error);
       return out;
