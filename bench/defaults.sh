@@ -17,6 +17,7 @@
 #   bash bench/defaults.sh OUT_DIR [BUILD_DIR]
 #   MLN_DEFAULTS_LOADS="smoke class smokers-10000 rc-1000 rc-hard-1000 class-hard"
 #   MLN_DEFAULTS_TIMEOUT=30 (seconds: -timeout of every path, NuWLS's run)
+#   MLN_DEFAULTS_PATHS="gpu/walksat cpu/walksat" (the single paths run; default: all four)
 #   MLN_NUWLS=path of the NuWLS binary (default .devcache/nuwls/NuWLS-source-code/nuwls)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +28,7 @@ loads=${MLN_DEFAULTS_LOADS:-smoke class smokers-10000 rc-1000 rc-hard-1000 class
 nuwls=${MLN_NUWLS:-$root/.devcache/nuwls/NuWLS-source-code/nuwls}
 gpu=yes
 nvidia-smi -L >/dev/null 2>&1 || gpu=no
-paths="gpu/walksat gpu/ilp cpu/walksat cpu/ilp"
+paths=${MLN_DEFAULTS_PATHS:-gpu/walksat gpu/ilp cpu/walksat cpu/ilp}  # a subset for a quick run
 exec 3>"$out/defaults.log"
 
 prepare() {  # load: $work/LOAD holds prog.mln, evidence.db, query.db

@@ -51,8 +51,11 @@ struct SolveOptions {
   // GPU against 3.12 s on the CPU, at 10^4 papers (99,600 atoms) 1.85 s
   // against 6.39 s; class (546 components, 73k clauses in all) 0.87 s on
   // the CPU against 1.33 s, smokers 10^4 (small components) 0.62 s against
-  // 1.00 s.
-  int64_t gpu_min_clauses = 100000;
+  // 1.00 s.  On an H100 with 16 cores (bench/results/gpu-NVIDIA-H100-80GB-
+  // HBM3/defaults.md), generated independent sets of 2,000 nodes (8k
+  // clauses) tie, of 20,000 (80k clauses) the GPU walk ends at a lower cost
+  // in 3.5-5.2 s where the CPU's took 5.6-10 s in three runs.
+  int64_t gpu_min_clauses = 50000;
   // Components (or partitions) with at most this many atoms are solved
   // exactly by enumerating their 2^n states (at most kExactMaxAtoms = 20);
   // 0 turns it off.  On class, 431 of 546 components have 10 atoms: 1,024

@@ -82,9 +82,12 @@ WalkOutcome walk_weighted_cpu(const WalkInstance& inst, const std::vector<uint8_
 namespace weighted {
 
 // WeightedOptions::stall_max_s's rounds: the walk's set-up before its
-// first round counts toward the time since the start's best.  16: at 10^8
-// clauses a round takes ~30 ms on an H100, and 64 kept a converged walk 2 s.
-constexpr int64_t kStallMaxMinRounds = 16;
+// first round counts toward the time since the start's best, and a large
+// network's walk has plateaus of a second.  At 10^8 clauses on an H100
+// (rounds of 30-60 ms), 16 ended the walk on one, 9 units above its
+// cost with 64, before the PDHG bound had certified anything
+// (bench/results/gpu-NVIDIA-H100-80GB-HBM3/big_run_*.md).
+constexpr int64_t kStallMaxMinRounds = 64;
 
 // Number of parts named by part_of_atom (1 without it); throws
 // std::invalid_argument when it has the wrong size or a negative part.
