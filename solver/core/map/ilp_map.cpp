@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #ifdef MLN_HAVE_CBC
 #include <CbcEventHandler.hpp>
@@ -119,7 +120,11 @@ constexpr size_t kPresolveMaxRows = 100000;
 // Gomory ran 2.4 s, two-MIR 9-10 s and, with those two off, zero-half 28 s,
 // past a 10 s limit.  Proofs of smaller models need them (SolverSpread's
 // ladder); class, class-hard and RC at 10^3 papers are proven as fast
-// without them (docs/solver/map.md).
+// without them (docs/solver/map.md).  Nor its diving heuristics and RINS,
+// for the same reason: from a coin flip (--solver ilp), mis-20000's second
+// cutting-plane round spent 18 s in one node's heuristics and ran 40 s of a
+// 30 s limit; without them it keeps the limit and ends lower (-8,154
+// against -8,118 on its subset, rounding heuristics and branching).
 constexpr size_t kCutsMaxRows = 20000;
 // Seconds a clause of the ILP needs left for a round to start (solve_ilp).
 constexpr double kSetupSecondsPerClause = 2e-6;
@@ -189,9 +194,12 @@ IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seco
   // MLN_CBC_LOG=1: CBC's own log on stdout (docs/solver/map.md).
   const bool log = std::getenv("MLN_CBC_LOG") != nullptr;
   if (log) model.setLogLevel(1);
-  const char* argv[] = {"pg_mln", "-log", log ? "1" : "0", "-slog", log ? "1" : "0", "-sec", sec.c_str(),
-                        "-ratioGap", "0", "-allowableGap", "1e-7", "-threads", "0", "-cuts", md.row_lb.size() > kCutsMaxRows ? "off" : "on", "-solve", "-quit"};
-  CbcMain1(static_cast<int>(sizeof argv / sizeof *argv), argv, model, no_callback, data);
+  std::vector<const char*> argv = {"pg_mln", "-log", log ? "1" : "0", "-slog", log ? "1" : "0", "-sec", sec.c_str(),
+                                   "-ratioGap", "0", "-allowableGap", "1e-7", "-threads", "0"};
+  if (md.row_lb.size() > kCutsMaxRows)  // no cut generators, no diving or RINS; smaller models keep CBC's defaults
+    argv.insert(argv.end(), {"-cuts", "off", "-DivingCoefficient", "off", "-DivingFractional", "off", "-Rins", "off"});
+  argv.insert(argv.end(), {"-solve", "-quit"});
+  CbcMain1(static_cast<int>(argv.size()), argv.data(), model, no_callback, data);
   const double* sol = model.bestSolution();
   if (sol) {
     r.have_solution = true;
