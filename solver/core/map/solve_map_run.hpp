@@ -210,12 +210,13 @@ struct Run {
   // components widest gap first; "ilp" runs the batch.
   void finish_exact(std::vector<uint8_t>& truth);
 
-  // Whether the solved components' cost is within gap_tolerance of their
-  // bound (comp_cost, comp_bound of the components done, the batch's extra).
-  // Solver auto, a component's first try of two: true if its cost is within
+  // Solver auto, a component's first try of two: true if its answer (the
+  // better of the walk's `cost` and the LP's rounded point) is within
   // gap_tolerance of the component's LP bound (Clp-sized components only;
   // the LP solved is left in `lp` for bound_component).
   bool first_try_within_gap(int32_t k, const mln::Network& pn, double cost, LpOutcome& lp);
+  // Whether the solved components' cost is within gap_tolerance of their
+  // bound (comp_cost, comp_bound of the components done, the batch's extra).
   bool within_gap() const;
 
   // Components too small to fill the GPU (device "gpu", weighted design),
