@@ -194,8 +194,10 @@ IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seco
   // MLN_CBC_LOG=1: CBC's own log on stdout (docs/solver/map.md).
   const bool log = std::getenv("MLN_CBC_LOG") != nullptr;
   if (log) model.setLogLevel(1);
-  std::vector<const char*> argv = {"pg_mln", "-log", log ? "1" : "0", "-slog", log ? "1" : "0", "-sec", sec.c_str(),
-                                   "-ratioGap", "0", "-allowableGap", "1e-7", "-threads", "0"};
+  // -sec in wall-clock seconds: CBC counts CPU time by default, and on a
+  // busy machine (2 cores, other jobs) its clock then lags the job's.
+  std::vector<const char*> argv = {"pg_mln", "-log", log ? "1" : "0", "-slog", log ? "1" : "0", "-timeMode", "elapsed",
+                                   "-sec", sec.c_str(), "-ratioGap", "0", "-allowableGap", "1e-7", "-threads", "0"};
   if (md.row_lb.size() > kCutsMaxRows)  // no cut generators, no diving or RINS; smaller models keep CBC's defaults
     argv.insert(argv.end(), {"-cuts", "off", "-DivingCoefficient", "off", "-DivingFractional", "off", "-Rins", "off"});
   argv.insert(argv.end(), {"-solve", "-quit"});
