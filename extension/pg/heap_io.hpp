@@ -7,6 +7,7 @@
 #include <exception>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mln/relation.hpp"
@@ -50,6 +51,12 @@ uint64_t write_table(const std::string& target, const std::vector<std::string>& 
 // prior[i] is not NaN) to an existing predicate table with table_multi_insert.
 uint64_t append_evidence(const std::string& qualified_table, const std::vector<std::vector<int32_t>>& args,
                          const std::vector<uint8_t>& truth, const std::vector<double>& prior);
+
+// Appends (id, name) rows to a program's `_symbols` table with
+// table_multi_insert.  rebuild_indexes: no index entries row by row, the
+// table's indexes rebuilt after (for a batch about as large as the table).
+uint64_t append_symbols(const std::string& qualified_table, const std::vector<std::pair<int32_t, std::string>>& rows,
+                        bool rebuild_indexes);
 
 // Reads a predicate's evidence table (int4 argument columns `arg_columns`,
 // `truth` boolean, `prior` float8 or NULL -> NaN) with a table scan.  (SPI

@@ -17,6 +17,7 @@ extern "C" {
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/index.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
@@ -48,8 +49,12 @@ namespace {
 // error).  What fill allocates (e.g. array values) lives in a context reset
 // after each batch.  Runs under pg_call: fill must only touch the slot and
 // plain C++ data.
+// With rebuild_indexes, the rows get no index entries one by one: the
+// table's indexes are rebuilt from the heap afterwards (reindex_relation,
+// a sorted build), which for a batch as large as the table is 4-5x faster
+// than 751,000 single inserts into a two-index table (5.2 s against 1.1 s).
 template <typename Fill>
-void multi_insert(Oid relid, size_t rows, Fill&& fill) {
+void multi_insert(Oid relid, size_t rows, Fill&& fill, bool rebuild_indexes = false) {
   pg_call([&] {
     Relation rel = table_open(relid, RowExclusiveLock);
     const int batch = 1000;
@@ -77,7 +82,8 @@ void multi_insert(Oid relid, size_t rows, Fill&& fill) {
     BulkInsertState bis = GetBulkInsertState();
     EState* estate = nullptr;
     ResultRelInfo* rri = nullptr;
-    if (rel->rd_rel->relhasindex) {
+    const bool rebuild = rebuild_indexes && rel->rd_rel->relhasindex;
+    if (rel->rd_rel->relhasindex && !rebuild) {
       estate = CreateExecutorState();
       rri = makeNode(ResultRelInfo);
       InitResultRelInfo(rri, rel, 1, nullptr, 0);
@@ -114,6 +120,11 @@ void multi_insert(Oid relid, size_t rows, Fill&& fill) {
     FreeBulkInsertState(bis);
     table_close(rel, RowExclusiveLock);
     CommandCounterIncrement();
+    if (rebuild) {  // a unique index raises its usual error here
+      ReindexParams params = {};
+      reindex_relation(relid, 0, &params);
+      CommandCounterIncrement();
+    }
   });
 }
 
@@ -263,6 +274,22 @@ uint64_t append_evidence(const std::string& qualified_table, const std::vector<s
     sl->tts_values[nargs + 1] = sl->tts_isnull[nargs + 1] ? (Datum)0 : Float8GetDatum(prior[r]);
   });
   return rows;
+}
+
+uint64_t append_symbols(const std::string& qualified_table, const std::vector<std::pair<int32_t, std::string>>& rows,
+                        bool rebuild_indexes) {
+  Oid relid = relation_by_name(qualified_table, RowExclusiveLock);
+  multi_insert(
+      relid, rows.size(),
+      [&](TupleTableSlot* sl, size_t r) {
+        if (sl->tts_tupleDescriptor->natts != 2) elog(ERROR, "%s has an unexpected shape", qualified_table.c_str());
+        const std::string& name = rows[r].second;
+        sl->tts_values[0] = Int32GetDatum(rows[r].first);
+        sl->tts_values[1] = PointerGetDatum(cstring_to_text_with_len(name.data(), static_cast<int>(name.size())));
+        sl->tts_isnull[0] = sl->tts_isnull[1] = false;
+      },
+      rebuild_indexes);
+  return rows.size();
 }
 
 uint64_t append_atoms(const std::string& qualified_table, size_t rows, const std::function<AtomRow(size_t)>& row) {

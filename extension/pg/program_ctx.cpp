@@ -1,10 +1,20 @@
 // Loading a program's catalog state and its symbol dictionary.
 #include "pg/program_ctx.hpp"
 
+#include "pg/heap_io.hpp"
+
+#include <algorithm>
 #include <cerrno>
+#include <functional>
+#include <cstdint>
 #include <cstdlib>
 
 namespace mln::pg {
+
+namespace {
+// Fewer new symbols than this go into the indexes one by one (flush).
+constexpr int64_t kRebuildMinRows = 10000;
+}  // namespace
 
 ProgramCtx load_program(Spi& spi, const std::string& name) {
   Rows r = spi.query("SELECT schema_name::text, source, coalesce(query, '') FROM mln.programs WHERE name = $1",
@@ -55,13 +65,13 @@ void SymbolTable::load(Spi& spi, const std::string& schema) {
   Rows r = spi.query("SELECT id, name FROM " + table_);
   names_.assign(r.size() + 1, std::string());
   ids_.clear();
-  ids_.reserve(r.size() * 2 + 16);
+  by_name_.clear(r.size());
   for (size_t i = 0; i < r.size(); ++i) {
     int32_t id = r.int4(i, 0);
     if (id <= 0) continue;
     if (static_cast<size_t>(id) >= names_.size()) names_.resize(id + 1);
     names_[id] = r.text(i, 1);
-    ids_.emplace(names_[id], id);
+    by_name_.find_or_add(names_[id], id, names_);
   }
   next_ = static_cast<int32_t>(names_.size());
   pending_.clear();
@@ -77,6 +87,7 @@ void SymbolTable::open(Spi& spi, const std::string& schema) {
 }
 
 int32_t SymbolTable::find(const std::string& s) {
+  if (!spi_) return by_name_.find(s, names_);
   auto it = ids_.find(s);
   if (it != ids_.end()) return it->second;
   if (!spi_) return 0;
@@ -86,12 +97,68 @@ int32_t SymbolTable::find(const std::string& s) {
   return id;
 }
 
+namespace {
+uint64_t name_hash(std::string_view s) { return std::hash<std::string_view>{}(s); }
+}  // namespace
+
+void NameIds::clear(size_t expected) {
+  size_t cap = 1024;
+  while (cap < 2 * expected) cap <<= 1;
+  slot_.assign(cap, 0);
+  used_ = 0;
+}
+
+// The slot of s (its hash h): where it is, or the empty slot where it would go.
+size_t NameIds::probe(std::string_view s, uint64_t h, const std::vector<std::string>& names) const {
+  const size_t mask = slot_.size() - 1;
+  const uint64_t tag = h >> 32;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const uint64_t v = slot_[i];
+    if (v == 0 || ((v >> 32) == tag && names[static_cast<uint32_t>(v)] == s)) return i;
+  }
+}
+
+int32_t NameIds::find(std::string_view s, const std::vector<std::string>& names) const {
+  if (slot_.empty()) return 0;
+  return static_cast<int32_t>(static_cast<uint32_t>(slot_[probe(s, name_hash(s), names)]));
+}
+
+std::pair<int32_t, bool> NameIds::find_or_add(std::string_view s, int32_t id, const std::vector<std::string>& names) {
+  if (slot_.empty() || 2 * (used_ + 1) > slot_.size()) grow(names);  // load at most 1/2: short probes
+  const uint64_t h = name_hash(s);
+  const size_t i = probe(s, h, names);
+  if (slot_[i] != 0) return {static_cast<int32_t>(static_cast<uint32_t>(slot_[i])), false};
+  slot_[i] = (h >> 32) << 32 | static_cast<uint32_t>(id);
+  ++used_;
+  return {id, true};
+}
+
+void NameIds::grow(const std::vector<std::string>& names) {
+  std::vector<uint64_t> old;
+  old.swap(slot_);
+  slot_.assign(std::max<size_t>(1024, 2 * old.size()), 0);
+  const size_t mask = slot_.size() - 1;
+  for (const uint64_t v : old) {
+    if (v == 0) continue;
+    size_t i = name_hash(names[static_cast<uint32_t>(v)]) & mask;
+    while (slot_[i] != 0) i = (i + 1) & mask;
+    slot_[i] = v;
+  }
+}
+
 int32_t SymbolTable::intern(const std::string& s) {
+  if (!spi_) {  // load(): every name is in by_name_; one lookup (RC at 10^8 interns 5M arguments)
+    const auto [id, absent] = by_name_.find_or_add(s, next_, names_);
+    if (!absent) return id;
+    if (names_.size() <= static_cast<size_t>(next_)) names_.resize(static_cast<size_t>(next_) + 1);
+    names_[next_] = s;
+    pending_.emplace_back(next_, s);
+    return next_++;
+  }
   int32_t id = find(s);
   if (id != 0) return id;
   id = next_++;
   ids_[s] = id;
-  if (!spi_) names_.push_back(s);
   pending_.emplace_back(id, s);
   return id;
 }
@@ -108,16 +175,13 @@ std::vector<std::string> SymbolTable::all_names() {
   return names;
 }
 
-void SymbolTable::flush(Spi& spi) {
+void SymbolTable::flush(Spi&) {  // rows go in through table_multi_insert (append_symbols)
   if (pending_.empty()) return;
-  std::vector<int32_t> ids;
-  std::vector<std::string> names;
-  for (const auto& [id, name] : pending_) {
-    ids.push_back(id);
-    names.push_back(name);
-  }
-  spi.exec("INSERT INTO " + table_ + " SELECT * FROM unnest($1, $2)",
-           {int4_array_param(ids), text_array_param(names)});
+  // A batch at least as large as the table (a new program's evidence) gets
+  // its index entries by a rebuild rather than one by one (append_symbols).
+  const int64_t batch = static_cast<int64_t>(pending_.size());
+  const int64_t before = static_cast<int64_t>(next_) - 1 - batch;  // ids run from 1 (load, open)
+  append_symbols(table_, pending_, batch >= kRebuildMinRows && batch >= before);
   pending_.clear();
 }
 

@@ -2,7 +2,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(33);
+SELECT plan(39);
 
 SELECT mln.create_program('smoke', $p$
 *Friends(person, person)
@@ -26,6 +26,34 @@ $e$), 8::bigint, 'load_evidence returns the atom count');
 SELECT is((SELECT count(*)::int FROM mln_smoke."Friends"), 6, 'Friends rows stored');
 SELECT is((SELECT count(*)::int FROM mln_smoke."Friends" WHERE NOT truth), 1, 'negative evidence stored as false');
 SELECT is((SELECT count(*)::int FROM mln_smoke._symbols), 6, 'six constants interned');
+
+-- A load of 10,000 new names or more, at least as many as the dictionary
+-- holds, writes the names and then rebuilds the dictionary's indexes
+-- (SymbolTable::flush); a failed load leaves the dictionary as it was.
+SELECT mln.create_program('many', E'Person(person)\n1 Person(x)');
+SELECT is(mln.load_evidence('many', (SELECT string_agg(format('Person(P%s)', g), E'\n') FROM generate_series(1, 12000) g)),
+          12000::bigint, 'a load of 12,000 new names');
+SELECT throws_like($$SELECT mln.load_evidence('many', (SELECT string_agg(format('Person(Q%s)', g), E'\n')
+                                                       FROM generate_series(1, 30000) g) || E'\nPerson(A, B)')$$,
+                   '%line 30001%', 'a failed load of 30,000 new names names its line');
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SET LOCAL enable_hashjoin = off;
+SET LOCAL enable_mergejoin = off;
+SELECT is((SELECT count(*)::int FROM generate_series(1, 12000) g JOIN mln_many._symbols s ON s.name = 'P' || g), 12000,
+          'the rebuilt name index finds every name');
+SELECT is((SELECT count(*)::int FROM mln_many._symbols WHERE name LIKE 'Q%'), 0, 'and none of the failed load''s');
+SELECT mln.load_evidence('many', (SELECT string_agg(format('Person(P%s)', g), E'\n') FROM generate_series(11001, 25000) g));
+SELECT mln.load_evidence('many', 'Person(Z)');
+SELECT is((SELECT count(*)::int FROM generate_series(1, 25000) g JOIN mln_many._symbols s ON s.name = 'P' || g), 25000,
+          'a second large load adds only the new names, and the index finds them');
+SELECT is((SELECT s.id FROM mln_many._symbols s WHERE s.name = 'Z'), 25001,
+          'a small load adds its name to the index: ids in first-seen order');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+SELECT mln.drop_program('many');
 
 -- A user's index on a predicate table is kept up to date by later loads (multi-insert writes
 -- the heap; the loader adds the index entries, as COPY does).
