@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "mln/network.hpp"
 #include "mln/relation.hpp"
 
 extern "C" {
@@ -57,6 +58,12 @@ uint64_t append_evidence(const std::string& qualified_table, const std::vector<s
 // table's indexes rebuilt after (for a batch about as large as the table).
 uint64_t append_symbols(const std::string& qualified_table, const std::vector<std::pair<int32_t, std::string>>& rows,
                         bool rebuild_indexes);
+
+// Appends the clauses of `cs` to a new `_clauses` table (chunk int4,
+// offsets int4[], lits int4[], weights float8[]) as chunks 0, 1, ...: each
+// chunk as many clauses as fit one page-long row, kept inline where the
+// table takes raw pages (no TOAST rows).  Returns the chunk count.
+uint64_t append_clause_chunks(const std::string& qualified_table, const ClauseSet& cs);
 
 // Reads a predicate's evidence table (int4 argument columns `arg_columns`,
 // `truth` boolean, `prior` float8 or NULL -> NaN) with a table scan.  (SPI

@@ -98,8 +98,11 @@ void RawHeapWriter::add(Datum* values, bool* isnull) {
   hoff = MAXALIGN(hoff);
   const Size data_len = heap_compute_data_size(desc_, values, isnull);
   const Size len = hoff + data_len;
-  if (len <= TOAST_TUPLE_THRESHOLD) {
-    memset(scratch_, 0, hoff);
+  if (len <= inline_max_) {
+    // All of it zeroed, as heap_form_tuple's palloc0: heap_fill_tuple
+    // skips alignment padding, and a reader takes a nonzero byte where
+    // padding may be for a short varlena's header (att_align_pointer).
+    memset(scratch_, 0, len);
     HeapTupleHeader td = reinterpret_cast<HeapTupleHeader>(scratch_);
     HeapTupleHeaderSetDatumLength(td, len);
     HeapTupleHeaderSetTypeId(td, desc_->tdtypeid);

@@ -19,6 +19,7 @@
 
 extern "C" {
 #include "postgres.h"
+#include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "storage/bufpage.h"
 #include "utils/rel.h"
@@ -34,6 +35,12 @@ class RawHeapWriter {
   explicit RawHeapWriter(Relation rel);
   // Adds one row (values/isnull in attribute order, all attributes).
   void add(Datum* values, bool* isnull);
+  // Rows up to a whole page (MaxHeapTupleSize) stay inline, as
+  // heap_insert leaves a row it cannot shrink; by default a row over
+  // TOAST_TUPLE_THRESHOLD goes to the toaster, as heap_insert sends it.
+  // For rows sized to a page by their writer (the clause chunks): a toasted
+  // value costs a TOAST row, its index entry and WAL record per 2 kB.
+  void keep_rows_inline() { inline_max_ = MaxHeapTupleSize; }
   // Whether this relation takes int4 pages (build_int4_pages): every
   // attribute int4, no row added through add(), and no earlier
   // write_int4_pages() call that ended on a partly filled page.
@@ -84,6 +91,7 @@ class RawHeapWriter {
   BlockNumber next_blk_ = 0;  // block number of pages_[0]
   uint64 rows_ = 0;
   bool added_rows_ = false;    // add() was called
+  Size inline_max_ = TOAST_TUPLE_THRESHOLD;  // longest row placed as formed (keep_rows_inline)
   bool partial_int4_ = false;  // a write_int4_pages() call ended mid-page
   int int4_per_page_ = 0;      // int4_rows_per_page(), once computed
   char empty_hdr_[SizeOfPageHeaderData];  // an empty page's header, for build_int4_pages()

@@ -160,9 +160,14 @@ Network read_network(Conn& c, const std::string& schema, const std::string* dsn,
   ClauseSet& cs = net.clauses;
   int64_t chunks = 0, lo = 0, hi = -1;
   if (dsn && streams > 1 && PQtransactionStatus(c.raw()) == PQTRANS_IDLE) {
-    Result r = c.exec("SELECT count(*), min(chunk), max(chunk) FROM " + s + "._clauses");
-    chunks = r.num(0, 0);
-    if (chunks > 0) lo = r.num(0, 1), hi = r.num(0, 2);
+    // Chunks are numbered 0, 1, ... (the primary key's index answers min
+    // and max; count(*) read the whole table, 2 GB at 10^8 clauses).
+    Result r = c.exec("SELECT min(chunk), max(chunk) FROM " + s + "._clauses");
+    if (!r.null(0, 0)) {
+      lo = r.num(0, 0);
+      hi = r.num(0, 1);
+      chunks = hi - lo + 1;
+    }
   }
   // At least a chunk per connection.
   streams = static_cast<int>(std::min<int64_t>(streams, chunks));

@@ -288,7 +288,8 @@ r2=$(q "SELECT mln.infer('class', options => '$ROPTS')")
 MLN_READ_STREAMS=4 "$WORKER" --once --name read2 >"$tmp/read2.log" 2>&1
 a2=$(q "SELECT (mln.wait($r2, interval '300 s'))->>'best_cost'")
 d2=$(q "SELECT md5(string_agg(arguments::text || truth::text, ';' ORDER BY predicate, arguments::text)) FROM mln.map('class')")
-check "class's $chunks clause chunks read over $chunks connections" grep -q "over $chunks connections" "$tmp/read2.log"
+conns=$(( chunks < 4 ? chunks : 4 ))  # a connection per chunk at most
+check "class's $chunks clause chunks read over $conns connections" grep -q "over $conns connections" "$tmp/read2.log"
 check "and over one with MLN_READ_STREAMS=1" bash -c "! grep -q 'connections' '$tmp/read1.log'"
 check "the same seeded answer either way ($a1, $a2)" test "$a1 $d1" = "$a2 $d2"
 # A worker whose role may hold one connection only: the helper connections

@@ -2,7 +2,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(39);
+SELECT plan(43);
 
 SELECT mln.create_program('smoke', $p$
 *Friends(person, person)
@@ -54,6 +54,23 @@ RESET enable_bitmapscan;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 SELECT mln.drop_program('many');
+
+-- The network's clauses are stored in page-long chunk rows kept inline (no
+-- TOAST rows), their arrays readable whatever their alignment padding (a
+-- chunk of an odd number of literals and offsets pads its weights to 8).
+SELECT mln.create_program('chunks', E'*Person(person)\nLikes(person)\nHappy(person)\n'
+                                    '1 !Person(x) v Likes(x)\n2 !Likes(x) v Happy(x)\n0.5 Happy(x)');
+SELECT mln.load_evidence('chunks', (SELECT string_agg(format('Person(P%s)', g), E'\n') FROM generate_series(1, 2000) g));
+SELECT mln.set_query('chunks', 'Happy(x)');
+SELECT is((mln.ground('chunks', 'cpu')->>'clauses')::int, 6000, 'a network of 6,000 clauses');
+SELECT is((SELECT sum(array_length(weights, 1) + array_length(lits, 1) + array_length(offsets, 1))::int
+           FROM mln_chunks._clauses) - (SELECT count(*)::int FROM mln_chunks._clauses), 6000 + 8000 + 6000,
+          'every chunk row reads back: 6,000 weights, 8,000 literals, 6,000 offsets past each chunk''s first');
+SELECT cmp_ok((SELECT count(*) FROM mln_chunks._clauses WHERE (array_length(offsets, 1) + array_length(lits, 1)) % 2 = 0),
+              '>', 0::bigint, 'in several chunk rows, some with their weights padded');
+SELECT is((SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = 'mln_chunks._clauses'::regclass), 0::bigint,
+          'stored inline: no TOAST rows');
+SELECT mln.drop_program('chunks');
 
 -- A user's index on a predicate table is kept up to date by later loads (multi-insert writes
 -- the heap; the loader adds the index entries, as COPY does).
