@@ -104,18 +104,35 @@ void consolidate(RawClauses& raw, ClauseSet& out, std::vector<int64_t>* origin_o
     const size_t nb = std::min(wave, RawClauses::kBuckets - b0);
 #pragma omp parallel for schedule(dynamic, 1)
     for (size_t k = 0; k < nb; ++k) merge_bucket(raw, b0 + k, track, part[k]);
+    // The wave's parts go to their places in the output on the threads too
+    // (one thread appending them was most of consolidation's time on 16
+    // cores): part k after the clauses and literals of the parts before it.
+    std::vector<size_t> c_at(nb + 1), l_at(nb + 1);
+    c_at[0] = out.weights.size();
+    l_at[0] = out.lits.size();
+    for (size_t k = 0; k < nb; ++k) {
+      c_at[k + 1] = c_at[k] + part[k].cs.size();
+      l_at[k + 1] = l_at[k] + part[k].cs.lits.size();
+    }
+    out.lits.resize(l_at[nb]);  // within the reserve: no copy, new elements unwritten
+    out.weights.resize(c_at[nb]);
+    out.offsets.resize(c_at[nb] + 1);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t k = 0; k < nb; ++k) {
+      const ClauseSet& o = part[k].cs;
+      std::copy(o.lits.begin(), o.lits.end(), out.lits.begin() + static_cast<std::ptrdiff_t>(l_at[k]));
+      std::copy(o.weights.begin(), o.weights.end(), out.weights.begin() + static_cast<std::ptrdiff_t>(c_at[k]));
+      for (size_t c = 1; c < o.offsets.size(); ++c)
+        out.offsets[c_at[k] + c] = static_cast<int64_t>(l_at[k]) + o.offsets[c];
+      raw.release(b0 + k);  // a bucket of its own: no other thread touches it
+    }
     for (size_t k = 0; k < nb; ++k) {
       MergedBucket& o = part[k];
-      raw.release(b0 + k);
       if (track) {
         const int64_t base = static_cast<int64_t>(origins->size());
         origins->insert(origins->end(), o.orig.begin(), o.orig.end());
         for (int64_t e : o.ooff) origin_off->push_back(base + e);
       }
-      const int64_t base = static_cast<int64_t>(out.lits.size());
-      out.lits.insert(out.lits.end(), o.cs.lits.begin(), o.cs.lits.end());
-      out.weights.insert(out.weights.end(), o.cs.weights.begin(), o.cs.weights.end());
-      for (size_t c = 1; c < o.cs.offsets.size(); ++c) out.offsets.push_back(base + o.cs.offsets[c]);
       o = MergedBucket{};
     }
   }
