@@ -316,19 +316,20 @@ uint64_t append_clause_chunks(const std::string& qualified_table, const ClauseSe
     c0 = c;
   }
   const size_t chunks = start.size() - 1;
+  size_t most = 0;
+  for (size_t k = 0; k < chunks; ++k) most = std::max(most, start[k + 1] - start[k]);
   Oid relid = relation_by_name(qualified_table, RowExclusiveLock);
-  std::vector<int32_t> offs;  // one chunk's, from 0
+  std::vector<int32_t> offs(most + 1);  // one chunk's, from 0 (sized here: fill runs under pg_call)
   multi_insert(
       relid, chunks,
       [&](TupleTableSlot* sl, size_t k) {
         if (sl->tts_tupleDescriptor->natts != 4) elog(ERROR, "%s has an unexpected shape", qualified_table.c_str());
         const size_t c0 = start[k], c1 = start[k + 1];
         const int64_t l0 = cs.offsets[c0];
-        offs.resize(c1 - c0 + 1);
         for (size_t c = c0; c <= c1; ++c) offs[c - c0] = static_cast<int32_t>(cs.offsets[c] - l0);
         Datum* v = sl->tts_values;
         v[0] = Int32GetDatum(static_cast<int32_t>(k));
-        v[1] = PointerGetDatum(int4_array(offs.data(), static_cast<int>(offs.size())));
+        v[1] = PointerGetDatum(int4_array(offs.data(), static_cast<int>(c1 - c0 + 1)));
         v[2] = PointerGetDatum(int4_array(&cs.lits[l0], static_cast<int>(cs.offsets[c1] - l0)));
         v[3] = PointerGetDatum(flat_array(&cs.weights[c0], static_cast<int>(c1 - c0), FLOAT8OID));
         sl->tts_isnull[0] = sl->tts_isnull[1] = sl->tts_isnull[2] = sl->tts_isnull[3] = false;
