@@ -2,7 +2,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(43);
+SELECT plan(46);
 
 SELECT mln.create_program('smoke', $p$
 *Friends(person, person)
@@ -71,6 +71,16 @@ SELECT cmp_ok((SELECT count(*) FROM mln_chunks._clauses WHERE (array_length(offs
 SELECT is((SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = 'mln_chunks._clauses'::regclass), 0::bigint,
           'stored inline: no TOAST rows');
 SELECT mln.drop_program('chunks');
+-- A clause longer than a page is a chunk of its own, moved out of line by the toaster.
+SELECT mln.create_program('long', E'Q(t, u)\n*P(t)\n*D(u)\n1 !P(x) v EXIST y Q(x,y)');
+SELECT mln.load_evidence('long', E'P(A)\nP(B)\n' || (SELECT string_agg(format('D(U%s)', g), E'\n') FROM generate_series(1, 3000) g));
+SELECT mln.set_query('long', 'Q(x,y)');
+SELECT is(mln.ground('long', 'cpu')->'clauses', '2'::jsonb, 'two clauses of 3,000 literals');
+SELECT is((SELECT array_agg(array_length(lits, 1) ORDER BY chunk) FROM mln_long._clauses), ARRAY[3000, 3000],
+          'each in a chunk of its own, read back whole');
+SELECT cmp_ok((SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = 'mln_long._clauses'::regclass), '>', 0::bigint,
+              'out of line');
+SELECT mln.drop_program('long');
 
 -- A user's index on a predicate table is kept up to date by later loads (multi-insert writes
 -- the heap; the loader adds the index entries, as COPY does).
