@@ -106,7 +106,7 @@ Datum mln_load_evidence(PG_FUNCTION_ARGS) {
     syms.load(spi, ctx.schema);
     EvidenceBuffer buf(ctx, syms);
     parse_into(buf, ctx, text, 1);
-    syms.flush(spi);
+    syms.flush();
     buf.flush();
     n = buf.count();
     note_evidence(spi, ctx, n);
@@ -137,12 +137,12 @@ Datum mln_ingest_evidence(PG_FUNCTION_ARGS) {
       std::string body = r.text(0, 1);
       parse_into(buf, ctx, body, first_line);
       if (buf.count() - n > (1 << 22)) {  // bound memory: flush every ~4M atoms
-        syms.flush(spi);
+        syms.flush();
         buf.flush();
         n = buf.count();
       }
     }
-    syms.flush(spi);
+    syms.flush();
     buf.flush();
     n = buf.count();
     spi.exec("TRUNCATE " + staging);

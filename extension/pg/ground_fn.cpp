@@ -403,7 +403,7 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   if (bound) syms.load(spi, ctx.schema);
   else syms.open(spi, ctx.schema);
   mln::ground::GroundInput in = build_input(spi, ctx, syms);
-  syms.flush(spi);
+  syms.flush();
   auto t1 = Clock::now();
   mln::ground::GroundOptions opts;
   opts.activate_all = activate_all;

@@ -307,17 +307,17 @@ uint64_t append_clause_chunks(const std::string& qualified_table, const ClauseSe
   // Chunk boundaries: each chunk as many clauses as fit a page-long row
   // (a longer clause alone in its row, which the toaster takes).
   std::vector<size_t> start{0};
+  size_t most = 0;  // clauses in the longest chunk
   for (size_t c0 = 0; c0 < cs.size();) {
     size_t c = c0 + 1;
     while (c < cs.size() &&
            chunk_row_bytes(c + 1 - c0, static_cast<Size>(cs.offsets[c + 1] - cs.offsets[c0])) <= MaxHeapTupleSize)
       ++c;
     start.push_back(c);
+    most = std::max(most, c - c0);
     c0 = c;
   }
   const size_t chunks = start.size() - 1;
-  size_t most = 0;
-  for (size_t k = 0; k < chunks; ++k) most = std::max(most, start[k + 1] - start[k]);
   Oid relid = relation_by_name(qualified_table, RowExclusiveLock);
   std::vector<int32_t> offs(most + 1);  // one chunk's, from 0 (sized here: fill runs under pg_call)
   multi_insert(
@@ -334,7 +334,7 @@ uint64_t append_clause_chunks(const std::string& qualified_table, const ClauseSe
         v[3] = PointerGetDatum(flat_array(&cs.weights[c0], static_cast<int>(c1 - c0), FLOAT8OID));
         sl->tts_isnull[0] = sl->tts_isnull[1] = sl->tts_isnull[2] = sl->tts_isnull[3] = false;
       },
-      false, true);
+      /*rebuild_indexes=*/false, /*rows_inline=*/true);
   return chunks;
 }
 

@@ -90,7 +90,6 @@ int32_t SymbolTable::find(const std::string& s) {
   if (!spi_) return by_name_.find(s, names_);
   auto it = ids_.find(s);
   if (it != ids_.end()) return it->second;
-  if (!spi_) return 0;
   Rows r = spi_->query("SELECT id FROM " + table_ + " WHERE name = $1", {text_param(s)});
   const int32_t id = r.size() ? r.int4(0, 0) : 0;
   ids_.emplace(s, id);
@@ -175,7 +174,7 @@ std::vector<std::string> SymbolTable::all_names() {
   return names;
 }
 
-void SymbolTable::flush(Spi&) {  // rows go in through table_multi_insert (append_symbols)
+void SymbolTable::flush() {
   if (pending_.empty()) return;
   // A batch at least as large as the table (a new program's evidence) gets
   // its index entries by a rebuild rather than one by one (append_symbols).

@@ -32,11 +32,6 @@ struct ProgramCtx {
 // Loads the program visible to the caller; UserError if it does not exist.
 ProgramCtx load_program(Spi& spi, const std::string& name);
 
-// The program's symbol dictionary, with new symbols given the next ids in
-// first-seen order and written back by flush().  load() reads every symbol
-// (evidence loading interns many names); open() reads none and looks names
-// up one at a time through its index (grounding needs a few constants, and
-// every name only when the host computes on symbol text: all_names()).
 // Name -> id over a list of names by id (SymbolTable::load): open
 // addressing on 8-byte slots (a 32-bit hash tag and the id), the names
 // themselves kept once, in the list.  std::unordered_map's node per name
@@ -58,6 +53,11 @@ class NameIds {
   size_t used_ = 0;
 };
 
+// The program's symbol dictionary, with new symbols given the next ids in
+// first-seen order and written back by flush().  load() reads every symbol
+// (evidence loading interns many names); open() reads none and looks names
+// up one at a time through its index (grounding needs a few constants, and
+// every name only when the host computes on symbol text: all_names()).
 class SymbolTable {
  public:
   void load(Spi& spi, const std::string& schema);
@@ -65,7 +65,7 @@ class SymbolTable {
   int32_t intern(const std::string& s);
   int32_t find(const std::string& s);  // 0 if absent
   std::vector<std::string> all_names();  // index = id
-  void flush(Spi& spi);
+  void flush();  // the rows through table_multi_insert, in the caller's SPI transaction
 
  private:
   void lock(Spi& spi, const std::string& schema);
