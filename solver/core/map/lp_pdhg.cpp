@@ -51,6 +51,21 @@
 
 namespace mln::solver {
 
+LpShape lp_shape(const ClauseSet& cs) {
+  const int64_t m = static_cast<int64_t>(cs.size());
+  int64_t k = 0, nnz = 0, rows = 0;
+#pragma omp parallel for schedule(static) reduction(+ : k, nnz, rows) if (m > (int64_t{1} << 20))
+  for (int64_t c = 0; c < m; ++c) {
+    const int64_t len = cs.offsets[c + 1] - cs.offsets[c];
+    const double w = cs.weights[c];
+    if (!lp_row_clause(len, w)) continue;
+    ++k;
+    nnz += len;
+    rows += lp_rows_of(len, w);
+  }
+  return {k, nnz, rows};
+}
+
 namespace pdhg_detail {
 
 Lp build_lp(const mln::Network& net) {
@@ -60,6 +75,9 @@ Lp build_lp(const mln::Network& net) {
   lp.n = net.num_atoms;
   lp.c.assign(static_cast<size_t>(lp.n) + 1, 0.0);
   lp.tx.assign(lp.c.size(), 0.0);
+  const LpShape shape = lp_shape(cs);  // no reallocation at 10^9 clauses (twice the arrays at once)
+  lp.clause.reserve(static_cast<size_t>(shape.clauses));
+  lp.row_off.reserve(static_cast<size_t>(shape.clauses) + 1);
   lp.row_off.push_back(0);
   for (size_t c = 0; c < cs.size(); ++c) {
     const int64_t len = cs.offsets[c + 1] - cs.offsets[c];
@@ -80,8 +98,8 @@ Lp build_lp(const mln::Network& net) {
       ++lp.constant_terms;
       continue;
     }
-    lp.clause.push_back(static_cast<int64_t>(c));
-    lp.row_off.push_back(lp.row_off.back() + (w > 0 ? 1 : len));
+    lp.clause.push_back(static_cast<int64_t>(c));  // lp_row_clause(len, w)
+    lp.row_off.push_back(lp.row_off.back() + lp_rows_of(len, w));
     for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) lp.tx[std::abs(cs.lits[i])] += 1;
     lp.nnz += len;
   }
@@ -90,6 +108,11 @@ Lp build_lp(const mln::Network& net) {
 }
 
 int default_threads() { return omp_get_max_threads(); }
+
+int eval_threads(int nt, int32_t n) {
+  const int64_t per = 16 * (static_cast<int64_t>(n) + 1), budget = int64_t{4} << 30;
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(nt, budget / per)));
+}
 
 std::vector<double> initial_x(const Lp& lp) {
   std::vector<double> x(static_cast<size_t>(lp.n) + 1, 0.0);
@@ -113,6 +136,7 @@ Eval evaluate(const Lp& lp, const double* xn, const double* y, std::vector<std::
   const int32_t n = lp.n;
   const int64_t K = static_cast<int64_t>(lp.clause.size());
   long double g = lp.constant, gabs = lp.constant_abs, primal = lp.constant;
+  nt = std::min(nt, static_cast<int>(lacc.size()));
   int team = 1;
 #pragma omp parallel num_threads(nt) if (nt > 1 && K > 4096)
   {
@@ -210,7 +234,7 @@ class CpuPdhg {
     y0 = y;
     aty.assign(x.size(), 0.0);
     acc.assign(static_cast<size_t>(nt), std::vector<double>(x.size(), 0.0));
-    lacc.assign(static_cast<size_t>(nt), std::vector<long double>(x.size(), 0.0L));
+    lacc.assign(static_cast<size_t>(eval_threads(nt, lp.n)), std::vector<long double>(x.size(), 0.0L));
   }
   Eval evaluate() { return pdhg_detail::evaluate(lp_, xn.data(), y.data(), lacc, nt_); }
   void keep_best() { x_best = xn; }
@@ -320,6 +344,7 @@ PdhgOutcome lp_bound_pdhg(const mln::Network& net, const PdhgOptions& opts) {
       try {
         return lp_bound_pdhg_gpu(net, opts);
       } catch (const GpuError& e) {  // out of device memory, or a failed device: the CPU solves it
+        if (!opts.cpu_fallback) throw;
         gpu_error = e.what();
       }
       // The CPU gets what is left of the time limit.

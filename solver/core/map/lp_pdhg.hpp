@@ -43,6 +43,19 @@ struct PdhgProgress {
   double primal = 0;   // the best primal objective so far (an upper bound on the LP optimum)
 };
 
+// The LP relaxation's shape (lp_pdhg.cpp's build_lp takes these clauses as
+// rows): clauses of two or more literals with a nonzero weight; a positive
+// one is one row, a negative one a row per literal.
+inline bool lp_row_clause(int64_t len, double w) { return w != 0 && len >= 2; }
+inline int64_t lp_rows_of(int64_t len, double w) { return w > 0 ? 1 : len; }
+
+struct LpShape {
+  int64_t clauses = 0;  // the LP's clauses (rows' owners)
+  int64_t nnz = 0;      // their literals
+  int64_t rows = 0;
+};
+LpShape lp_shape(const ClauseSet& cs);
+
 struct PdhgOptions {
   double time_limit_s = 0;       // wall clock; 0 = none
   int64_t max_iterations = 100000;
@@ -53,6 +66,9 @@ struct PdhgOptions {
   // that fails (out of device memory, a CUDA error) leaves the solve to the
   // CPU, within what is left of time_limit_s (PdhgOutcome::gpu_error).
   std::string device = "auto";
+  // Whether a GPU that fails leaves the solve to the CPU (above); false: the
+  // GpuError reaches the caller (an LP sized for the device alone).
+  bool cpu_fallback = true;
   // Stop once (primal - bound) <= rel_gap * max(1, |primal|): the LP is then
   // solved to that relative accuracy, and the bound is within it of the optimum.
   double rel_gap = 1e-4;

@@ -44,13 +44,18 @@ Lp build_lp(const mln::Network& net);
 // The OpenMP default thread count (PdhgOptions::threads 0).
 int default_threads();
 
+// Scratch arrays for evaluate on nt threads: each is a long double per atom
+// (16 bytes), 14 GB on 16 threads at 5.6·10^7 atoms (10^9 clauses of RC),
+// so at most 4 GiB in all, and fewer threads evaluate (issue #45).
+int eval_threads(int nt, int32_t n);
+
 // The starting primal point: 0, and an atom in no row at its best value.
 std::vector<double> initial_x(const Lp& lp);
 
 // g(y+) at y+ = max(0, y), a certified lower bound on the LP optimum, and
 // the primal objective of xn with each z at its best (feasible, so >= the
-// LP optimum).  xn: per atom (size n + 1); y: per row.  lacc: at least one
-// array per OpenMP thread of nt, each of size n + 1 (scratch).
+// LP optimum).  xn: per atom (size n + 1); y: per row.  lacc: an array
+// per thread, each of size n + 1 (scratch): min(nt, lacc.size()) threads.
 struct Eval {
   double bound = 0, primal = 0;
 };

@@ -241,28 +241,45 @@ class GpuPdhg {
   const double eta_ = 0.99;  // step; < 1 by the preconditioning
 };
 
-// The compacted clauses (the LP's, in its order), their literals checked.
+// The compacted clauses (the LP's, in its order), their literals checked,
+// copied up a block of clauses at a time: whole host copies would add 28
+// bytes per clause to the host's peak (28 GB at 10^9 clauses, issue #45).
 void GpuPdhg::upload_clauses() {
   const ClauseSet& cs = *lp_.cs;
   const int64_t K = static_cast<int64_t>(lp_.clause.size());
-  std::vector<int64_t> off(static_cast<size_t>(K) + 1, 0);
+  constexpr int64_t kBlockClauses = int64_t{1} << 22;
+  off_.resize(static_cast<size_t>(K) + 1);
+  lit_.resize(static_cast<size_t>(lp_.nnz));
+  w_.resize(static_cast<size_t>(K));
+  std::vector<int64_t> off;
   std::vector<int32_t> lit;
-  std::vector<double> w(static_cast<size_t>(K));
-  lit.reserve(static_cast<size_t>(lp_.nnz));
-  for (int64_t k = 0; k < K; ++k) {
-    const int64_t c = lp_.clause[k];
-    for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
-      const int32_t l = cs.lits[i];
-      if (l == 0 || l < -lp_.n || l > lp_.n) throw std::invalid_argument("lp_bound_pdhg: literal out of range");
-      lit.push_back(l);
+  std::vector<double> w;
+  int64_t at = 0;  // literals uploaded so far
+  for (int64_t k0 = 0; k0 < K || k0 == 0; k0 += kBlockClauses) {
+    const int64_t k1 = std::min(K, k0 + kBlockClauses);
+    off.assign(k0 == 0 ? 1 : 0, 0);
+    lit.clear();
+    w.clear();
+    for (int64_t k = k0; k < k1; ++k) {
+      const int64_t c = lp_.clause[k];
+      for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
+        const int32_t l = cs.lits[i];
+        if (l == 0 || l < -lp_.n || l > lp_.n) throw std::invalid_argument("lp_bound_pdhg: literal out of range");
+        lit.push_back(l);
+      }
+      off.push_back(at + static_cast<int64_t>(lit.size()));
+      w.push_back(cs.weights[c]);
     }
-    off[k + 1] = static_cast<int64_t>(lit.size());
-    w[k] = cs.weights[c];
+    // off's entries are k0 + 1 .. k1 (and entry 0 with the first block).
+    int64_t* off_dst = off_.get() + (k0 == 0 ? 0 : k0 + 1);
+    if (!off.empty()) MLN_CUDA_TRY(cudaMemcpyAsync(off_dst, off.data(), off.size() * sizeof(int64_t), cudaMemcpyHostToDevice, st_.s));
+    if (!lit.empty())
+      MLN_CUDA_TRY(cudaMemcpyAsync(lit_.get() + at, lit.data(), lit.size() * sizeof(int32_t), cudaMemcpyHostToDevice, st_.s));
+    if (!w.empty()) MLN_CUDA_TRY(cudaMemcpyAsync(w_.get() + k0, w.data(), w.size() * sizeof(double), cudaMemcpyHostToDevice, st_.s));
+    at += static_cast<int64_t>(lit.size());
+    MLN_CUDA_TRY(cudaStreamSynchronize(st_.s));  // before the host blocks are reused
+    if (k1 >= K) break;
   }
-  up(off_, off);
-  up(lit_, lit);
-  up(w_, w);
-  MLN_CUDA_TRY(cudaStreamSynchronize(st_.s));  // the host vectors go out of scope
 }
 
 // A^T as a CSR by atom: a stable radix sort of (atom, entry) pairs keeps
@@ -317,7 +334,7 @@ GpuPdhg::GpuPdhg(const Lp& lp, int nt) : lp_(lp), nt_(nt) {
   di_ = DevIter{x_.get(), xn_.get(), x0_.get(), z_.get(), z0_.get(), y_.get(), y0_.get(), aty_.get()};
   x_best = hx_;
   hy_.assign(rows, 0.0);
-  lacc_.assign(static_cast<size_t>(nt), std::vector<long double>(n1, 0.0L));
+  lacc_.assign(static_cast<size_t>(eval_threads(nt, lp.n)), std::vector<long double>(n1, 0.0L));
 }
 
 Eval GpuPdhg::evaluate() {

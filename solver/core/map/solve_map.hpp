@@ -139,6 +139,10 @@ struct SolveOptions {
   // both take well under a second (class: 0.13 s against 0.15 s).
   int64_t pdhg_min_clauses = 100000;
   bool pdhg_bound = true;           // false: no PDHG (Clp up to lp_bound_max_clauses, the unit bound above)
+  // Device bytes a GPU-walked component's walk and PDHG bound may plan on
+  // together (gpu_budget.hpp: the bound beside the walk, after it, or not
+  // on the GPU); 0: what the device has free when the component starts.
+  int64_t gpu_memory_limit = 0;
   // Called with the current total best cost and flips so far.  May be called
   // from any worker thread (calls are serialised), at most ~10x per second.
   std::function<void(double best_cost, int64_t flips)> progress;

@@ -13,6 +13,7 @@
 #include "core/base/partition.hpp"
 #include "core/base/rng.hpp"
 #include "core/map/closing.hpp"
+#include "core/map/gpu_budget.hpp"
 #include "core/map/solve_map_run.hpp"
 #include "core/base/subnetwork.hpp"
 #include "core/base/work_pool.hpp"
@@ -127,6 +128,50 @@ void Run::start_side_bound(int32_t k, const mln::Network& pn, const SubNetwork& 
   side[k] = std::move(sb);
 }
 
+BoundPlace Run::plan_bound(int32_t k, const mln::Network& pn, bool on_gpu) {
+  if (!on_gpu || !gpu_on) return BoundPlace::Beside;
+  const int64_t m = static_cast<int64_t>(pn.clauses.size()), lits = static_cast<int64_t>(pn.clauses.lits.size());
+  const int64_t walk = walk_device_bytes(pn.num_atoms, m, lits);
+  const int64_t bound = pdhg_device_bytes(pn.num_atoms, lp_shape(pn.clauses));
+  int64_t free_bytes = static_cast<int64_t>(gpu_free_bytes());
+  if (opts.gpu_memory_limit > 0) free_bytes = std::min(free_bytes, opts.gpu_memory_limit);
+  const BoundPlace place = place_bound(walk, bound, free_bytes);
+  auto gb = [](int64_t b) { return std::to_string(static_cast<double>(b) / 1e9).substr(0, 5) + " GB"; };
+  const std::string why = "the walk needs " + gb(walk) + " of device memory and the LP bound " + gb(bound) + ", " +
+                          gb(free_bytes) + " free";
+  if (debug) mark("component " + std::to_string(k) + ": the bound runs " + bound_place_name(place) + " (" + why + ")");
+  if (place == BoundPlace::Beside) return place;
+  {
+    std::lock_guard<std::mutex> lock(side_mu);
+    bound_place[k] = place;
+  }
+  warn(place == BoundPlace::After ? "the LP bound runs after the walk, not beside it: " + why
+                                  : "no LP bound (the unit bound stands): " + why);
+  return place;
+}
+
+PdhgOutcome Run::bound_after_walk(int32_t k, const mln::Network& pn, double target) {
+  std::atomic<double> t{target};
+  PdhgOptions po;
+  po.time_limit_s = opts.lp_seconds +
+                    (static_cast<int64_t>(pn.clauses.size()) > opts.ilp_max_clauses ? opts.ilp_seconds : 0.0);
+  po.stop = &stop;
+  po.threads = pool_threads(opts.threads);  // the walk is over: the CPU's threads evaluate
+  po.device = "gpu";
+  po.cpu_fallback = false;  // an LP too large for the GPU beside the walk is too large for the host's memory too
+  po.rel_gap = 1e-6;
+  po.bound_target = &t;
+  if (debug) mark("component " + std::to_string(k) + ": the bound, after the walk");
+  try {
+    return lp_bound_pdhg(pn, po);
+  } catch (const std::exception& e) {  // GpuError, or the host's bad_alloc: the unit bound stands
+    warn(std::string("the LP bound after the walk failed, the unit bound is used: ") + e.what());
+  }
+  PdhgOutcome out;
+  out.bound = unit_bound(pn);
+  return out;
+}
+
 Run::SideBound* Run::side_of(int32_t k) {
   std::lock_guard<std::mutex> lock(side_mu);
   auto it = side.find(k);
@@ -142,6 +187,12 @@ std::unique_ptr<Run::SideBound> Run::take_side(int32_t k) {
     side.erase(it);
   }
   return sb;
+}
+
+BoundPlace Run::placed(int32_t k) {
+  std::lock_guard<std::mutex> lock(side_mu);
+  auto it = bound_place.find(k);
+  return it == bound_place.end() ? BoundPlace::Beside : it->second;
 }
 
 bool Run::side_closed(int32_t k) {
@@ -165,6 +216,8 @@ PdhgOutcome Run::side_bound(int32_t k, const mln::Network& pn, double target) {
       return out;
     }
     warn("the PDHG bound ran out of memory: the unit bound is used");
+  } else if (BoundPlace place = placed(k); place != BoundPlace::Beside) {
+    if (place == BoundPlace::After && !stop.should_stop()) return bound_after_walk(k, pn, target);
   } else if (!stop.should_stop()) {
     std::atomic<double> t{target};
     PdhgOptions po;

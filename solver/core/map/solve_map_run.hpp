@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/base/components.hpp"
+#include "core/map/gpu_budget.hpp"
 #include "core/map/ilp_map.hpp"
 #include "core/map/lp_pdhg.hpp"
 #include "core/map/solve_map.hpp"
@@ -90,6 +91,17 @@ struct Run {
   };
   std::mutex side_mu;
   std::map<int32_t, std::unique_ptr<SideBound>> side;
+  // Components whose bound the device could not hold beside their walk
+  // (gpu_budget.hpp): After, it runs on the GPU once the walk has given its
+  // memory back; None, the unit bound.  Guarded by side_mu.
+  std::map<int32_t, BoundPlace> bound_place;
+  // Where component k's PDHG bound runs when its walk is on the GPU
+  // (recorded in bound_place unless Beside, with a warning that says why).
+  BoundPlace plan_bound(int32_t k, const mln::Network& pn, bool on_gpu);
+  // Where plan_bound put component k's bound.
+  BoundPlace placed(int32_t k);
+  // Component k's bound after its walk, on the GPU alone (BoundPlace::After).
+  PdhgOutcome bound_after_walk(int32_t k, const mln::Network& pn, double target);
   // Whether component k (m clauses) is bounded by PDHG rather than Clp or
   // the unit bound.
   bool pdhg_sized(int64_t m) const;

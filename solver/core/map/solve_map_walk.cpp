@@ -326,7 +326,8 @@ void Run::solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth,
   const bool enumerated = enumerable(n) && n <= part_max;
   const int64_t m = static_cast<int64_t>(piece_net.clauses.size());
   if (!more && !walked && !enumerated && pdhg_sized(m) &&
-      m >= std::min(opts.pdhg_min_clauses, opts.lp_bound_max_clauses + 1) && !stop.should_stop())
+      m >= std::min(opts.pdhg_min_clauses, opts.lp_bound_max_clauses + 1) && !stop.should_stop() &&
+      plan_bound(k, piece_net, on_gpu) == BoundPlace::Beside)
     start_side_bound(k, piece_net, sub, on_gpu);  // the bound beside the walk (joined by bound_component)
   if (walked) {
     best = *walked;

@@ -123,6 +123,15 @@ size_t gpu_walksat_peak_bytes(bool reset) {
   return gpu_detail::g_device_bytes.peak(reset);
 }
 
+size_t gpu_free_bytes() {
+  size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return free_b;
+}
+
 bool gpu_walksat_available(std::string* why_not) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);

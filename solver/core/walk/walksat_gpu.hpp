@@ -41,6 +41,10 @@ bool gpu_warm_up(std::string* why_not);
 // since the last reset (reset = true also starts a new mark at the current use).
 size_t gpu_walksat_peak_bytes(bool reset = false);
 
+// Device memory free on the current device now (cudaMemGetInfo); 0 without
+// a usable GPU.
+size_t gpu_free_bytes();
+
 // The weighted walk on the GPU; the same contract as walksat_cpu.  Takes a
 // header-only instance (walk_instance_header) too and lays it out on the
 // device.  Throws GpuError on CUDA failure.

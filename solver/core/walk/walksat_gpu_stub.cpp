@@ -13,6 +13,8 @@ bool gpu_warm_up(std::string* why_not) { return gpu_walksat_available(why_not); 
 
 size_t gpu_walksat_peak_bytes(bool) { return 0; }
 
+size_t gpu_free_bytes() { return 0; }
+
 WalkOutcome walksat_gpu(const WalkInstance&, const std::vector<uint8_t>&, const WalkParams&, const GpuWalkOptions&) {
   throw GpuError("pg_mln was built without CUDA");
 }
