@@ -41,8 +41,9 @@ struct ReadStats {
 Network read_network(Conn& c, const std::string& schema, const std::string* dsn = nullptr, int streams = 1,
                      ReadStats* stats = nullptr);
 
-// Connections for reading a large network: a quarter of the cores, 1 to 8
-// (MLN_READ_STREAMS overrides).
+// Connections for reading a large network: half the cores, 1 to 8 (each
+// takes a core on each side, the server's COPY and the worker's decoding;
+// MLN_READ_STREAMS overrides).
 int read_streams_default();
 
 }  // namespace mln::worker

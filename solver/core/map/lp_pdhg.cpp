@@ -68,6 +68,11 @@ LpShape lp_shape(const ClauseSet& cs) {
 
 namespace pdhg_detail {
 
+// On OpenMP threads by blocks of clauses: each block's LP clauses and rows
+// are counted, then placed at their prefix, as the serial loop would (10^8
+// clauses took seconds on one thread beside the walk, issue #45).  The unit
+// and empty clauses' terms are summed afterwards in clause order, so that
+// c and the constant are the same doubles on any number of threads.
 Lp build_lp(const mln::Network& net) {
   Lp lp;
   const ClauseSet& cs = net.clauses;
@@ -75,18 +80,57 @@ Lp build_lp(const mln::Network& net) {
   lp.n = net.num_atoms;
   lp.c.assign(static_cast<size_t>(lp.n) + 1, 0.0);
   lp.tx.assign(lp.c.size(), 0.0);
-  const LpShape shape = lp_shape(cs);  // no reallocation at 10^9 clauses (twice the arrays at once)
-  lp.clause.reserve(static_cast<size_t>(shape.clauses));
-  lp.row_off.reserve(static_cast<size_t>(shape.clauses) + 1);
-  lp.row_off.push_back(0);
-  for (size_t c = 0; c < cs.size(); ++c) {
-    const int64_t len = cs.offsets[c + 1] - cs.offsets[c];
-    const double w = cs.weights[c];
-    if (w == 0 || (len == 0 && w < 0)) continue;  // never costs
-    if (len <= 1) {
+  const int64_t m = static_cast<int64_t>(cs.size());
+  constexpr int64_t kBlock = int64_t{1} << 16;
+  const int64_t nb = (m + kBlock - 1) / kBlock;
+  std::vector<int64_t> bk(static_cast<size_t>(nb) + 1, 0), br(bk.size(), 0), bl(bk.size(), 0);
+  std::vector<std::vector<int64_t>> small(static_cast<size_t>(nb));  // each block's unit and empty clauses
+  const bool par = m > kBlock;
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t b = 0; b < nb; ++b) {
+    for (int64_t c = b * kBlock; c < std::min(m, (b + 1) * kBlock); ++c) {
+      const int64_t len = cs.offsets[c + 1] - cs.offsets[c];
+      const double w = cs.weights[c];
+      if (w == 0 || (len == 0 && w < 0)) continue;  // never costs
+      if (len <= 1) {
+        small[b].push_back(c);
+        continue;
+      }
+      ++bk[b + 1];  // lp_row_clause(len, w)
+      br[b + 1] += lp_rows_of(len, w);
+      bl[b + 1] += len;
+    }
+  }
+  for (int64_t b = 0; b < nb; ++b) {
+    bk[b + 1] += bk[b];
+    br[b + 1] += br[b];
+    bl[b + 1] += bl[b];
+  }
+  lp.clause.resize(static_cast<size_t>(bk[nb]));
+  lp.row_off.resize(static_cast<size_t>(bk[nb]) + 1);
+  lp.row_off[0] = 0;
+  lp.nnz = bl[nb];
+  std::vector<int64_t> deg(lp.c.size(), 0);  // per atom: its entries in rows
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t b = 0; b < nb; ++b) {
+    int64_t k = bk[b], r = br[b];
+    for (int64_t c = b * kBlock; c < std::min(m, (b + 1) * kBlock); ++c) {
+      const int64_t len = cs.offsets[c + 1] - cs.offsets[c];
+      const double w = cs.weights[c];
+      if (!lp_row_clause(len, w)) continue;
+      lp.clause[k] = c;
+      r += lp_rows_of(len, w);
+      lp.row_off[++k] = r;
+      for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i)
+        __atomic_fetch_add(&deg[std::abs(cs.lits[i])], 1, __ATOMIC_RELAXED);
+    }
+  }
+  for (const std::vector<int64_t>& blk : small)
+    for (int64_t c : blk) {
       // Empty: always costs w.  Unit: if_false + (if_true - if_false) x.
+      const double w = cs.weights[c];
       double if_false = w, if_true = 0;
-      if (len == 1) {
+      if (cs.offsets[c + 1] > cs.offsets[c]) {
         const int32_t l = cs.lits[cs.offsets[c]];
         const bool atom_true_costs = (w < 0) == (l > 0);
         if_false = atom_true_costs ? 0 : std::fabs(w);
@@ -96,14 +140,9 @@ Lp build_lp(const mln::Network& net) {
       lp.constant += if_false;
       lp.constant_abs += std::fabs(if_false);
       ++lp.constant_terms;
-      continue;
     }
-    lp.clause.push_back(static_cast<int64_t>(c));  // lp_row_clause(len, w)
-    lp.row_off.push_back(lp.row_off.back() + lp_rows_of(len, w));
-    for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) lp.tx[std::abs(cs.lits[i])] += 1;
-    lp.nnz += len;
-  }
-  for (double& t : lp.tx) t = t > 0 ? 1.0 / t : 0.0;
+#pragma omp parallel for schedule(static) if (par)
+  for (size_t a = 0; a < deg.size(); ++a) lp.tx[a] = deg[a] > 0 ? 1.0 / deg[a] : 0.0;
   return lp;
 }
 

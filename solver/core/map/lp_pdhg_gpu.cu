@@ -199,6 +199,8 @@ class GpuPdhg {
   StepNorms step(double lambda, double gamma, bool norms);
   void restart();
   std::vector<double> x_best;
+  int64_t evals = 0;  // evaluations, and their seconds (MLN_MAP_DEBUG's timeline)
+  double eval_s = 0;
 
  private:
   template <class T>
@@ -242,41 +244,53 @@ class GpuPdhg {
 };
 
 // The compacted clauses (the LP's, in its order), their literals checked,
-// copied up a block of clauses at a time: whole host copies would add 28
-// bytes per clause to the host's peak (28 GB at 10^9 clauses, issue #45).
+// copied up a block of clauses at a time (whole host copies would add 28
+// bytes per clause to the host's peak: 28 GB at 10^9 clauses, issue #45),
+// each block gathered on OpenMP threads.
 void GpuPdhg::upload_clauses() {
   const ClauseSet& cs = *lp_.cs;
   const int64_t K = static_cast<int64_t>(lp_.clause.size());
-  constexpr int64_t kBlockClauses = int64_t{1} << 22;
+  constexpr int64_t kBlockClauses = int64_t{1} << 18;  // PdhgGpuTest's larger network takes two
   off_.resize(static_cast<size_t>(K) + 1);
   lit_.resize(static_cast<size_t>(lp_.nnz));
   w_.resize(static_cast<size_t>(K));
-  std::vector<int64_t> off;
+  std::vector<int64_t> off;  // the block's literal offsets, global: off[j] for its clause k0 + j
   std::vector<int32_t> lit;
   std::vector<double> w;
   int64_t at = 0;  // literals uploaded so far
   for (int64_t k0 = 0; k0 < K || k0 == 0; k0 += kBlockClauses) {
-    const int64_t k1 = std::min(K, k0 + kBlockClauses);
-    off.assign(k0 == 0 ? 1 : 0, 0);
-    lit.clear();
-    w.clear();
-    for (int64_t k = k0; k < k1; ++k) {
-      const int64_t c = lp_.clause[k];
+    const int64_t k1 = std::min(K, k0 + kBlockClauses), nk = k1 - k0;
+    off.resize(static_cast<size_t>(nk) + 1);
+    w.resize(static_cast<size_t>(nk));
+    off[0] = at;
+#pragma omp parallel for schedule(static) num_threads(nt_) if (nk > 4096)
+    for (int64_t j = 0; j < nk; ++j) {
+      const int64_t c = lp_.clause[k0 + j];
+      off[j + 1] = cs.offsets[c + 1] - cs.offsets[c];
+      w[j] = cs.weights[c];
+    }
+    for (int64_t j = 0; j < nk; ++j) off[j + 1] += off[j];
+    lit.resize(static_cast<size_t>(off[nk] - at));
+    int bad = 0;
+#pragma omp parallel for schedule(static) num_threads(nt_) reduction(| : bad) if (nk > 4096)
+    for (int64_t j = 0; j < nk; ++j) {
+      const int64_t c = lp_.clause[k0 + j];
+      int32_t* d = lit.data() + (off[j] - at);
       for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i) {
         const int32_t l = cs.lits[i];
-        if (l == 0 || l < -lp_.n || l > lp_.n) throw std::invalid_argument("lp_bound_pdhg: literal out of range");
-        lit.push_back(l);
+        bad |= l == 0 || l < -lp_.n || l > lp_.n;
+        *d++ = l;
       }
-      off.push_back(at + static_cast<int64_t>(lit.size()));
-      w.push_back(cs.weights[c]);
     }
-    // off's entries are k0 + 1 .. k1 (and entry 0 with the first block).
-    int64_t* off_dst = off_.get() + (k0 == 0 ? 0 : k0 + 1);
-    if (!off.empty()) MLN_CUDA_TRY(cudaMemcpyAsync(off_dst, off.data(), off.size() * sizeof(int64_t), cudaMemcpyHostToDevice, st_.s));
+    if (bad) throw std::invalid_argument("lp_bound_pdhg: literal out of range");
+    // The first block's offsets start at entry 0; a later block's at k0 + 1.
+    const size_t skip = k0 == 0 ? 0 : 1;
+    MLN_CUDA_TRY(cudaMemcpyAsync(off_.get() + k0 + skip, off.data() + skip, (off.size() - skip) * sizeof(int64_t),
+                                 cudaMemcpyHostToDevice, st_.s));
     if (!lit.empty())
       MLN_CUDA_TRY(cudaMemcpyAsync(lit_.get() + at, lit.data(), lit.size() * sizeof(int32_t), cudaMemcpyHostToDevice, st_.s));
     if (!w.empty()) MLN_CUDA_TRY(cudaMemcpyAsync(w_.get() + k0, w.data(), w.size() * sizeof(double), cudaMemcpyHostToDevice, st_.s));
-    at += static_cast<int64_t>(lit.size());
+    at = off[nk];
     MLN_CUDA_TRY(cudaStreamSynchronize(st_.s));  // before the host blocks are reused
     if (k1 >= K) break;
   }
@@ -338,10 +352,14 @@ GpuPdhg::GpuPdhg(const Lp& lp, int nt) : lp_(lp), nt_(nt) {
 }
 
 Eval GpuPdhg::evaluate() {
+  const auto t = Clock::now();
   down(hx_, xn_, static_cast<size_t>(lp_.n) + 1);
   down(hy_, y_, static_cast<size_t>(lp_.rows()));
   MLN_CUDA_TRY(cudaStreamSynchronize(st_.s));
-  return pdhg_detail::evaluate(lp_, hx_.data(), hy_.data(), lacc_, nt_);
+  const Eval e = pdhg_detail::evaluate(lp_, hx_.data(), hy_.data(), lacc_, nt_);
+  ++evals;
+  eval_s += seconds_since(t);
+  return e;
 }
 
 StepNorms GpuPdhg::step(double lambda, double gamma, bool norms) {
@@ -393,22 +411,30 @@ PdhgOutcome lp_bound_pdhg_gpu(const mln::Network& net, const PdhgOptions& opts) 
   const auto t0 = Clock::now();
   const int nt = opts.threads > 0 ? opts.threads : default_threads();
   const Lp lp = build_lp(net);
+  const double t_lp = seconds_since(t0);
   PdhgOutcome out;
   out.bound = unit_bound(net);
   out.device = "gpu";
   std::vector<double> x_best;
-  double t_loop = 0;
+  double t_ready = 0, t_loop = 0, eval_s = 0;
+  int64_t evals = 0;
   {
     GpuPdhg b(lp, nt);  // its device memory is given back before the rounding
+    t_ready = seconds_since(t0);
     pdhg_loop(b, opts, t0, out);
     t_loop = seconds_since(t0);
     x_best = std::move(b.x_best);
+    evals = b.evals;
+    eval_s = b.eval_s;
   }
   const double t_freed = seconds_since(t0);
   round_best(net, lp, x_best, nt, t0, out);
-  if (std::getenv("MLN_MAP_DEBUG"))  // where the bound's last seconds go (docs/solver/map.md)
-    std::fprintf(stderr, "[pdhg gpu] iterations ended at %.3f s (bound %f), device freed at %.3f s, rounded at %.3f s\n",
-                 t_loop, out.bound, t_freed, out.seconds);
+  if (std::getenv("MLN_MAP_DEBUG"))  // where the bound's seconds go (docs/solver/map.md)
+    std::fprintf(stderr,
+                 "[pdhg gpu] LP built at %.3f s, on the device at %.3f s; %lld iterations, %lld evaluations (%.3f s), "
+                 "iterations ended at %.3f s (bound %f), device freed at %.3f s, rounded at %.3f s\n",
+                 t_lp, t_ready, static_cast<long long>(out.iterations), static_cast<long long>(evals), eval_s, t_loop,
+                 out.bound, t_freed, out.seconds);
   return out;
 }
 
