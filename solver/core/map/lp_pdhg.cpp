@@ -149,7 +149,7 @@ Lp build_lp(const mln::Network& net) {
 int default_threads() { return omp_get_max_threads(); }
 
 int eval_threads(int nt, int32_t n) {
-  const int64_t per = 16 * (static_cast<int64_t>(n) + 1), budget = int64_t{4} << 30;
+  const int64_t per = 16 * (static_cast<int64_t>(n) + 1), budget = int64_t{8} << 30;
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(nt, budget / per)));
 }
 
@@ -277,6 +277,7 @@ class CpuPdhg {
   }
   Eval evaluate() { return pdhg_detail::evaluate(lp_, xn.data(), y.data(), lacc, nt_); }
   void keep_best() { x_best = xn; }
+  int eval_stride() const { return 1; }  // an evaluation costs about an iteration here
   double omega() const { return omega_; }
   StepNorms step(double lambda, double gamma, bool norms);
   void restart();

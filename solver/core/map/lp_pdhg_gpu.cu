@@ -178,10 +178,18 @@ __global__ void transpose_offsets_kernel(int32_t n, const uint32_t* key, int64_t
 }
 
 // A non-blocking stream: the PDHG's kernels and copies do not wait for the
-// walk's work on the legacy default stream, nor it for them.
+// walk's work on the legacy default stream, nor it for them.  Of the
+// greatest priority: the walk's kernels fill every SM of the device (1,056
+// blocks of 256 threads on an H100), and the bound's, queued beside them,
+// took the SMs only once the walk had ended (at 10^8 clauses its device
+// set-up, 2.5 s alone, ended 12 s later, after the walk; issue #45).
 struct Stream {
   cudaStream_t s = nullptr;
-  Stream() { MLN_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+  Stream() {
+    int least = 0, greatest = 0;
+    MLN_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    MLN_CUDA_TRY(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
+  }
   ~Stream() {
     if (s) cudaStreamDestroy(s);
   }
@@ -195,12 +203,18 @@ class GpuPdhg {
   GpuPdhg(const Lp& lp, int nt);
   Eval evaluate();
   void keep_best() { x_best = hx_; }
+  // An evaluation is on the host's threads (long double, the certified
+  // bound) and costs some hundred of the device's iterations at 10^8
+  // clauses (0.8 s on 16 cores against 3-5 ms), where a small LP's costs
+  // about one: a stride of one per 2^24 literals, at most 16.
+  int eval_stride() const { return static_cast<int>(std::clamp<int64_t>(lp_.nnz >> 24, 1, 16)); }
   double omega() const { return omega_; }
   StepNorms step(double lambda, double gamma, bool norms);
   void restart();
   std::vector<double> x_best;
   int64_t evals = 0;  // evaluations, and their seconds (MLN_MAP_DEBUG's timeline)
   double eval_s = 0;
+  double t_uploaded = 0, t_transposed = 0;  // the clauses up, A^T built: seconds into the constructor
 
  private:
   template <class T>
@@ -322,10 +336,12 @@ void GpuPdhg::build_transpose() {
 }
 
 GpuPdhg::GpuPdhg(const Lp& lp, int nt) : lp_(lp), nt_(nt) {
+  const auto tc = Clock::now();
   // Entries of A^T hold a row in 31 bits.
   if (lp.rows() >= (int64_t{1} << 31)) throw GpuError("the LP has 2^31 rows or more: PDHG runs on the CPU");
   const size_t n1 = static_cast<size_t>(lp.n) + 1, K = lp.clause.size(), rows = static_cast<size_t>(lp.rows());
   upload_clauses();
+  t_uploaded = seconds_since(tc);
   up(row_, lp.row_off);
   up(c_, lp.c);
   up(tx_, lp.tx);
@@ -343,6 +359,7 @@ GpuPdhg::GpuPdhg(const Lp& lp, int nt) : lp_(lp), nt_(nt) {
   dl_ = DevLp{lp.n, static_cast<int64_t>(K), off_.get(), lit_.get(), w_.get(), row_.get(), c_.get(), tx_.get(),
               nullptr, nullptr};
   build_transpose();
+  t_transposed = seconds_since(tc);
   dl_.t_off = t_off_.get();
   dl_.t_ent = t_ent_.get();
   di_ = DevIter{x_.get(), xn_.get(), x0_.get(), z_.get(), z0_.get(), y_.get(), y0_.get(), aty_.get()};
@@ -416,11 +433,13 @@ PdhgOutcome lp_bound_pdhg_gpu(const mln::Network& net, const PdhgOptions& opts) 
   out.bound = unit_bound(net);
   out.device = "gpu";
   std::vector<double> x_best;
-  double t_ready = 0, t_loop = 0, eval_s = 0;
+  double t_ready = 0, t_loop = 0, eval_s = 0, t_up = 0, t_at = 0;
   int64_t evals = 0;
   {
     GpuPdhg b(lp, nt);  // its device memory is given back before the rounding
     t_ready = seconds_since(t0);
+    t_up = b.t_uploaded;
+    t_at = b.t_transposed;
     pdhg_loop(b, opts, t0, out);
     t_loop = seconds_since(t0);
     x_best = std::move(b.x_best);
@@ -431,9 +450,10 @@ PdhgOutcome lp_bound_pdhg_gpu(const mln::Network& net, const PdhgOptions& opts) 
   round_best(net, lp, x_best, nt, t0, out);
   if (std::getenv("MLN_MAP_DEBUG"))  // where the bound's seconds go (docs/solver/map.md)
     std::fprintf(stderr,
-                 "[pdhg gpu] LP built at %.3f s, on the device at %.3f s; %lld iterations, %lld evaluations (%.3f s), "
-                 "iterations ended at %.3f s (bound %f), device freed at %.3f s, rounded at %.3f s\n",
-                 t_lp, t_ready, static_cast<long long>(out.iterations), static_cast<long long>(evals), eval_s, t_loop,
+                 "[pdhg gpu] LP built at %.3f s, on the device at %.3f s (clauses up after %.3f s, A^T after %.3f s); "
+                 "%lld iterations, %lld evaluations (%.3f s), iterations ended at %.3f s (bound %f), device freed at "
+                 "%.3f s, rounded at %.3f s\n",
+                 t_lp, t_ready, t_up, t_at, static_cast<long long>(out.iterations), static_cast<long long>(evals), eval_s, t_loop,
                  out.bound, t_freed, out.seconds);
   return out;
 }
