@@ -42,7 +42,7 @@ clauses=$(cli_clauses "$log")
 cost=$(cli_cost "$log")
 md=$out/big_run.md
 {
-  echo "# 10^8 ground clauses in the database"
+  echo "# RC at $papers papers: ground clauses in the database, end to end"
   echo
   echo "- commit: \`${MLN_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null)}\`, date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "- machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo none)"

@@ -207,7 +207,7 @@ if has micro || has bench || has big || has spread; then
   fi
   if has big; then
     # 10^8 ground clauses in the database on the GPU path (bench/big_run.sh).
-    PGDATABASE=postgres MLN_BIG_DEVICE=gpu timeout ${MLN_BIG_WALL:-420} \
+    PGDATABASE=postgres MLN_BIG_DEVICE=gpu timeout ${MLN_BIG_WALL:-560} \
       bash bench/big_run.sh "$OUT" "${MLN_BIG_PAPERS:-565000}" $B >/dev/null 2>&1
     note "bench/big_run.sh: exit $?"
     cat "$OUT/big_run.md" >>"$summary" 2>/dev/null
