@@ -8,7 +8,10 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <memory>
+#include <thread>
 
 #include "core/walk/walk_weighted.hpp"
 #include "core/walk/walk_weighted_warp.cuh"
@@ -110,6 +113,7 @@ class GpuBackend {
   GpuBackend& operator=(const GpuBackend&) = delete;
   ~GpuBackend() {
     if (host_) cudaFreeHost(host_);
+    if (read_done_) cudaEventDestroy(read_done_);
   }
 
   // Rounds with a warp per violated entry while the list is short
@@ -158,7 +162,20 @@ class GpuBackend {
     MLN_CUDA_LAUNCHED("smooth_kernel");
   }
   Counts read(int list) {
-    MLN_CUDA_TRY(cudaMemcpy(host_, ctr_.get(), kCounters * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    if (poll_) {
+      // The counters' copy queued behind the rounds, then its event polled
+      // with a sleep between: the blocking cudaMemcpy below waits inside
+      // the driver, where (the hypothesis that MLN_WALK_POLL=1 tests, issue
+      // #45) it keeps another thread's CUDA calls (the PDHG bound's set-up
+      // beside the walk) waiting until the walk ends.
+      MLN_CUDA_TRY(cudaMemcpyAsync(host_, ctr_.get(), kCounters * sizeof(unsigned long long), cudaMemcpyDeviceToHost, 0));
+      MLN_CUDA_TRY(cudaEventRecord(read_done_, 0));
+      cudaError_t e;
+      while ((e = cudaEventQuery(read_done_)) == cudaErrorNotReady) std::this_thread::sleep_for(std::chrono::microseconds(50));
+      MLN_CUDA_TRY(e);
+    } else {
+      MLN_CUDA_TRY(cudaMemcpy(host_, ctr_.get(), kCounters * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    }
     MLN_CUDA_TRY(cudaMemset(ctr_.get() + kFlips, 0, sizeof(unsigned long long)));
     Counts c;
     c.cost = static_cast<int64_t>(host_[kCost]);
@@ -211,6 +228,8 @@ class GpuBackend {
     MLN_CUDA_TRY(cudaMemset(stamp_.get(), 0, n * sizeof(uint32_t)));
     MLN_CUDA_TRY(cudaMemset(ctr_.get(), 0, kCounters * sizeof(unsigned long long)));
     MLN_CUDA_TRY(cudaMallocHost(&host_, kCounters * sizeof(unsigned long long)));
+    if (const char* e = std::getenv("MLN_WALK_POLL")) poll_ = std::atoi(e) != 0;  // tuning runs (read())
+    if (poll_) MLN_CUDA_TRY(cudaEventCreateWithFlags(&read_done_, cudaEventDisableTiming));
     int dev = 0, sms = 0;
     MLN_CUDA_TRY(cudaGetDevice(&dev));
     MLN_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -240,6 +259,8 @@ class GpuBackend {
   int32_t parts_ = 1;
   int part_blocks_ = 1;
   unsigned long long* host_ = nullptr;
+  bool poll_ = false;               // read() polls an event instead of a blocking copy (MLN_WALK_POLL=1)
+  cudaEvent_t read_done_ = nullptr;
   int list_blocks_ = 1, atom_blocks_ = 1;
   Inst I_{};
   State S_{};
