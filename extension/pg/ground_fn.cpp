@@ -216,10 +216,10 @@ StoreTimes store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOu
            "prior float8, is_query boolean NOT NULL)");
   spi.exec("CREATE TABLE " + s +
            "._clauses (chunk int4 NOT NULL, offsets int4[] NOT NULL, lits int4[] NOT NULL, "
-           "weights float8[] NOT NULL)");
+           "weights float8[] NOT NULL, wcode bytea NOT NULL)");  // mln/clause_chunks.hpp
   spi.exec("ALTER TABLE " + s +
            "._clauses ALTER offsets SET STORAGE EXTERNAL, ALTER lits SET STORAGE EXTERNAL, "
-           "ALTER weights SET STORAGE EXTERNAL");
+           "ALTER weights SET STORAGE EXTERNAL, ALTER wcode SET STORAGE EXTERNAL");
   spi.exec("CREATE TABLE " + s + "._query_evidence (pred int4 NOT NULL, args int4[] NOT NULL)");
   spi.exec("CREATE TABLE " + s + "._map (atom int4 PRIMARY KEY, truth boolean NOT NULL)");
   lap(tm.tables);

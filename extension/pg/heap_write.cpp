@@ -1,6 +1,7 @@
 // Writing columns and rows into heap tables (see heap_io.hpp): write_table,
 // append_evidence, append_atoms.  A table this subtransaction created gets
 // raw pages (heap_page_writer.hpp); any other, table_multi_insert.
+#include "mln/clause_chunks.hpp"
 #include "pg/guard.hpp"
 #include "pg/heap_io.hpp"
 #include "pg/heap_page_writer.hpp"
@@ -151,10 +152,12 @@ ArrayType* flat_array(const T* v, int n, Oid elemtype) {
 }
 ArrayType* int4_array(const int32_t* v, int n) { return flat_array(v, n, INT4OID); }
 
-// A clause chunk row's bytes at most, for n clauses of L literals: the
-// tuple header, chunk, three array headers, their data and alignment.
-constexpr Size chunk_row_bytes(Size n, Size lits) {
-  return MAXALIGN(SizeofHeapTupleHeader) + 4 + 3 * ARR_OVERHEAD_NONULLS(1) + 4 * (n + 1) + 4 * lits + 7 + 8 * n;
+// A clause chunk row's bytes at most, for n clauses of L literals and d
+// distinct weights: the tuple header, chunk, three array headers, their
+// data, the codes' bytea and alignment (mln/clause_chunks.hpp).
+constexpr Size chunk_row_bytes(Size n, Size lits, Size d) {
+  return MAXALIGN(SizeofHeapTupleHeader) + 4 + 3 * ARR_OVERHEAD_NONULLS(1) + 4 * (n + 1) + 4 * lits + 7 + 8 * d +
+         VARHDRSZ + n;
 }
 
 }  // namespace
@@ -304,38 +307,34 @@ uint64_t append_symbols(const std::string& qualified_table, const std::vector<st
 }
 
 uint64_t append_clause_chunks(const std::string& qualified_table, const ClauseSet& cs) {
-  // Chunk boundaries: each chunk as many clauses as fit a page-long row
-  // (a longer clause alone in its row, which the toaster takes).
-  std::vector<size_t> start{0};
-  size_t most = 0;  // clauses in the longest chunk
-  for (size_t c0 = 0; c0 < cs.size();) {
-    size_t c = c0 + 1;
-    while (c < cs.size() &&
-           chunk_row_bytes(c + 1 - c0, static_cast<Size>(cs.offsets[c + 1] - cs.offsets[c0])) <= MaxHeapTupleSize)
-      ++c;
-    start.push_back(c);
-    most = std::max(most, c - c0);
-    c0 = c;
-  }
-  const size_t chunks = start.size() - 1;
+  // Chunk boundaries and weight codes: each chunk as many clauses as fit a
+  // page-long row (a longer clause alone in its row, which the toaster
+  // takes), its weights a dictionary and a byte per clause.
+  const chunks::Plan plan = chunks::plan(cs, MaxHeapTupleSize, chunk_row_bytes);
+  const size_t n_chunks = plan.chunks();
   Oid relid = relation_by_name(qualified_table, RowExclusiveLock);
-  std::vector<int32_t> offs(most + 1);  // one chunk's, from 0 (sized here: fill runs under pg_call)
+  std::vector<int32_t> offs(plan.most + 1);  // one chunk's, from 0 (sized here: fill runs under pg_call)
   multi_insert(
-      relid, chunks,
+      relid, n_chunks,
       [&](TupleTableSlot* sl, size_t k) {
-        if (sl->tts_tupleDescriptor->natts != 4) elog(ERROR, "%s has an unexpected shape", qualified_table.c_str());
-        const size_t c0 = start[k], c1 = start[k + 1];
+        if (sl->tts_tupleDescriptor->natts != 5) elog(ERROR, "%s has an unexpected shape", qualified_table.c_str());
+        const size_t c0 = plan.start[k], c1 = plan.start[k + 1];
+        const size_t d0 = plan.dict_start[k], d1 = plan.dict_start[k + 1];
         const int64_t l0 = cs.offsets[c0];
         for (size_t c = c0; c <= c1; ++c) offs[c - c0] = static_cast<int32_t>(cs.offsets[c] - l0);
+        bytea* code = static_cast<bytea*>(palloc(VARHDRSZ + (c1 - c0)));
+        SET_VARSIZE(code, VARHDRSZ + (c1 - c0));
+        memcpy(VARDATA(code), &plan.code[c0], c1 - c0);
         Datum* v = sl->tts_values;
         v[0] = Int32GetDatum(static_cast<int32_t>(k));
         v[1] = PointerGetDatum(int4_array(offs.data(), static_cast<int>(c1 - c0 + 1)));
         v[2] = PointerGetDatum(int4_array(&cs.lits[l0], static_cast<int>(cs.offsets[c1] - l0)));
-        v[3] = PointerGetDatum(flat_array(&cs.weights[c0], static_cast<int>(c1 - c0), FLOAT8OID));
-        sl->tts_isnull[0] = sl->tts_isnull[1] = sl->tts_isnull[2] = sl->tts_isnull[3] = false;
+        v[3] = PointerGetDatum(flat_array(&plan.dict[d0], static_cast<int>(d1 - d0), FLOAT8OID));
+        v[4] = PointerGetDatum(code);
+        for (int i = 0; i < 5; ++i) sl->tts_isnull[i] = false;
       },
       /*rebuild_indexes=*/false, /*rows_inline=*/true);
-  return chunks;
+  return n_chunks;
 }
 
 uint64_t append_atoms(const std::string& qualified_table, size_t rows, const std::function<AtomRow(size_t)>& row) {

@@ -25,8 +25,11 @@ PG_FUNCTION_INFO_V1(mln_array_le);
 PG_FUNCTION_INFO_V1(mln_clause_rows);
 }
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
+
+#include "mln/clause_chunks.hpp"
 
 extern "C" Datum mln_array_le(PG_FUNCTION_ARGS) {
   ArrayType* a = PG_GETARG_ARRAYTYPE_P(0);
@@ -56,6 +59,18 @@ extern "C" Datum mln_array_le(PG_FUNCTION_ARGS) {
 // go into a tuplestore.  (The PL/pgSQL loop it replaces took 5 s for the
 // 456,000 clauses of smokers at 10^5; a per-row slice in SQL detoasts the
 // whole chunk for every clause.)  Plain C, like mln._array_le.
+// Whether sch._clauses has the weight codes' column (grounded since 0.12.0).
+static bool clauses_have_codes(const char* sch) {
+  StringInfoData q;
+  initStringInfo(&q);
+  appendStringInfo(&q,
+                   "SELECT 1 FROM pg_attribute WHERE attrelid = %s::regclass AND attname = 'wcode' "
+                   "AND NOT attisdropped",
+                   quote_literal_cstr(psprintf("%s._clauses", quote_identifier(sch))));
+  if (SPI_execute(q.data, true, 1) != SPI_OK_SELECT) elog(ERROR, "mln._clause_rows: reading the catalog failed");
+  return SPI_processed == 1;
+}
+
 extern "C" Datum mln_clause_rows(PG_FUNCTION_ARGS) {
   const char* sch = NameStr(*PG_GETARG_NAME(0));
   InitMaterializedSRF(fcinfo, 0);
@@ -63,7 +78,10 @@ extern "C" Datum mln_clause_rows(PG_FUNCTION_ARGS) {
   if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "mln._clause_rows: SPI_connect failed");
   StringInfoData q;
   initStringInfo(&q);
-  appendStringInfo(&q, "SELECT chunk, offsets, lits, weights FROM %s._clauses ORDER BY chunk", quote_identifier(sch));
+  // wcode: a table grounded since 0.12.0 (mln/clause_chunks.hpp); before, a weight per clause.
+  appendStringInfo(&q,
+                   "SELECT chunk, offsets, lits, weights, %s FROM %s._clauses ORDER BY chunk",
+                   clauses_have_codes(sch) ? "wcode" : "NULL::bytea", quote_identifier(sch));
   Portal cur = SPI_cursor_open_with_args(nullptr, q.data, 0, nullptr, nullptr, nullptr, true, 0);
   MemoryContext rows = AllocSetContextCreate(CurrentMemoryContext, "mln clause rows", ALLOCSET_DEFAULT_SIZES);
   MemoryContext chunk = AllocSetContextCreate(CurrentMemoryContext, "mln clause chunk", ALLOCSET_DEFAULT_SIZES);
@@ -72,23 +90,33 @@ extern "C" Datum mln_clause_rows(PG_FUNCTION_ARGS) {
     if (SPI_processed == 0) break;
     HeapTuple tup = SPI_tuptable->vals[0];
     TupleDesc td = SPI_tuptable->tupdesc;
-    bool isnull[4];
-    Datum d[4];
-    for (int i = 0; i < 4; ++i) d[i] = SPI_getbinval(tup, td, i + 1, &isnull[i]);
+    bool isnull[5];
+    Datum d[5];
+    for (int i = 0; i < 5; ++i) d[i] = SPI_getbinval(tup, td, i + 1, &isnull[i]);
     if (isnull[0] || isnull[1] || isnull[2] || isnull[3]) elog(ERROR, "mln._clause_rows: a clause chunk with NULLs");
     MemoryContext before = MemoryContextSwitchTo(chunk);  // the detoasted arrays: freed after the chunk
     ArrayType* offs = DatumGetArrayTypeP(d[1]);
     ArrayType* lits = DatumGetArrayTypeP(d[2]);
     ArrayType* ws = DatumGetArrayTypeP(d[3]);
+    bytea* code = isnull[4] ? nullptr : DatumGetByteaPP(d[4]);
     MemoryContextSwitchTo(before);
-    const int nw = ArrayGetNItems(ARR_NDIM(ws), ARR_DIMS(ws));
+    const int nd = ArrayGetNItems(ARR_NDIM(ws), ARR_DIMS(ws));
+    const int nw = code ? static_cast<int>(VARSIZE_ANY_EXHDR(code)) : nd;  // clauses in the chunk
     const int nl = ArrayGetNItems(ARR_NDIM(lits), ARR_DIMS(lits));
     if (ARR_HASNULL(offs) || ARR_HASNULL(lits) || ARR_HASNULL(ws) ||
         ArrayGetNItems(ARR_NDIM(offs), ARR_DIMS(offs)) != nw + 1)
       elog(ERROR, "mln._clause_rows: chunk %d is malformed", DatumGetInt32(d[0]));
     const int32* o = reinterpret_cast<const int32*>(ARR_DATA_PTR(offs));
     const int32* l = reinterpret_cast<const int32*>(ARR_DATA_PTR(lits));
-    const float8* w = reinterpret_cast<const float8*>(ARR_DATA_PTR(ws));
+    const float8* dict = reinterpret_cast<const float8*>(ARR_DATA_PTR(ws));
+    float8* w = const_cast<float8*>(dict);
+    if (code) {
+      MemoryContext c2 = MemoryContextSwitchTo(chunk);
+      w = static_cast<float8*>(palloc(sizeof(float8) * std::max(1, nw)));
+      MemoryContextSwitchTo(c2);
+      if (!mln::chunks::decode_weights(dict, nd, reinterpret_cast<const uint8_t*>(VARDATA_ANY(code)), nw, w))
+        elog(ERROR, "mln._clause_rows: chunk %d is malformed", DatumGetInt32(d[0]));
+    }
     for (int i = 0; i < nw; ++i) {
       if (o[i] < 0 || o[i] > o[i + 1] || o[i + 1] > nl) elog(ERROR, "mln._clause_rows: chunk %d is malformed", DatumGetInt32(d[0]));
       MemoryContext old = MemoryContextSwitchTo(rows);

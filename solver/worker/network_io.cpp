@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "mln/clause_chunks.hpp"
 #include "worker/pq.hpp"
 #include "worker/worker.hpp"
 
@@ -18,21 +19,35 @@ namespace mln::worker {
 namespace {
 
 // Appends the clause chunks that `sql` selects (offsets, lits, weights as
-// _array_le bytes, in chunk order) to `cs`.
-void read_chunks(Conn& c, const std::string& sql, ClauseSet& cs) {
+// _array_le bytes, and with `codes` the weight codes, in chunk order) to
+// `cs`: with codes the weights are the chunk's dictionary
+// (mln/clause_chunks.hpp).
+void read_chunks(Conn& c, const std::string& sql, bool codes, ClauseSet& cs) {
   std::vector<std::pair<const char*, int32_t>> f;
   std::vector<int32_t> offs;
+  std::vector<double> dict;
   bool first = true;
+  const size_t fields = codes ? 4 : 3;
   // One memcpy per chunk at each end instead of a send function per element.
   c.copy_out(sql, [&](const char* data, size_t len) {
     if (binary::parse_row(data, len, first, f)) {
-      if (f.size() != 3 || f[0].second < 0 || f[1].second < 0 || f[2].second < 0)
+      if (f.size() != fields || std::any_of(f.begin(), f.end(), [](const auto& x) { return x.second < 0; }))
         throw DbError("corrupt ground network: a clause chunk row with NULLs");
       offs.clear();
       binary::le_int4s(f[0].first, f[0].second, offs);
       const size_t lits_before = cs.lits.size(), weights_before = cs.weights.size();
       binary::le_int4s(f[1].first, f[1].second, cs.lits);
-      binary::le_float8s(f[2].first, f[2].second, cs.weights);
+      if (codes) {
+        dict.clear();
+        binary::le_float8s(f[2].first, f[2].second, dict);
+        const size_t n = static_cast<size_t>(f[3].second);
+        cs.weights.resize(weights_before + n);
+        if (!mln::chunks::decode_weights(dict.data(), dict.size(), reinterpret_cast<const uint8_t*>(f[3].first), n,
+                                    cs.weights.data() + weights_before))
+          throw DbError("corrupt ground network: a clause chunk's weight code past its dictionary");
+      } else {
+        binary::le_float8s(f[2].first, f[2].second, cs.weights);
+      }
       const int64_t base = static_cast<int64_t>(lits_before);
       if (offs.empty() || offs.size() != cs.weights.size() - weights_before + 1 || offs.front() != 0 ||
           static_cast<size_t>(offs.back()) != cs.lits.size() - lits_before)
@@ -43,9 +58,19 @@ void read_chunks(Conn& c, const std::string& sql, ClauseSet& cs) {
   });
 }
 
-std::string chunk_sql(const std::string& s, const std::string& where) {
-  return "COPY (SELECT mln._array_le(offsets), mln._array_le(lits), mln._array_le(weights) FROM " + s + "._clauses" +
-         where + " ORDER BY chunk) TO STDOUT (FORMAT binary)";
+std::string chunk_sql(const std::string& s, bool codes, const std::string& where) {
+  return "COPY (SELECT mln._array_le(offsets), mln._array_le(lits), mln._array_le(weights)" +
+         std::string(codes ? ", wcode" : "") + " FROM " + s + "._clauses" + where +
+         " ORDER BY chunk) TO STDOUT (FORMAT binary)";
+}
+
+// Whether the table has the weight codes' column (grounded since 0.12.0;
+// before, a weight per clause).
+bool has_codes(Conn& c, const std::string& s) {
+  return c.exec("SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'wcode' "
+                "AND NOT attisdropped)",
+                {s + "._clauses"})
+             .get(0, 0) == "t";
 }
 
 // The atoms: is_query by id, and the atom count (the largest id seen;
@@ -110,8 +135,8 @@ void join_ranges(std::vector<ClauseSet>& parts, ClauseSet& cs) {
 // chunks [lo, hi] in a range per helper connection, all in one snapshot
 // that `c` exports (a network that a re-grounding replaces mid-read is
 // never mixed with the new one).  Returns the bytes the helpers received.
-int64_t read_ranges(Conn& c, const std::string& s, const std::string& dsn, int streams, int64_t lo, int64_t hi,
-                    Network& net) {
+int64_t read_ranges(Conn& c, const std::string& s, bool codes, const std::string& dsn, int streams, int64_t lo,
+                    int64_t hi, Network& net) {
   c.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
   int64_t helpers = 0;
   try {
@@ -128,8 +153,8 @@ int64_t read_ranges(Conn& c, const std::string& s, const std::string& dsn, int s
           Conn h(dsn);
           h.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
           h.exec("SET TRANSACTION SNAPSHOT " + h.quote_literal(snap));
-          read_chunks(h, chunk_sql(s, " WHERE chunk BETWEEN " + std::to_string(a) + " AND " + std::to_string(b)),
-                      parts[k]);
+          read_chunks(h, chunk_sql(s, codes, " WHERE chunk BETWEEN " + std::to_string(a) + " AND " + std::to_string(b)),
+                      codes, parts[k]);
           bytes[k] = h.copied_out();
           h.exec("COMMIT");
         } catch (...) {
@@ -168,6 +193,7 @@ Network read_network(Conn& c, const std::string& schema, const std::string* dsn,
   Network net;
   const std::string s = c.quote_ident(schema);
   ClauseSet& cs = net.clauses;
+  const bool codes = has_codes(c, s);
   int64_t chunks = 0, lo = 0, hi = -1;
   if (dsn && streams > 1 && PQtransactionStatus(c.raw()) == PQTRANS_IDLE) {
     // Chunks are numbered 0, 1, ... (the primary key's index answers min
@@ -184,7 +210,7 @@ Network read_network(Conn& c, const std::string& schema, const std::string* dsn,
   if (streams > 1) {
     const int64_t bytes0 = c.copied_out();
     try {
-      const int64_t helpers = read_ranges(c, s, *dsn, streams, lo, hi, net);
+      const int64_t helpers = read_ranges(c, s, codes, *dsn, streams, lo, hi, net);
       if (stats) {
         stats->connections = streams;
         stats->bytes = c.copied_out() - bytes0 + helpers;
@@ -201,7 +227,7 @@ Network read_network(Conn& c, const std::string& schema, const std::string* dsn,
   if (stats) stats->connections = 1;
   const int64_t before = c.copied_out();
   read_atoms(c, s, net);
-  read_chunks(c, chunk_sql(s, ""), cs);
+  read_chunks(c, chunk_sql(s, codes, ""), codes, cs);
   if (cs.offsets.size() != cs.weights.size() + 1) throw DbError("corrupt ground network: offsets do not match weights");
   if (stats) stats->bytes = c.copied_out() - before;
   return net;

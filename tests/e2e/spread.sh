@@ -292,6 +292,15 @@ conns=$(( chunks < 4 ? chunks : 4 ))  # a connection per chunk at most
 check "class's $chunks clause chunks read over $conns connections" grep -q "over $conns connections" "$tmp/read2.log"
 check "and over one with MLN_READ_STREAMS=1" bash -c "! grep -q 'connections' '$tmp/read1.log'"
 check "the same seeded answer either way ($a1, $a2)" test "$a1 $d1" = "$a2 $d2"
+# A network stored before 0.12.0 (a weight per clause, no weight codes)
+# reads back as the same network.
+psql -qX -c "UPDATE mln_class._clauses SET weights = ARRAY(SELECT weights[get_byte(wcode, i) + 1] FROM generate_series(0, length(wcode) - 1) AS i ORDER BY i)" \
+  -c "ALTER TABLE mln_class._clauses DROP COLUMN wcode" >/dev/null
+r4=$(q "SELECT mln.infer('class', options => '$ROPTS')")
+MLN_READ_STREAMS=4 "$WORKER" --once --name read4 >"$tmp/read4.log" 2>&1
+a4=$(q "SELECT (mln.wait($r4, interval '300 s'))->>'best_cost'")
+d4=$(q "SELECT md5(string_agg(arguments::text || truth::text, ';' ORDER BY predicate, arguments::text)) FROM mln.map('class')")
+check "a network stored before 0.12.0 (a weight per clause) reads the same ($a4)" test "$a4 $d4" = "$a1 $d1"
 # A worker whose role may hold one connection only: the helper connections
 # are refused, and the network is read over the job's own connection.
 psql -qX -c "DROP ROLE IF EXISTS mln_e2e_one" -c "CREATE ROLE mln_e2e_one LOGIN IN ROLE mln_worker CONNECTION LIMIT 1" >/dev/null 2>&1

@@ -2,7 +2,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(46);
+SELECT plan(49);
 
 SELECT mln.create_program('smoke', $p$
 *Friends(person, person)
@@ -63,13 +63,23 @@ SELECT mln.create_program('chunks', E'*Person(person)\nLikes(person)\nHappy(pers
 SELECT mln.load_evidence('chunks', (SELECT string_agg(format('Person(P%s)', g), E'\n') FROM generate_series(1, 2000) g));
 SELECT mln.set_query('chunks', 'Happy(x)');
 SELECT is((mln.ground('chunks', 'cpu')->>'clauses')::int, 6000, 'a network of 6,000 clauses');
-SELECT is((SELECT sum(array_length(weights, 1) + array_length(lits, 1) + array_length(offsets, 1))::int
+SELECT is((SELECT sum(length(wcode) + array_length(lits, 1) + array_length(offsets, 1))::int
            FROM mln_chunks._clauses) - (SELECT count(*)::int FROM mln_chunks._clauses), 6000 + 8000 + 6000,
-          'every chunk row reads back: 6,000 weights, 8,000 literals, 6,000 offsets past each chunk''s first');
+          'every chunk row reads back: 6,000 weight codes, 8,000 literals, 6,000 offsets past each chunk''s first');
+SELECT is((SELECT array_agg(DISTINCT w ORDER BY w) FROM mln_chunks._clauses, unnest(weights) AS w), ARRAY[0.5, 1, 2]::float8[],
+          'each chunk''s weights are a dictionary of its distinct weights');
+SELECT is((SELECT array_agg(k ORDER BY k) FROM (SELECT weight || ':' || count(*) AS k FROM mln.ground_clauses('chunks') GROUP BY weight) g),
+          ARRAY['0.5:2000', '1:2000', '2:2000'], 'decoded: each weight on its 2,000 clauses');
 SELECT cmp_ok((SELECT count(*) FROM mln_chunks._clauses WHERE (array_length(offsets, 1) + array_length(lits, 1)) % 2 = 0),
               '>', 0::bigint, 'in several chunk rows, some with their weights padded');
 SELECT is((SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = 'mln_chunks._clauses'::regclass), 0::bigint,
           'stored inline: no TOAST rows');
+-- A table in the format before 0.12.0 (a weight per clause, no codes) reads back the same clauses.
+CREATE TEMP TABLE chunks_before AS SELECT * FROM mln.ground_clauses('chunks');
+UPDATE mln_chunks._clauses SET weights = ARRAY(SELECT weights[get_byte(wcode, i) + 1] FROM generate_series(0, length(wcode) - 1) AS i ORDER BY i);
+ALTER TABLE mln_chunks._clauses DROP COLUMN wcode;
+SELECT results_eq('SELECT * FROM mln.ground_clauses(''chunks'')', 'SELECT * FROM chunks_before',
+                  'the format before 0.12.0 reads back the same clauses');
 SELECT mln.drop_program('chunks');
 -- A clause longer than a page is a chunk of its own, moved out of line by the toaster.
 SELECT mln.create_program('long', E'Q(t, u)\n*P(t)\n*D(u)\n1 !P(x) v EXIST y Q(x,y)');

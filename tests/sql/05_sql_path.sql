@@ -21,17 +21,12 @@ BEGIN
                SELECT sy.name FROM unnest(a.args) WITH ORDINALITY AS u(v, o) JOIN %1$I._symbols sy ON sy.id = u.v
                 ORDER BY u.o), ',') || ')' AS txt
         FROM %1$I._atoms a JOIN mln.predicates pr ON pr.program = $1 AND pr.idx = a.pred),
-    lit AS MATERIALIZED (SELECT c.chunk, l.pos, l.v FROM %1$I._clauses c, unnest(c.lits) WITH ORDINALITY AS l(v, pos)),
-    cls AS MATERIALIZED (SELECT c.chunk, k.i, k.w, g.pos
-              FROM %1$I._clauses c,
-                   unnest(c.offsets[1:cardinality(c.weights)], c.offsets[2:cardinality(c.weights) + 1], c.weights)
-                     WITH ORDINALITY AS k(lo, hi, w, i),
-                   generate_series(k.lo + 1, k.hi) AS g(pos))
-    SELECT string_agg(CASE WHEN lit.v < 0 THEN '!' ELSE '' END || atom.txt, ' v '
-                      ORDER BY CASE WHEN lit.v < 0 THEN '!' ELSE '' END || atom.txt),
+    cls AS MATERIALIZED (SELECT r.clause, r.weight AS w, u.v FROM mln._clause_rows(%1$L) r, unnest(r.lits) AS u(v))
+    SELECT string_agg(CASE WHEN cls.v < 0 THEN '!' ELSE '' END || atom.txt, ' v '
+                      ORDER BY CASE WHEN cls.v < 0 THEN '!' ELSE '' END || atom.txt),
            round(cls.w::numeric, 6)
-      FROM cls JOIN lit USING (chunk, pos) JOIN atom ON atom.id = abs(lit.v)
-     GROUP BY cls.chunk, cls.i, cls.w$q$, s) USING p;
+      FROM cls JOIN atom ON atom.id = abs(cls.v)
+     GROUP BY cls.clause, cls.w$q$, s) USING p;
 END $f$;
 
 -- Grounds program p through device d and returns its network as text rows.

@@ -1,0 +1,106 @@
+// The ground network's clauses as stored (a program's _clauses table): chunk
+// rows of as many clauses as fit one heap page, each with its clauses'
+// literal offsets and literals, its weights as a dictionary of at most 255
+// distinct values (first seen first) and a byte per clause that indexes it
+// (column wcode; issue #45: a float8 per clause was 8 of RC's 20.7 bytes per
+// clause).  A table without wcode (grounded before 0.12.0) has a weight
+// per clause.  Shared by the writer (extension/pg/heap_write.cpp) and the
+// readers (solver/worker/network_io.cpp, extension/pg/network_fn.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "mln/network.hpp"
+
+namespace mln::chunks {
+
+constexpr size_t kMaxWeights = 255;  // a byte per clause
+
+// The chunks of a clause set: chunk k is clauses [start[k], start[k + 1]),
+// its weights dict[dict_start[k] .. dict_start[k + 1]) and its clauses'
+// codes code[start[k] ..).
+struct Plan {
+  std::vector<size_t> start{0};
+  std::vector<size_t> dict_start{0};
+  std::vector<double> dict;
+  std::vector<uint8_t> code;
+  size_t most = 0;  // clauses in the longest chunk
+  size_t chunks() const { return start.size() - 1; }
+};
+
+// Weights are the same when their bits are (a dictionary of doubles must
+// not merge -0.0 with 0.0 nor lose a NaN).
+inline uint64_t weight_bits(double w) {
+  uint64_t b;
+  std::memcpy(&b, &w, sizeof b);
+  return b;
+}
+
+// Cuts cs into chunks: each as many clauses as row_bytes(clauses, literals,
+// weights) keeps within max_bytes and at most kMaxWeights distinct weights;
+// a clause too long for any row is a chunk of its own.  Serial: the
+// dictionary is searched from its last hit, which RC's merged clauses keep
+// near (a dozen weights a chunk).
+template <class RowBytes>
+Plan plan(const ClauseSet& cs, size_t max_bytes, RowBytes row_bytes) {
+  Plan p;
+  const size_t m = cs.size();
+  p.code.resize(m);
+  std::vector<uint64_t> bits;  // this chunk's dictionary, as bits
+  std::vector<double> vals;    // and as weights
+  size_t c0 = 0, hit = 0;
+  for (size_t c = 0; c < m; ++c) {
+    const uint64_t b = weight_bits(cs.weights[c]);
+    size_t k = bits.size();
+    if (!bits.empty()) {
+      if (bits[hit] == b) k = hit;
+      else
+        for (size_t i = 0; i < bits.size(); ++i)
+          if (bits[i] == b) {
+            k = i;
+            break;
+          }
+    }
+    const size_t d = bits.size() + (k == bits.size() ? 1 : 0);
+    const size_t lits = static_cast<size_t>(cs.offsets[c + 1] - cs.offsets[c0]);
+    if (c > c0 && (d > kMaxWeights || row_bytes(c + 1 - c0, lits, d) > max_bytes)) {  // c starts the next chunk
+      p.start.push_back(c);
+      p.most = std::max(p.most, c - c0);
+      p.dict.insert(p.dict.end(), vals.begin(), vals.end());
+      p.dict_start.push_back(p.dict.size());
+      bits.clear();
+      vals.clear();
+      c0 = c;
+      k = 0;
+    }
+    if (k == bits.size()) {
+      bits.push_back(b);
+      vals.push_back(cs.weights[c]);
+    }
+    hit = k;
+    p.code[c] = static_cast<uint8_t>(k);
+  }
+  if (m > c0) {
+    p.start.push_back(m);
+    p.most = std::max(p.most, m - c0);
+    p.dict.insert(p.dict.end(), vals.begin(), vals.end());
+    p.dict_start.push_back(p.dict.size());
+  }
+  return p;
+}
+
+// The weights of a chunk's n clauses from its dictionary (d entries) and
+// codes; false when a code is past the dictionary (a corrupt row).
+inline bool decode_weights(const double* dict, size_t d, const uint8_t* code, size_t n, double* out) {
+  for (size_t i = 0; i < n; ++i) {
+    if (code[i] >= d) return false;
+    out[i] = dict[code[i]];
+  }
+  return true;
+}
+
+}  // namespace mln::chunks
