@@ -16,6 +16,7 @@
 #include "core/map/solve_map.hpp"
 #include "core/walk/walk_instance.hpp"
 #include "core/walk/walksat_gpu.hpp"
+#include "solver_gpu_case.hpp"
 #include "solver_test_util.hpp"
 
 namespace mln::solver {
@@ -67,16 +68,7 @@ TEST(GpuBudgetTest, EvalThreadsKeepTheScratchWithinEightGiB) {
   EXPECT_EQ(pdhg_detail::eval_threads(1, 100), 1);
 }
 
-class GpuBudgetGpuTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string why;
-    if (gpu_available(&why)) return;
-    const char* req = std::getenv("MLN_REQUIRE_GPU");
-    if (req && std::string(req) == "1") FAIL() << "MLN_REQUIRE_GPU=1 but no usable GPU: " << why;
-    GTEST_SKIP() << "no usable GPU: " << why;
-  }
-};
+using GpuBudgetGpuTest = testing::GpuCase;
 
 // Each estimate is at least its engine's measured device peak and not
 // more than a third above it (it decides whether 10^9 clauses fit).

@@ -14,6 +14,7 @@
 #include "core/map/ilp_map.hpp"
 #include "core/map/lp_pdhg.hpp"
 #include "core/map/solve_map.hpp"
+#include "solver_gpu_case.hpp"
 #include "solver_test_util.hpp"
 
 namespace mln::solver {
@@ -260,15 +261,8 @@ TEST(PdhgTest, WithoutGpuAutoRunsOnTheCpu) {
 
 // The GPU cases: skipped without a usable GPU, failed instead when
 // MLN_REQUIRE_GPU=1.
-class PdhgGpuTest : public ::testing::Test {
+class PdhgGpuTest : public testing::GpuCase {
  protected:
-  void SetUp() override {
-    std::string why;
-    if (gpu_available(&why)) return;
-    const char* req = std::getenv("MLN_REQUIRE_GPU");
-    if (req && std::string(req) == "1") FAIL() << "MLN_REQUIRE_GPU=1 but no usable GPU: " << why;
-    GTEST_SKIP() << "no usable GPU: " << why;
-  }
   static PdhgOptions gpu_options() {
     PdhgOptions o = test_options();
     o.device = "gpu";
