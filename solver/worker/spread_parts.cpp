@@ -180,7 +180,16 @@ bool claimed(const Result& r, ClaimedPart& cp) {
 // running one whose lease ran out (so a part given to a worker that died
 // goes to another once its lease runs out).
 bool claim_next(Conn& c, const WorkerOptions& wo, const std::string& me, int64_t only, ClaimedPart& cp) {
+  // Fault injection for tests/e2e/spread.sh: MLN_TEST_CLAIM_DELAY_MS=N makes
+  // this worker wait before it claims a part not given to it, so that a
+  // helper started beside it takes the first parts (parts of 200 flips
+  // end in milliseconds: a leader could take them all before the helper).
+  static const int delay_ms = [] {
+    const char* e = std::getenv("MLN_TEST_CLAIM_DELAY_MS");
+    return e ? std::atoi(e) : 0;
+  }();
   for (const bool given : {true, false}) {
+    if (!given && delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
     Result r = c.exec(
         std::string("UPDATE mln.job_parts p SET ") +
             (given ? "" : "status = 'running', worker = $1, flips = NULL, flips_per_s = NULL, device = NULL, ") +

@@ -176,10 +176,12 @@ check "each part stays with the worker that ran it first" \
   test "$(q "SELECT count(*) FROM mln.job_parts a JOIN mln.job_parts b ON b.job = a.job AND b.part = a.part AND b.round = a.round + 1
              WHERE a.job = $k2 AND a.round >= 1 AND a.worker <> b.worker")" = 0
 # A helper that dies when it takes a part of round 2 (MLN_TEST_DIE_AT_ROUND);
-# the leader waits (stopped) until the helper listens, so that the helper
-# takes a part of round 1 (or both).
+# the leader waits (stopped) until the helper listens, and 0.3 s before each
+# part it claims (MLN_TEST_CLAIM_DELAY_MS), so that the helper takes a part
+# of round 1 (or both): without the delay the leader took every part first
+# now and then (a clean clone's CI run).
 k3=$(q "SELECT mln.infer('rch', options => '$KOPTS')")
-"$WORKER" --quiet --once --name kleader3 --lease 3 >/dev/null 2>&1 & wl=$!
+MLN_TEST_CLAIM_DELAY_MS=300 "$WORKER" --quiet --once --name kleader3 --lease 3 >/dev/null 2>&1 & wl=$!
 claimed "$k3" kleader3
 kill -STOP $wl
 listening() { q "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'mln_worker' AND query LIKE 'LISTEN%'"; }
