@@ -30,7 +30,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -179,59 +178,15 @@ __global__ void transpose_offsets_kernel(int32_t n, const uint32_t* key, int64_t
 }
 
 // A non-blocking stream: the PDHG's kernels and copies do not wait for the
-// walk's work on the legacy default stream, nor it for them.  Of the
-// greatest priority: the walk's kernels fill every SM of the device (1,056
-// blocks of 256 threads on an H100), and the bound's, queued beside them,
-// took the SMs only once the walk had ended (at 10^8 clauses its device
-// set-up, 2.5 s alone, ended 12 s later, after the walk; issue #45).
+// walk's work on the legacy default stream, nor it for them.
 struct Stream {
   cudaStream_t s = nullptr;
-  Stream() {
-    int least = 0, greatest = 0;
-    MLN_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    MLN_CUDA_TRY(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
-  }
+  Stream() { MLN_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
   ~Stream() {
     if (s) cudaStreamDestroy(s);
   }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
-};
-
-// Copies between pageable host memory and the device through a pinned
-// buffer, a piece at a time on the bound's stream.  A copy from pageable
-// memory goes through the driver's own staging and did not overlap the
-// walk's work: at 10^8 clauses the bound's uploads, 2.5 s alone, ended 7 s
-// later, after the walk (issue #45).
-class PinnedStage {
- public:
-  static constexpr size_t kBytes = size_t{32} << 20;
-  explicit PinnedStage(cudaStream_t s) : s_(s) { MLN_CUDA_TRY(cudaMallocHost(&buf_, kBytes)); }
-  ~PinnedStage() {
-    if (buf_) cudaFreeHost(buf_);
-  }
-  PinnedStage(const PinnedStage&) = delete;
-  PinnedStage& operator=(const PinnedStage&) = delete;
-  void up(void* dev, const void* host, size_t bytes) {
-    for (size_t at = 0; at < bytes; at += kBytes) {
-      const size_t b = std::min(kBytes, bytes - at);
-      std::memcpy(buf_, static_cast<const char*>(host) + at, b);
-      MLN_CUDA_TRY(cudaMemcpyAsync(static_cast<char*>(dev) + at, buf_, b, cudaMemcpyHostToDevice, s_));
-      MLN_CUDA_TRY(cudaStreamSynchronize(s_));  // before the buffer is refilled
-    }
-  }
-  void down(void* host, const void* dev, size_t bytes) {
-    for (size_t at = 0; at < bytes; at += kBytes) {
-      const size_t b = std::min(kBytes, bytes - at);
-      MLN_CUDA_TRY(cudaMemcpyAsync(buf_, static_cast<const char*>(dev) + at, b, cudaMemcpyDeviceToHost, s_));
-      MLN_CUDA_TRY(cudaStreamSynchronize(s_));
-      std::memcpy(static_cast<char*>(host) + at, buf_, b);
-    }
-  }
-
- private:
-  cudaStream_t s_;
-  void* buf_ = nullptr;
 };
 
 // The device backend (pdhg_loop's B).
@@ -257,12 +212,12 @@ class GpuPdhg {
   template <class T>
   void up(DeviceArray<T>& d, const std::vector<T>& v) {
     d.resize(v.size());
-    stage_.up(d.get(), v.data(), v.size() * sizeof(T));
+    if (!v.empty()) MLN_CUDA_TRY(cudaMemcpyAsync(d.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice, st_.s));
   }
   template <class T>
   void down(std::vector<T>& v, const DeviceArray<T>& d, size_t n) {
     v.resize(n);
-    stage_.down(v.data(), d.get(), n * sizeof(T));
+    if (n) MLN_CUDA_TRY(cudaMemcpyAsync(v.data(), d.get(), n * sizeof(T), cudaMemcpyDeviceToHost, st_.s));
   }
   void zeros(DeviceArray<double>& d, size_t n) {
     d.resize(n);
@@ -279,7 +234,6 @@ class GpuPdhg {
   }
 
   Stream st_;  // first: destroyed after the arrays
-  PinnedStage stage_{st_.s};
   const Lp& lp_;
   const int nt_;
   DeviceArray<int64_t> off_, row_, t_off_;
@@ -337,10 +291,13 @@ void GpuPdhg::upload_clauses() {
     if (bad) throw std::invalid_argument("lp_bound_pdhg: literal out of range");
     // The first block's offsets start at entry 0; a later block's at k0 + 1.
     const size_t skip = k0 == 0 ? 0 : 1;
-    stage_.up(off_.get() + k0 + skip, off.data() + skip, (off.size() - skip) * sizeof(int64_t));
-    stage_.up(lit_.get() + at, lit.data(), lit.size() * sizeof(int32_t));
-    stage_.up(w_.get() + k0, w.data(), w.size() * sizeof(double));
+    MLN_CUDA_TRY(cudaMemcpyAsync(off_.get() + k0 + skip, off.data() + skip, (off.size() - skip) * sizeof(int64_t),
+                                 cudaMemcpyHostToDevice, st_.s));
+    if (!lit.empty())
+      MLN_CUDA_TRY(cudaMemcpyAsync(lit_.get() + at, lit.data(), lit.size() * sizeof(int32_t), cudaMemcpyHostToDevice, st_.s));
+    if (!w.empty()) MLN_CUDA_TRY(cudaMemcpyAsync(w_.get() + k0, w.data(), w.size() * sizeof(double), cudaMemcpyHostToDevice, st_.s));
     at = off[nk];
+    MLN_CUDA_TRY(cudaStreamSynchronize(st_.s));  // before the host blocks are reused
     if (k1 >= K) break;
   }
 }
@@ -407,6 +364,7 @@ Eval GpuPdhg::evaluate() {
   const auto t = Clock::now();
   down(hx_, xn_, static_cast<size_t>(lp_.n) + 1);
   down(hy_, y_, static_cast<size_t>(lp_.rows()));
+  MLN_CUDA_TRY(cudaStreamSynchronize(st_.s));
   const Eval e = pdhg_detail::evaluate(lp_, hx_.data(), hy_.data(), lacc_, nt_);
   ++evals;
   eval_s += seconds_since(t);
