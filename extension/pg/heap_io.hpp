@@ -60,9 +60,11 @@ uint64_t append_symbols(const std::string& qualified_table, const std::vector<st
                         bool rebuild_indexes);
 
 // Appends the clauses of `cs` to a new `_clauses` table (chunk int4,
-// offsets int4[], lits int4[], weights float8[]) as chunks 0, 1, ...: each
-// chunk as many clauses as fit one page-long row, kept inline where the
-// table takes raw pages (no TOAST rows).  Returns the chunk count.
+// offsets int4[], lits int4[], weights float8[], wcode bytea) as chunks 0,
+// 1, ...: each chunk as many clauses as fit one page-long row, its weights
+// a dictionary and a code byte per clause (mln/clause_chunks.hpp), kept
+// inline where the table takes raw pages (no TOAST rows).  Returns the
+// chunk count.
 uint64_t append_clause_chunks(const std::string& qualified_table, const ClauseSet& cs);
 
 // Reads a predicate's evidence table (int4 argument columns `arg_columns`,

@@ -53,24 +53,25 @@ extern "C" Datum mln_array_le(PG_FUNCTION_ARGS) {
   PG_RETURN_BYTEA_P(out);
 }
 
+// Whether sch._clauses has the weight codes' column (grounded since
+// 0.12.0; before, a weight per clause).
+static bool clauses_have_codes(const char* sch) {
+  Oid type = TEXTOID;
+  Datum arg = CStringGetTextDatum(psprintf("%s._clauses", quote_identifier(sch)));
+  if (SPI_execute_with_args(mln::chunks::kHasCodesSql, 1, &type, &arg, nullptr, true, 1) != SPI_OK_SELECT ||
+      SPI_processed != 1)
+    elog(ERROR, "mln._clause_rows: reading the catalog failed");
+  bool isnull = false;
+  const Datum d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+  return !isnull && DatumGetBool(d);
+}
+
 // mln._clause_rows(sch name) returns table (clause bigint, weight float8,
 // lits int4[]): one row per ground clause of the chunked _clauses table, for
 // mln.ground_clauses.  Each chunk's arrays are detoasted once and the rows
 // go into a tuplestore.  (The PL/pgSQL loop it replaces took 5 s for the
 // 456,000 clauses of smokers at 10^5; a per-row slice in SQL detoasts the
 // whole chunk for every clause.)  Plain C, like mln._array_le.
-// Whether sch._clauses has the weight codes' column (grounded since 0.12.0).
-static bool clauses_have_codes(const char* sch) {
-  StringInfoData q;
-  initStringInfo(&q);
-  appendStringInfo(&q,
-                   "SELECT 1 FROM pg_attribute WHERE attrelid = %s::regclass AND attname = 'wcode' "
-                   "AND NOT attisdropped",
-                   quote_literal_cstr(psprintf("%s._clauses", quote_identifier(sch))));
-  if (SPI_execute(q.data, true, 1) != SPI_OK_SELECT) elog(ERROR, "mln._clause_rows: reading the catalog failed");
-  return SPI_processed == 1;
-}
-
 extern "C" Datum mln_clause_rows(PG_FUNCTION_ARGS) {
   const char* sch = NameStr(*PG_GETARG_NAME(0));
   InitMaterializedSRF(fcinfo, 0);
@@ -109,13 +110,12 @@ extern "C" Datum mln_clause_rows(PG_FUNCTION_ARGS) {
     const int32* o = reinterpret_cast<const int32*>(ARR_DATA_PTR(offs));
     const int32* l = reinterpret_cast<const int32*>(ARR_DATA_PTR(lits));
     const float8* dict = reinterpret_cast<const float8*>(ARR_DATA_PTR(ws));
-    float8* w = const_cast<float8*>(dict);
+    const float8* w = dict;  // a weight per clause, or decoded from the codes
     if (code) {
-      MemoryContext c2 = MemoryContextSwitchTo(chunk);
-      w = static_cast<float8*>(palloc(sizeof(float8) * std::max(1, nw)));
-      MemoryContextSwitchTo(c2);
-      if (!mln::chunks::decode_weights(dict, nd, reinterpret_cast<const uint8_t*>(VARDATA_ANY(code)), nw, w))
+      float8* decoded = static_cast<float8*>(MemoryContextAlloc(chunk, sizeof(float8) * std::max(1, nw)));
+      if (!mln::chunks::decode_weights(dict, nd, reinterpret_cast<const uint8_t*>(VARDATA_ANY(code)), nw, decoded))
         elog(ERROR, "mln._clause_rows: chunk %d is malformed", DatumGetInt32(d[0]));
+      w = decoded;
     }
     for (int i = 0; i < nw; ++i) {
       if (o[i] < 0 || o[i] > o[i + 1] || o[i + 1] > nl) elog(ERROR, "mln._clause_rows: chunk %d is malformed", DatumGetInt32(d[0]));

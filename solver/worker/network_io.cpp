@@ -42,7 +42,7 @@ void read_chunks(Conn& c, const std::string& sql, bool codes, ClauseSet& cs) {
         binary::le_float8s(f[2].first, f[2].second, dict);
         const size_t n = static_cast<size_t>(f[3].second);
         cs.weights.resize(weights_before + n);
-        if (!mln::chunks::decode_weights(dict.data(), dict.size(), reinterpret_cast<const uint8_t*>(f[3].first), n,
+        if (!chunks::decode_weights(dict.data(), dict.size(), reinterpret_cast<const uint8_t*>(f[3].first), n,
                                     cs.weights.data() + weights_before))
           throw DbError("corrupt ground network: a clause chunk's weight code past its dictionary");
       } else {
@@ -67,10 +67,7 @@ std::string chunk_sql(const std::string& s, bool codes, const std::string& where
 // Whether the table has the weight codes' column (grounded since 0.12.0;
 // before, a weight per clause).
 bool has_codes(Conn& c, const std::string& s) {
-  return c.exec("SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'wcode' "
-                "AND NOT attisdropped)",
-                {s + "._clauses"})
-             .get(0, 0) == "t";
+  return c.exec(chunks::kHasCodesSql, {s + "._clauses"}).get(0, 0) == "t";
 }
 
 // The atoms: is_query by id, and the atom count (the largest id seen;

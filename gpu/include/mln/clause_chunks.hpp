@@ -20,6 +20,12 @@ namespace mln::chunks {
 
 constexpr size_t kMaxWeights = 255;  // a byte per clause
 
+// Whether a _clauses table ($1: its qualified name, as text) has the weight
+// codes' column: one boolean row.  Both readers ask it before reading.
+constexpr const char* kHasCodesSql =
+    "SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'wcode' "
+    "AND NOT attisdropped)";
+
 // The chunks of a clause set: chunk k is clauses [start[k], start[k + 1]),
 // its weights dict[dict_start[k] .. dict_start[k + 1]) and its clauses'
 // codes code[start[k] ..).
