@@ -137,11 +137,10 @@ Datum mln_ingest_evidence(PG_FUNCTION_ARGS) {
       std::string body = r.text(0, 1);
       parse_into(buf, ctx, body, first_line);
       // Bound memory: the atoms flushed every ~4M.  The new names wait for
-      // the end (the dictionary holds them all already): written in one
-      // batch they get their index entries by a rebuild, where a later
-      // batch, smaller than the names before it, went into the two btrees
-      // one by one; RC's 24.9M evidence atoms (7.5M names) took 70 s to
-      // load on 2 cores, 10x 10^8's 2.5M atoms 17x (issue #45).
+      // the end (the dictionary holds them all already): in one batch they
+      // get their index entries by a rebuild (SymbolTable::flush), where
+      // each later batch, smaller than the names before it, would go into
+      // the two btrees one by one (issue #45; CHANGELOG 0.12.0).
       if (buf.count() - n > (1 << 22)) {
         buf.flush();
         n = buf.count();

@@ -98,6 +98,10 @@ double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool e
 
 Run::~Run() { side.clear(); }  // each side bound cancels and joins its thread
 
+double Run::pdhg_seconds(int64_t m) const {
+  return opts.lp_seconds + (m > opts.ilp_max_clauses ? opts.ilp_seconds : 0.0);
+}
+
 bool Run::pdhg_sized(int64_t m) const {
   return opts.pdhg_bound && (m > opts.lp_bound_max_clauses || m >= opts.pdhg_min_clauses || !ilp_available());
 }
@@ -110,11 +114,7 @@ void Run::start_side_bound(int32_t k, const mln::Network& pn, const SubNetwork& 
     np = &sb->sub.net;
   }
   PdhgOptions po;
-  // Its time share, and the exact path's where the component is too large
-  // for it (bound_component lets it run on after the walk only while it
-  // still closes the gap).
-  po.time_limit_s = opts.lp_seconds +
-                    (static_cast<int64_t>(np->clauses.size()) > opts.ilp_max_clauses ? opts.ilp_seconds : 0.0);
+  po.time_limit_s = pdhg_seconds(static_cast<int64_t>(np->clauses.size()));
   // The CPU threads walk: one for the bound (its evaluations, where the GPU
   // iterates), unless the GPU walks this component.
   po.threads = on_gpu ? pool_threads(opts.threads) : 1;
@@ -153,8 +153,7 @@ BoundPlace Run::plan_bound(int32_t k, const mln::Network& pn, bool on_gpu) {
 PdhgOutcome Run::bound_after_walk(int32_t k, const mln::Network& pn, double target) {
   std::atomic<double> t{target};
   PdhgOptions po;
-  po.time_limit_s = opts.lp_seconds +
-                    (static_cast<int64_t>(pn.clauses.size()) > opts.ilp_max_clauses ? opts.ilp_seconds : 0.0);
+  po.time_limit_s = pdhg_seconds(static_cast<int64_t>(pn.clauses.size()));
   po.stop = &stop;
   po.threads = pool_threads(opts.threads);  // the walk is over: the CPU's threads evaluate
   po.device = "gpu";

@@ -105,6 +105,11 @@ struct Run {
   // Whether component k (m clauses) is bounded by PDHG rather than Clp or
   // the unit bound.
   bool pdhg_sized(int64_t m) const;
+  // A PDHG bound's time on m clauses, beside the walk or after it: its
+  // time share, and the exact path's where the component is too large for
+  // it (bound_component lets a side bound run on after the walk only while
+  // it still closes the gap).
+  double pdhg_seconds(int64_t m) const;
   // Starts component k's side bound on `pn` (its network: `net` or an
   // extracted copy, which the side bound then keeps), CPU threads: one, or
   // the pool's when the component is walked on the GPU.
