@@ -35,9 +35,10 @@ echo "# network: $(q "SELECT count(*) FROM mln.ground_clauses('rc')") clauses"
 # worker that seeded a part its own way would give another answer).
 FAST='{"partitions": 4, "rounds": 5, "seed": 11, "random_step": 0.5, "max_flips": 300000, "threads": 1, "solver": "walksat", "device": "cpu"}'
 OPTS='{"partitions": 3, "rounds": 3, "seed": 11, "random_step": 0.5, "max_flips": 40000000, "threads": 1, "solver": "walksat", "device": "cpu"}'
+map_digest() { q "SELECT md5(string_agg(arguments::text || truth::text, ';' ORDER BY predicate, arguments::text)) FROM mln.map('$1')"; }  # program -> its MAP state's digest
 answer() {  # job -> "status cost" and the MAP state's digest
   q "SELECT concat_ws(' ', s->>'status', s->>'best_cost') FROM mln.wait($1, interval '300 s') s"
-  q "SELECT md5(string_agg(arguments::text || truth::text, ';' ORDER BY predicate, arguments::text)) FROM mln.map('rc')"
+  map_digest rc
 }
 
 # 1. One worker does every part itself.
@@ -157,7 +158,7 @@ check "rc-hard grounded" test $? -eq 0
 KOPTS='{"partitions": 2, "rounds": 5, "seed": 3, "max_flips": 200, "threads": 1, "solver": "walksat", "device": "cpu", "cpu_walk": "weighted"}'
 kanswer() {  # job -> "status cost" and the MAP state's digest
   q "SELECT concat_ws(' ', s->>'status', s->>'best_cost') FROM mln.wait($1, interval '300 s') s"
-  q "SELECT md5(string_agg(arguments::text || truth::text, ';' ORDER BY predicate, arguments::text)) FROM mln.map('rch')"
+  map_digest rch
 }
 k1=$(q "SELECT mln.infer('rch', options => '$KOPTS')")
 "$WORKER" --once --name ksolo >"$tmp/ksolo.log" 2>&1
@@ -285,11 +286,11 @@ chunks=$(q "SELECT count(*) FROM mln_class._clauses")
 r1=$(q "SELECT mln.infer('class', options => '$ROPTS')")
 MLN_READ_STREAMS=1 "$WORKER" --once --name read1 >"$tmp/read1.log" 2>&1
 a1=$(q "SELECT (mln.wait($r1, interval '300 s'))->>'best_cost'")
-d1=$(q "SELECT md5(string_agg(arguments::text || truth::text, ';' ORDER BY predicate, arguments::text)) FROM mln.map('class')")
+d1=$(map_digest class)
 r2=$(q "SELECT mln.infer('class', options => '$ROPTS')")
 MLN_READ_STREAMS=4 "$WORKER" --once --name read2 >"$tmp/read2.log" 2>&1
 a2=$(q "SELECT (mln.wait($r2, interval '300 s'))->>'best_cost'")
-d2=$(q "SELECT md5(string_agg(arguments::text || truth::text, ';' ORDER BY predicate, arguments::text)) FROM mln.map('class')")
+d2=$(map_digest class)
 conns=$(( chunks < 4 ? chunks : 4 ))  # a connection per chunk at most
 check "class's $chunks clause chunks read over $conns connections" grep -q "over $conns connections" "$tmp/read2.log"
 check "and over one with MLN_READ_STREAMS=1" bash -c "! grep -q 'connections' '$tmp/read1.log'"
@@ -301,7 +302,7 @@ psql -qX -c "UPDATE mln_class._clauses SET weights = ARRAY(SELECT weights[get_by
 r4=$(q "SELECT mln.infer('class', options => '$ROPTS')")
 MLN_READ_STREAMS=4 "$WORKER" --once --name read4 >"$tmp/read4.log" 2>&1
 a4=$(q "SELECT (mln.wait($r4, interval '300 s'))->>'best_cost'")
-d4=$(q "SELECT md5(string_agg(arguments::text || truth::text, ';' ORDER BY predicate, arguments::text)) FROM mln.map('class')")
+d4=$(map_digest class)
 check "a network stored before 0.12.0 (a weight per clause) reads the same ($a4)" test "$a4 $d4" = "$a1 $d1"
 # A worker whose role may hold one connection only: the helper connections
 # are refused, and the network is read over the job's own connection.
@@ -309,7 +310,7 @@ psql -qX -c "DROP ROLE IF EXISTS mln_e2e_one" -c "CREATE ROLE mln_e2e_one LOGIN 
 r3=$(q "SELECT mln.infer('class', options => '$ROPTS')")
 PGUSER=mln_e2e_one MLN_READ_STREAMS=4 "$WORKER" --once --name read3 >"$tmp/read3.log" 2>&1
 a3=$(q "SELECT (mln.wait($r3, interval '300 s'))->>'best_cost'")
-d3=$(q "SELECT md5(string_agg(arguments::text || truth::text, ';' ORDER BY predicate, arguments::text)) FROM mln.map('class')")
+d3=$(map_digest class)
 check "helpers refused: read over one connection instead, and said so" \
   grep -q "read over one instead: .*too many connections" "$tmp/read3.log"
 check "the same seeded answer ($a3)" test "$a3 $d3" = "$a1 $d1"
