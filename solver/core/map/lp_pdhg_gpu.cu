@@ -207,6 +207,11 @@ class GpuPdhg {
   int64_t evals = 0;  // evaluations, and their seconds (MLN_MAP_DEBUG's timeline)
   double eval_s = 0;
   double t_uploaded = 0, t_transposed = 0;  // the clauses up, A^T built: seconds into the constructor
+  // The upload's seconds by step (MLN_MAP_DEBUG: where a bound beside the walk waits, issue #45).
+  struct UploadSeconds {
+    double alloc = 0, gather = 0, enqueue = 0, wait = 0, max_wait = 0;
+    int64_t blocks = 0;
+  } up_s;
 
  private:
   template <class T>
@@ -264,7 +269,17 @@ void GpuPdhg::upload_clauses() {
   std::vector<int32_t> lit;
   std::vector<double> w;
   int64_t at = 0;  // literals uploaded so far
+  auto ts = Clock::now();
+  auto lap = [&ts](double& into) {
+    const auto now = Clock::now();
+    const double d = std::chrono::duration<double>(now - ts).count();
+    into += d;
+    ts = now;
+    return d;
+  };
+  lap(up_s.alloc);
   for (int64_t k0 = 0; k0 < K || k0 == 0; k0 += kBlockClauses) {
+    ++up_s.blocks;
     const int64_t k1 = std::min(K, k0 + kBlockClauses), nk = k1 - k0;
     off.resize(static_cast<size_t>(nk) + 1);
     w.resize(static_cast<size_t>(nk));
@@ -289,6 +304,7 @@ void GpuPdhg::upload_clauses() {
       }
     }
     if (bad) throw std::invalid_argument("lp_bound_pdhg: literal out of range");
+    lap(up_s.gather);
     // The first block's offsets start at entry 0; a later block's at k0 + 1.
     const size_t skip = k0 == 0 ? 0 : 1;
     MLN_CUDA_TRY(cudaMemcpyAsync(off_.get() + k0 + skip, off.data() + skip, (off.size() - skip) * sizeof(int64_t),
@@ -297,7 +313,9 @@ void GpuPdhg::upload_clauses() {
       MLN_CUDA_TRY(cudaMemcpyAsync(lit_.get() + at, lit.data(), lit.size() * sizeof(int32_t), cudaMemcpyHostToDevice, st_.s));
     if (!w.empty()) MLN_CUDA_TRY(cudaMemcpyAsync(w_.get() + k0, w.data(), w.size() * sizeof(double), cudaMemcpyHostToDevice, st_.s));
     at = off[nk];
+    lap(up_s.enqueue);
     MLN_CUDA_TRY(cudaStreamSynchronize(st_.s));  // before the host blocks are reused
+    up_s.max_wait = std::max(up_s.max_wait, lap(up_s.wait));
     if (k1 >= K) break;
   }
 }
@@ -427,11 +445,13 @@ PdhgOutcome lp_bound_pdhg_gpu(const mln::Network& net, const PdhgOptions& opts) 
   std::vector<double> x_best;
   double t_ready = 0, t_loop = 0, eval_s = 0, t_up = 0, t_at = 0;
   int64_t evals = 0;
+  GpuPdhg::UploadSeconds up_s;
   {
     GpuPdhg b(lp, nt);  // its device memory is given back before the rounding
     t_ready = seconds_since(t0);
     t_up = b.t_uploaded;
     t_at = b.t_transposed;
+    up_s = b.up_s;
     pdhg_loop(b, opts, t0, out);
     t_loop = seconds_since(t0);
     x_best = std::move(b.x_best);
@@ -440,13 +460,18 @@ PdhgOutcome lp_bound_pdhg_gpu(const mln::Network& net, const PdhgOptions& opts) 
   }
   const double t_freed = seconds_since(t0);
   round_best(net, lp, x_best, nt, t0, out);
-  if (std::getenv("MLN_MAP_DEBUG"))  // where the bound's seconds go (docs/solver/map.md)
+  if (std::getenv("MLN_MAP_DEBUG")) {  // where the bound's seconds go (docs/solver/map.md)
+    std::fprintf(stderr,
+                 "[pdhg gpu] clauses' upload: %lld blocks; allocation %.3f s, gather %.3f s, copies queued %.3f s, "
+                 "waits %.3f s (longest %.3f s)\n",
+                 static_cast<long long>(up_s.blocks), up_s.alloc, up_s.gather, up_s.enqueue, up_s.wait, up_s.max_wait);
     std::fprintf(stderr,
                  "[pdhg gpu] LP built at %.3f s, on the device at %.3f s (clauses up after %.3f s, A^T after %.3f s); "
                  "%lld iterations, %lld evaluations (%.3f s), iterations ended at %.3f s (bound %f), device freed at "
                  "%.3f s, rounded at %.3f s\n",
                  t_lp, t_ready, t_up, t_at, static_cast<long long>(out.iterations), static_cast<long long>(evals), eval_s, t_loop,
                  out.bound, t_freed, out.seconds);
+  }
   return out;
 }
 
