@@ -162,20 +162,16 @@ class GpuBackend {
     MLN_CUDA_LAUNCHED("smooth_kernel");
   }
   Counts read(int list) {
-    if (poll_) {
-      // The counters' copy queued behind the rounds, then its event polled
-      // with a sleep between: the blocking cudaMemcpy below waits inside
-      // the driver, where (the hypothesis that MLN_WALK_POLL=1 tests, issue
-      // #45) it keeps another thread's CUDA calls (the PDHG bound's set-up
-      // beside the walk) waiting until the walk ends.
-      MLN_CUDA_TRY(cudaMemcpyAsync(host_, ctr_.get(), kCounters * sizeof(unsigned long long), cudaMemcpyDeviceToHost, 0));
-      MLN_CUDA_TRY(cudaEventRecord(read_done_, 0));
-      cudaError_t e;
-      while ((e = cudaEventQuery(read_done_)) == cudaErrorNotReady) std::this_thread::sleep_for(std::chrono::microseconds(50));
-      MLN_CUDA_TRY(e);
-    } else {
-      MLN_CUDA_TRY(cudaMemcpy(host_, ctr_.get(), kCounters * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-    }
+    // The counters' copy is queued behind the rounds and its event polled,
+    // with a sleep between: a blocking cudaMemcpy here waits inside the
+    // driver in a way that stalls other host threads' CUDA calls on the
+    // device: the PDHG bound's set-up beside the walk then ends only when
+    // the walk does (issue #45; the measurements are in docs/solver/map.md).
+    MLN_CUDA_TRY(cudaMemcpyAsync(host_, ctr_.get(), kCounters * sizeof(unsigned long long), cudaMemcpyDeviceToHost, 0));
+    MLN_CUDA_TRY(cudaEventRecord(read_done_, 0));
+    cudaError_t e;
+    while ((e = cudaEventQuery(read_done_)) == cudaErrorNotReady) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    MLN_CUDA_TRY(e);
     MLN_CUDA_TRY(cudaMemset(ctr_.get() + kFlips, 0, sizeof(unsigned long long)));
     Counts c;
     c.cost = static_cast<int64_t>(host_[kCost]);
@@ -228,8 +224,7 @@ class GpuBackend {
     MLN_CUDA_TRY(cudaMemset(stamp_.get(), 0, n * sizeof(uint32_t)));
     MLN_CUDA_TRY(cudaMemset(ctr_.get(), 0, kCounters * sizeof(unsigned long long)));
     MLN_CUDA_TRY(cudaMallocHost(&host_, kCounters * sizeof(unsigned long long)));
-    if (const char* e = std::getenv("MLN_WALK_POLL")) poll_ = std::atoi(e) != 0;  // tuning runs (read())
-    if (poll_) MLN_CUDA_TRY(cudaEventCreateWithFlags(&read_done_, cudaEventDisableTiming));
+    MLN_CUDA_TRY(cudaEventCreateWithFlags(&read_done_, cudaEventDisableTiming));
     int dev = 0, sms = 0;
     MLN_CUDA_TRY(cudaGetDevice(&dev));
     MLN_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -259,8 +254,7 @@ class GpuBackend {
   int32_t parts_ = 1;
   int part_blocks_ = 1;
   unsigned long long* host_ = nullptr;
-  bool poll_ = false;               // read() polls an event instead of a blocking copy (MLN_WALK_POLL=1)
-  cudaEvent_t read_done_ = nullptr;
+  cudaEvent_t read_done_ = nullptr;  // the counters' copy done (read())
   int list_blocks_ = 1, atom_blocks_ = 1;
   Inst I_{};
   State S_{};
