@@ -182,7 +182,8 @@ Eval evaluate(const Lp& lp, const double* xn, const double* y, std::vector<std::
 #pragma omp single
     team = omp_get_num_threads();
     std::vector<long double>& acc = lacc[omp_get_thread_num()];
-    std::fill(acc.begin(), acc.end(), 0.0L);
+    if (acc.size() != static_cast<size_t>(n) + 1) acc.assign(static_cast<size_t>(n) + 1, 0.0L);
+    else std::fill(acc.begin(), acc.end(), 0.0L);
 #pragma omp for schedule(static, 1024) reduction(+ : g, gabs, primal)
     for (int64_t k = 0; k < K; ++k) {
       const int64_t c = lp.clause[k], off = cs.offsets[c], len = cs.offsets[c + 1] - off, r0 = lp.row_off[k];
@@ -273,7 +274,7 @@ class CpuPdhg {
     y0 = y;
     aty.assign(x.size(), 0.0);
     acc.assign(static_cast<size_t>(nt), std::vector<double>(x.size(), 0.0));
-    lacc.assign(static_cast<size_t>(eval_threads(nt, lp.n)), std::vector<long double>(x.size(), 0.0L));
+    lacc.resize(static_cast<size_t>(eval_threads(nt, lp.n)));  // sized by evaluate's threads
   }
   Eval evaluate() { return pdhg_detail::evaluate(lp_, xn.data(), y.data(), lacc, nt_); }
   void keep_best() { x_best = xn; }

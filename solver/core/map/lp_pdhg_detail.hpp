@@ -55,7 +55,8 @@ std::vector<double> initial_x(const Lp& lp);
 // g(y+) at y+ = max(0, y), a certified lower bound on the LP optimum, and
 // the primal objective of xn with each z at its best (feasible, so >= the
 // LP optimum).  xn: per atom (size n + 1); y: per row.  lacc: an array
-// per thread, each of size n + 1 (scratch): min(nt, lacc.size()) threads.
+// per thread (scratch), sized n + 1 on first use by its own thread, so that
+// the zeroing of up to 8 GiB runs in parallel: min(nt, lacc.size()) threads.
 struct Eval {
   double bound = 0, primal = 0;
 };

@@ -374,8 +374,7 @@ GpuPdhg::GpuPdhg(const Lp& lp, int nt) : lp_(lp), nt_(nt) {
   dl_.t_ent = t_ent_.get();
   di_ = DevIter{x_.get(), xn_.get(), x0_.get(), z_.get(), z0_.get(), y_.get(), y0_.get(), aty_.get()};
   x_best = hx_;
-  hy_.assign(rows, 0.0);
-  lacc_.assign(static_cast<size_t>(eval_threads(nt, lp.n)), std::vector<long double>(n1, 0.0L));
+  lacc_.resize(static_cast<size_t>(eval_threads(nt, lp.n)));  // sized by evaluate's threads
 }
 
 Eval GpuPdhg::evaluate() {
