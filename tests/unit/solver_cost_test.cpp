@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include "solver_test_util.hpp"
+#include "core/base/network_cost.hpp"
+#include "core/map/solve_map_run.hpp"
 #include "core/walk/walksat_cpu.hpp"
 
 namespace mln::solver {
@@ -67,6 +69,73 @@ TEST(SolverCost, BestStateIsTheCheapestStateVisited) {
     EXPECT_NEAR(out.best_cost, min_seen, 1e-6 * (1 + min_seen)) << "seed " << seed;
     EXPECT_NEAR(total_cost(net.clauses, best), min_seen, 1e-6 * (1 + min_seen)) << "seed " << seed;
     EXPECT_GT(flips, 0);
+  }
+}
+
+// start_costs sums what total_cost gives the coin flips and the all-false
+// state, over every clause or a list of them, in more than one chunk.
+TEST(SolverCost, StartCostsAreTheCoinFlipsAndTheAllFalseStatesCosts) {
+  const mln::Network net = testing::random_mixed_network(500, 3 * static_cast<int>(kCostChunk) + 17, 5);
+  std::vector<uint8_t> coin(net.num_atoms + 1, 0), none(net.num_atoms + 1, 0);
+  Rng rng(9);
+  for (int32_t a = 1; a <= net.num_atoms; ++a) coin[a] = static_cast<uint8_t>(rng.next() >> 63);
+  const StartCosts all = start_costs(net.clauses, nullptr, static_cast<int64_t>(net.clauses.size()), coin);
+  EXPECT_NEAR(all.coin, total_cost(net.clauses, coin), testing::tol(all.coin) * 100);
+  EXPECT_NEAR(all.all_false, total_cost(net.clauses, none), testing::tol(all.all_false) * 100);
+  std::vector<int64_t> third;
+  double coin3 = 0, none3 = 0;
+  for (int64_t c = 0; c < static_cast<int64_t>(net.clauses.size()); c += 3) {
+    third.push_back(c);
+    coin3 += clause_cost_of(net.clauses, c, coin);
+    none3 += clause_cost_of(net.clauses, c, none);
+  }
+  const StartCosts some = start_costs(net.clauses, third.data(), static_cast<int64_t>(third.size()), coin);
+  EXPECT_NEAR(some.coin, coin3, testing::tol(coin3) * 100);
+  EXPECT_NEAR(some.all_false, none3, testing::tol(none3) * 100);
+  EXPECT_EQ(all.false_is_cheaper(), all.all_false < all.coin);
+}
+
+// One component of p papers with c categories each (RC's shape: at most
+// one category per paper at weight 10, categories carried along citations
+// at weight 2, small positive priors), where coin flips cost some hundred
+// times the all-false state.  `prior`: each category atom's unit weight.
+mln::Network papers(int p, int c, double prior) {
+  mln::Network net;
+  net.num_atoms = p * c;
+  net.is_query.assign(net.num_atoms + 1, 1);
+  auto atom = [c](int x, int a) { return 1 + x * c + a; };
+  for (int x = 0; x < p; ++x)
+    for (int a = 0; a < c; ++a) {
+      for (int b = a + 1; b < c; ++b) testing::add_clause(net, {-atom(x, a), -atom(x, b)}, 10);
+      if (x + 1 < p) testing::add_clause(net, {atom(x + 1, a), -atom(x, a)}, 2);
+      testing::add_clause(net, {atom(x, a)}, prior);
+    }
+  return net;
+}
+
+// solve_map starts a component all false where that costs less than its
+// coin flips, and from the coin flips where they cost less; the start's
+// cost is what the progress counts it at.
+TEST(SolverCost, AComponentStartsAllFalseWhereThatCostsLessThanItsCoinFlips) {
+  SolveOptions o;
+  for (double prior : {0.1, 30.0}) {  // all false: 180 (coin flips cost more), 54,000 (coin flips about half)
+    const mln::Network net = papers(300, 6, prior);
+    map_detail::Run run(net, o);
+    ASSERT_EQ(run.comps.count, 1);
+    run.choose_starts();
+    const std::vector<uint8_t> coin = run.coin_state(0), start = run.initial_state(0);
+    std::vector<uint8_t> by_id(net.num_atoms + 1, 0), none(net.num_atoms + 1, 0);
+    for (int64_t i = 0; i < run.comps.num_atoms(0); ++i) by_id[run.comps.atoms[i]] = coin[i + 1];
+    const double coin_cost = total_cost(net.clauses, by_id), false_cost = total_cost(net.clauses, none);
+    EXPECT_EQ(std::count(coin.begin() + 1, coin.end(), 1) > 0, true);
+    if (false_cost < coin_cost) {
+      EXPECT_EQ(std::count(start.begin(), start.end(), 1), 0) << "prior " << prior;
+      EXPECT_NEAR(run.start_cost[0], false_cost, testing::tol(false_cost));
+    } else {
+      EXPECT_EQ(start, coin) << "prior " << prior;
+      EXPECT_NEAR(run.start_cost[0], coin_cost, testing::tol(coin_cost));
+    }
+    EXPECT_EQ(false_cost < coin_cost, prior < 1) << "the network's shape: coin " << coin_cost << ", all false " << false_cost;
   }
 }
 

@@ -47,15 +47,21 @@ struct Network {
 };
 
 // Cost of an assignment under Tuffy's semantics (truth indexed by atom id).
-inline double clause_cost(const int32_t* l, size_t n, double w, const std::vector<uint8_t>& truth) {
+// Cost of a clause whose atoms' values truth_of(atom) gives.
+template <class TruthOf>
+inline double clause_cost_by(const int32_t* l, size_t n, double w, TruthOf truth_of) {
   bool any_true = false;
   for (size_t i = 0; i < n && !any_true; ++i) {
     int32_t a = l[i] > 0 ? l[i] : -l[i];
-    any_true = (l[i] > 0) == (truth[a] != 0);
+    any_true = (l[i] > 0) == (truth_of(a) != 0);
   }
   if (w > 0) return any_true ? 0.0 : w;
   if (w < 0) return any_true ? -w : 0.0;
   return 0.0;
+}
+
+inline double clause_cost(const int32_t* l, size_t n, double w, const std::vector<uint8_t>& truth) {
+  return clause_cost_by(l, n, w, [&truth](int32_t a) { return truth[a]; });
 }
 
 inline double total_cost(const ClauseSet& cs, const std::vector<uint8_t>& truth) {

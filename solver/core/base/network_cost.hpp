@@ -27,6 +27,21 @@ inline double clause_cost_of(const ClauseSet& cs, int64_t c, const std::vector<u
 // mln::total_cost, chunked as above.
 double total_cost_threads(const ClauseSet& cs, const std::vector<uint8_t>& truth);
 
+// A walk's starting state: a coin flip per atom (Tuffy's start), or every
+// atom false where that costs less over the clauses the walk searches; a
+// tie keeps the coin flip.  Most atoms of an MLN's answer are false, and a
+// coin flip sets half of them true: on RC it starts some hundred times the
+// optimum, and at 10^9 clauses the walk's time went to undoing it (issue
+// #45; docs/solver/map.md, "The start").  The costs of clauses[0..m) (all of
+// cs's clauses where clauses is null) under the coin flips `coin` (by atom
+// id) and with every atom false, summed as total_cost_threads does: the same
+// on any number of threads.
+struct StartCosts {
+  double coin = 0, all_false = 0;
+  bool false_is_cheaper() const { return all_false < coin; }
+};
+StartCosts start_costs(const ClauseSet& cs, const int64_t* clauses, int64_t m, const std::vector<uint8_t>& coin);
+
 // Clause ids [0, m) that `keep` accepts, in ascending order, found on
 // threads in chunks of kCostChunk.
 template <class Keep>

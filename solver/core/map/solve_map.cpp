@@ -224,6 +224,7 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   run.comp_bound.assign(run.comps.count, 0.0);
   run.comp_done.assign(run.comps.count, 0);
   run.comp_proven.assign(run.comps.count, 0);
+  run.choose_starts();
 
   // Queues, largest component first (the component order already is).
   std::vector<int32_t> cpu_q, gpu_q;

@@ -165,8 +165,8 @@ struct Run {
   std::vector<uint8_t> current_state(int32_t k, const std::vector<uint8_t>& truth) const;
 
   // Component k, which the search never reached (the time ran out first):
-  // writes into `truth` the better of its starting state (the progress
-  // counted it at that) and the all-false state; returns its cost.
+  // writes its starting state into `truth` (the progress counted it at
+  // that); returns its cost.
   double settle_unreached(int32_t k, std::vector<uint8_t>& truth);
 
   // True if component k is the whole network with its ids unchanged: every
@@ -245,14 +245,21 @@ struct Run {
   // GPU fails, the components are walked on the CPU one by one.
   void solve_gpu_batch(const std::vector<int32_t>& ks, std::vector<uint8_t>& truth);
 
-  // Component k's starting state (1-based over its atom list): coin flips
-  // from its own seed, or the network's given start.
+  // Component k's starting state (1-based over its atom list): every atom
+  // false where choose_starts found that cheaper, else coin_state(k).
   std::vector<uint8_t> initial_state(int32_t k) const;
+  // Coin flips from component k's own seed, or the network's given start.
+  std::vector<uint8_t> coin_state(int32_t k) const;
+  // Each component's start by StartCosts' rule (network_cost.hpp), and its
+  // cost: start_false, start_cost.  Once, before any component is solved;
+  // on OpenMP threads, one pass over the clauses.
+  void choose_starts();
+  std::vector<uint8_t> start_false;
+  std::vector<double> start_cost;
 
   // Progress counts every component from the start, at the cost of its
   // starting state, so that the reported total is the whole network's
-  // current cost and does not rise as components start.  On OpenMP
-  // threads: one pass over the clauses.
+  // current cost and does not rise as components start.
   void seed_progress(const std::vector<int32_t>& ks);
 
   // Component k of at most kTinyAtoms atoms, enumerated straight from the

@@ -213,23 +213,11 @@ std::vector<uint8_t> Run::current_state(int32_t k, const std::vector<uint8_t>& t
 double Run::settle_unreached(int32_t k, std::vector<uint8_t>& truth) {
   const std::vector<uint8_t> init = initial_state(k);
   const int32_t* atoms = comps.atoms.data() + comps.atom_off[k];
-  const int64_t n = comps.num_atoms(k);
-  auto cost = [&] {
-    double c = 0;
-    for (int64_t j = comps.clause_off[k]; j < comps.clause_off[k + 1]; ++j)
-      c += clause_cost_of(net.clauses, comps.clauses[j], truth);
-    return c;
-  };
-  for (int64_t i = 0; i < n; ++i) truth[atoms[i]] = 0;
-  const double all_false = cost();
-  for (int64_t i = 0; i < n; ++i) truth[atoms[i]] = init[i + 1];
-  const double start = cost();
-  if (start <= all_false) return start;
-  for (int64_t i = 0; i < n; ++i) truth[atoms[i]] = 0;
-  return all_false;
+  for (int64_t i = 0; i < comps.num_atoms(k); ++i) truth[atoms[i]] = init[i + 1];
+  return start_cost[k];
 }
 
-std::vector<uint8_t> Run::initial_state(int32_t k) const {
+std::vector<uint8_t> Run::coin_state(int32_t k) const {
   const int64_t lo = comps.atom_off[k], hi = comps.atom_off[k + 1];
   Rng rng(derive_seed(opts.seed, static_cast<uint64_t>(k)));
   std::vector<uint8_t> init(static_cast<size_t>(hi - lo) + 1, 0);
@@ -239,36 +227,40 @@ std::vector<uint8_t> Run::initial_state(int32_t k) const {
   return init;
 }
 
-void Run::seed_progress(const std::vector<int32_t>& ks) {
+std::vector<uint8_t> Run::initial_state(int32_t k) const {
+  if (start_false.at(static_cast<size_t>(k))) return std::vector<uint8_t>(static_cast<size_t>(comps.num_atoms(k)) + 1, 0);
+  return coin_state(k);
+}
+
+void Run::choose_starts() {
+  const int32_t nk = comps.count;
   std::vector<uint8_t> t(static_cast<size_t>(net.num_atoms) + 1, 0);
-  const auto& cs = net.clauses;
-  const int64_t nk = static_cast<int64_t>(ks.size());
 #pragma omp parallel for schedule(dynamic, 16)
-  for (int64_t x = 0; x < nk; ++x) {  // components own disjoint atoms
-    const int32_t k = ks[x];
-    const std::vector<uint8_t> init = initial_state(k);
-    for (int64_t i = comps.atom_off[k]; i < comps.atom_off[k + 1]; ++i)
-      t[comps.atoms[i]] = init[i - comps.atom_off[k] + 1];
+  for (int32_t k = 0; k < nk; ++k) {  // components own disjoint atoms
+    const std::vector<uint8_t> init = coin_state(k);
+    for (int64_t i = comps.atom_off[k]; i < comps.atom_off[k + 1]; ++i) t[comps.atoms[i]] = init[i - comps.atom_off[k] + 1];
   }
-  auto cost_of = [&](int64_t j) { return clause_cost_of(cs, comps.clauses[j], t); };
-  std::vector<double> c(ks.size(), 0.0);
-  for (int64_t x = 0; x < nk; ++x) {  // large components: their clauses in parallel
-    const int32_t k = ks[x];
-    if (comps.num_clauses(k) < 100000) continue;
-    double sum = 0;
-#pragma omp parallel for reduction(+ : sum) schedule(static)
-    for (int64_t j = comps.clause_off[k]; j < comps.clause_off[k + 1]; ++j) sum += cost_of(j);
-    c[x] = sum;
-  }
+  std::vector<StartCosts> c(static_cast<size_t>(nk));
+  auto costs = [&](int32_t k) {
+    c[k] = start_costs(net.clauses, comps.clauses.data() + comps.clause_off[k], comps.num_clauses(k), t);
+  };
+  const int64_t large = 2 * kCostChunk;
+  for (int32_t k = 0; k < nk; ++k)  // large components: their clauses on threads
+    if (comps.num_clauses(k) >= large) costs(k);
 #pragma omp parallel for schedule(dynamic, 64)
-  for (int64_t x = 0; x < nk; ++x) {  // the others: one component per thread
-    const int32_t k = ks[x];
-    if (comps.num_clauses(k) >= 100000) continue;
-    double sum = 0;
-    for (int64_t j = comps.clause_off[k]; j < comps.clause_off[k + 1]; ++j) sum += cost_of(j);
-    c[x] = sum;
+  for (int32_t k = 0; k < nk; ++k)  // the others: one component per thread
+    if (comps.num_clauses(k) < large) costs(k);
+  start_false.assign(static_cast<size_t>(nk), 0);
+  start_cost.assign(static_cast<size_t>(nk), 0.0);
+  for (int32_t k = 0; k < nk; ++k) {
+    // A given start (net.init_truth) is kept as it is.
+    start_false[k] = net.init_truth.empty() && c[k].false_is_cheaper();
+    start_cost[k] = start_false[k] ? c[k].all_false : c[k].coin;
   }
-  for (int64_t x = 0; x < nk; ++x) sink.start(ks[x], c[x]);
+}
+
+void Run::seed_progress(const std::vector<int32_t>& ks) {
+  for (int32_t k : ks) sink.start(k, start_cost[k]);
 }
 
 void Run::solve_tiny_component(int32_t k, std::vector<uint8_t>& truth) {

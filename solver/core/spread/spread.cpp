@@ -246,6 +246,10 @@ std::vector<uint8_t> spread_initial_truth(const mln::Network& net, const SpreadP
     t[a] = plan.part_of[a] < 0        ? 0
            : net.init_truth.empty() ? static_cast<uint8_t>(derive_seed(s, static_cast<uint64_t>(a)) >> 63)
                                     : static_cast<uint8_t>(net.init_truth[a] != 0);
+  // A given start is kept as it is; else StartCosts' rule (network_cost.hpp).
+  if (net.init_truth.empty() &&
+      start_costs(net.clauses, nullptr, static_cast<int64_t>(net.clauses.size()), t).false_is_cheaper())
+    std::fill(t.begin(), t.end(), 0);
   return t;
 }
 

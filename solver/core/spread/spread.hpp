@@ -110,8 +110,9 @@ PartIndex index_parts(const mln::Network& net, const SpreadPlan& plan);
 bool spread_pays(const mln::Network& net, const SpreadPlan& plan, const PartIndex& idx);
 
 // The starting state of a spread job: a coin flip per atom from the seed
-// (by atom id), or the network's own start where it has one; atoms the
-// plan does not search are false, as solve_map leaves them.
+// (by atom id), or every atom false where that costs less (StartCosts'
+// rule, network_cost.hpp), or the network's own start where it has one;
+// atoms the plan does not search are false, as solve_map leaves them.
 std::vector<uint8_t> spread_initial_truth(const mln::Network& net, const SpreadPlan& plan, uint64_t seed);
 
 struct PartOutcome {
