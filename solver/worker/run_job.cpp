@@ -71,7 +71,10 @@ JobOutcome solve(const WorkerOptions& wo, const std::string& me, const Network& 
     // A time limit that ended the search before it had really begun (RC at
     // 10^6 papers on 2 cores: the set-up before the first flip takes ~45 s):
     // say so, instead of a near-random answer without a word.
-    if (out.map.cancelled && job.map.timeout_s > 0 && !out.map.optimal && out.map.flips < net.num_atoms) {
+    // Only where a walk was cut: a walk from a start near the answer (all
+    // false, solve_map's rule) may end on its own within so few flips.
+    if (out.map.cancelled && out.map.walk_cut && job.map.timeout_s > 0 && !out.map.optimal &&
+        out.map.flips < net.num_atoms) {
       char buf[240];
       std::snprintf(buf, sizeof buf,
                     "the time limit (%g s) ended the search after %lld flips, fewer than one per atom: the answer is "

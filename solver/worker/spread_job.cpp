@@ -302,6 +302,7 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
   }
   settle();
   res.cancelled = cancel.load();
+  res.walk_cut = res.cancelled;  // the rounds are the walk: a stop cuts them
   if (best.empty()) {  // stopped before a round ended: the starting state
     best = truth;
     const solver::SpreadTotals t = solver::spread_totals(net, pi.plan, truth);
@@ -425,6 +426,7 @@ solver::MarginalResult solve_spread_marginal(const WorkerOptions& wo, const std:
     res.components = lead.pi.plan.components;
   }
   res.cancelled = res.cancelled || !all;
+  res.walk_cut = res.cancelled;
   res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   clean_up(lead.c, me, job, !all);
   return res;

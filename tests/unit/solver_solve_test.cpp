@@ -126,6 +126,7 @@ TEST(SolverSolve, TimeoutStopsTheSearch) {
   o.timeout_s = 0.3;
   SolveResult r = solve_map(g.net, o);
   EXPECT_TRUE(r.cancelled);
+  EXPECT_TRUE(r.walk_cut);  // the walk's flip budget is far beyond 0.3 s
   EXPECT_GE(r.seconds, 0.3);
   EXPECT_LT(r.seconds, 5.0);
   EXPECT_NEAR(r.cost, total_cost(g.net.clauses, r.truth), 1e-6 * r.cost);
@@ -185,6 +186,7 @@ TEST(SolverSolve, HugeMaxTriesUnderATimeoutStillWalksEveryComponent) {
   o.max_tries = 1;
   SolveResult one = solve_map(net, o);
   EXPECT_FALSE(one.cancelled);
+  EXPECT_FALSE(one.walk_cut);
   o.max_tries = 1000000000;
   o.timeout_s = 0.5;
   SolveResult many = solve_map(net, o);

@@ -167,6 +167,7 @@ void add_totals(Run& run, SolveResult& res) {
     } else {  // not reached before a stop
       res.cost += run.settle_unreached(k, res.truth);
       ++unreached;
+      run.walk_stopped = true;
     }
   }
   // Said, rather than an answer far from what the walk reaches (the time
@@ -175,7 +176,7 @@ void add_totals(Run& run, SolveResult& res) {
     const std::string limit = "the time limit (" + format_seconds(run.opts.timeout_s) + " s)";
     const std::string count = std::to_string(unreached) + " of " + std::to_string(res.solved_components);
     run.warn(limit + " ran out before every component had its first try: " + count +
-             " components were not searched (each keeps the better of its starting and its all-false state); "
+             " components were not searched (each keeps its starting state: coin flips, or all false where that costs less); "
              "allow more time (option timeout, -timeout) or fewer flips per try (max_flips)");
   }
   // Violated hard clauses, on threads (every clause of the solved
@@ -277,6 +278,7 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.bound_s = run.ilp_used ? res.seconds : res.first_answer_s;
   res.stop_reason = stop_reason_of(run, res);
+  res.walk_cut = run.walk_stopped;
   return res;
 }
 

@@ -173,6 +173,11 @@ struct SolveResult {
   size_t gpu_memory_peak_bytes = 0;  // device memory held by the GPU walks at their peak (0 without GPU)
   std::vector<std::string> warnings;
   bool cancelled = false;       // stopped by the cancel flag or the timeout
+  // A walk ended by the cancel flag or the timeout before its own end (its
+  // stall rules or flip budget), or a component left at its start: the
+  // answer is the search's so far.  A timeout that ends only the bound or
+  // the exact path leaves it false.
+  bool walk_cut = false;
   // How the answer was reached: seconds from the start of the search to the
   // first whole answer (every component walked and bounded) and to the
   // final bound; and why the search ended: "proven optimal", "within the gap

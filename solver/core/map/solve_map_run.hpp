@@ -52,6 +52,7 @@ struct Run {
   std::atomic<bool> walk_used{false}, ilp_used{false}, lp_used{false};
   std::atomic<int64_t> ilp_micros{0};
   std::atomic<bool> cpu_used{false}, gpu_used{false};
+  std::atomic<bool> walk_stopped{false};  // a walk ended by the stop token (SolveResult::walk_cut)
   std::mutex warn_mu;
   std::vector<std::string> warnings;
   std::atomic<int> partitions{0};

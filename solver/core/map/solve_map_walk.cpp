@@ -116,6 +116,7 @@ std::vector<uint8_t> Run::solve_piece(int32_t k, bool on_gpu, const mln::Network
     }
     cpu_used = true;
   }
+  if (out.stopped) walk_stopped = true;
   if (big) mark("component " + std::to_string(k) + ": walked (" + std::to_string(out.flips) + " flips)");
   std::vector<uint8_t> best(out.best.size() + 1, 0);
   std::copy(out.best.begin(), out.best.end(), best.begin() + 1);
@@ -177,6 +178,7 @@ void Run::solve_gpu_batch(const std::vector<int32_t>& ks, std::vector<uint8_t>& 
     out = walksat_gpu(inst, init0, p, g);
     gpu_used = true;
     walk_used = true;
+    if (out.stopped) walk_stopped = true;
   } catch (const GpuError& e) {
     sink.assign(ks, before);
     warn(std::string("GPU MaxWalkSAT failed, components solved on the CPU: ") + e.what());
