@@ -426,7 +426,6 @@ solver::MarginalResult solve_spread_marginal(const WorkerOptions& wo, const std:
     res.components = lead.pi.plan.components;
   }
   res.cancelled = res.cancelled || !all;
-  res.walk_cut = res.cancelled;
   res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   clean_up(lead.c, me, job, !all);
   return res;
