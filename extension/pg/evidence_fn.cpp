@@ -36,16 +36,25 @@ class EvidenceBuffer {
                       "", "insert the rows into the bound relation, or unbind the predicate"};
     Cols& c = preds_[a.pred];
     if (c.args.empty()) c.args.resize(d.arity());
-    for (int k = 0; k < d.arity(); ++k)
-      c.args[k].push_back(d.arg_kinds[k] == lang::TypeKind::Int ? parse_int_arg(a.args[k], d.name, a.line)
-                                                                 : syms_.intern(a.args[k]));
+    for (int k = 0; k < d.arity(); ++k) {
+      if (d.arg_kinds[k] == lang::TypeKind::Int) {
+        c.args[k].push_back(parse_int_arg(a.args[k], d.name, a.line));
+        continue;
+      }
+      names_.push_back(a.args[k]);
+      where_.push_back({static_cast<uint32_t>(a.pred), static_cast<uint32_t>(k), c.args[k].size()});
+      c.args[k].push_back(0);  // its id: resolve()
+    }
     c.truth.push_back(a.truth ? 1 : 0);
     c.prior.push_back(a.prior);
     ++count_;
+    if (names_.size() >= kBatch) resolve();
   }
 
-  // Writes everything gathered so far.
+  // Writes everything gathered so far (the new names are the SymbolTable's
+  // to write, by its flush()).
   void flush() {
+    resolve();
     for (size_t p = 0; p < preds_.size(); ++p) {
       Cols& c = preds_[p];
       if (c.truth.empty()) continue;
@@ -58,6 +67,23 @@ class EvidenceBuffer {
   int64_t count() const { return count_; }
 
  private:
+  // The symbol arguments gathered since the last call get their ids, a
+  // batch at a time (SymbolTable::intern_all), in the order they came.
+  void resolve() {
+    ids_.resize(names_.size());
+    syms_.intern_all(names_.data(), names_.size(), ids_.data());
+    for (size_t j = 0; j < names_.size(); ++j) preds_[where_[j].pred].args[where_[j].col][where_[j].row] = ids_[j];
+    names_.clear();
+    where_.clear();
+  }
+  static constexpr size_t kBatch = 4096;
+  struct Slot {
+    uint32_t pred, col;
+    size_t row;
+  };
+  std::vector<std::string> names_;  // symbol arguments not yet resolved, and where their ids go
+  std::vector<Slot> where_;
+  std::vector<int32_t> ids_;
   struct Cols {
     std::vector<std::vector<int32_t>> args;
     std::vector<uint8_t> truth;
@@ -106,8 +132,8 @@ Datum mln_load_evidence(PG_FUNCTION_ARGS) {
     syms.load(spi, ctx.schema);
     EvidenceBuffer buf(ctx, syms);
     parse_into(buf, ctx, text, 1);
+    buf.flush();  // first: it resolves the last names, which syms.flush() writes
     syms.flush();
-    buf.flush();
     n = buf.count();
     note_evidence(spi, ctx, n);
   });
@@ -146,8 +172,8 @@ Datum mln_ingest_evidence(PG_FUNCTION_ARGS) {
         n = buf.count();
       }
     }
+    buf.flush();  // first: it resolves the last names, which syms.flush() writes
     syms.flush();
-    buf.flush();
     n = buf.count();
     spi.exec("TRUNCATE " + staging);
     note_evidence(spi, ctx, n);

@@ -100,6 +100,18 @@ namespace {
 uint64_t name_hash(std::string_view s) { return std::hash<std::string_view>{}(s); }
 }  // namespace
 
+uint64_t NameIds::hash(std::string_view s) { return name_hash(s); }
+
+void NameIds::prefetch_slot(uint64_t h) const {
+  if (!slot_.empty()) __builtin_prefetch(&slot_[h & (slot_.size() - 1)]);
+}
+
+void NameIds::prefetch_name(uint64_t h, const std::vector<std::string>& names) const {
+  if (slot_.empty()) return;
+  const uint64_t v = slot_[h & (slot_.size() - 1)];
+  if (v != 0 && (v >> 32) == (h >> 32)) __builtin_prefetch(&names[static_cast<uint32_t>(v)]);
+}
+
 void NameIds::clear(size_t expected) {
   size_t cap = 1024;
   while (cap < 2 * expected) cap <<= 1;
@@ -123,8 +135,12 @@ int32_t NameIds::find(std::string_view s, const std::vector<std::string>& names)
 }
 
 std::pair<int32_t, bool> NameIds::find_or_add(std::string_view s, int32_t id, const std::vector<std::string>& names) {
+  return find_or_add(s, name_hash(s), id, names);
+}
+
+std::pair<int32_t, bool> NameIds::find_or_add(std::string_view s, uint64_t h, int32_t id,
+                                              const std::vector<std::string>& names) {
   if (slot_.empty() || 2 * (used_ + 1) > slot_.size()) grow(names);  // load at most 1/2: short probes
-  const uint64_t h = name_hash(s);
   const size_t i = probe(s, h, names);
   if (slot_[i] != 0) return {static_cast<int32_t>(static_cast<uint32_t>(slot_[i])), false};
   slot_[i] = (h >> 32) << 32 | static_cast<uint32_t>(id);
@@ -146,20 +162,42 @@ void NameIds::grow(const std::vector<std::string>& names) {
 }
 
 int32_t SymbolTable::intern(const std::string& s) {
-  if (!spi_) {  // load(): every name is in by_name_; one lookup (RC at 10^8 interns 5M arguments)
-    const auto [id, absent] = by_name_.find_or_add(s, next_, names_);
-    if (!absent) return id;
-    if (names_.size() <= static_cast<size_t>(next_)) names_.resize(static_cast<size_t>(next_) + 1);
-    names_[next_] = s;
-    pending_.emplace_back(next_, s);
-    return next_++;
-  }
+  if (!spi_) return intern_loaded(s, NameIds::hash(s));
   int32_t id = find(s);
   if (id != 0) return id;
   id = next_++;
   ids_[s] = id;
   pending_.emplace_back(id, s);
   return id;
+}
+
+// load(): every name is in by_name_; one lookup (RC at 10^8 interns 5M arguments).
+int32_t SymbolTable::intern_loaded(const std::string& s, uint64_t h) {
+  const auto [id, absent] = by_name_.find_or_add(s, h, next_, names_);
+  if (!absent) return id;
+  if (names_.size() <= static_cast<size_t>(next_)) names_.resize(static_cast<size_t>(next_) + 1);
+  names_[next_] = s;
+  pending_.emplace_back(next_, s);
+  return next_++;
+}
+
+// A software pipeline over the batch: the slot of the name kAhead * 2 on is
+// asked for, then the name in the slot of the one kAhead on, then this
+// name's lookup finds both in the cache.  A slot a later insert or a
+// growth moves only makes a hint miss.
+void SymbolTable::intern_all(const std::string* s, size_t n, int32_t* ids) {
+  if (spi_) {
+    for (size_t i = 0; i < n; ++i) ids[i] = intern(s[i]);
+    return;
+  }
+  constexpr size_t kAhead = 8;
+  std::vector<uint64_t> h(n);
+  for (size_t i = 0; i < n; ++i) h[i] = NameIds::hash(s[i]);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + 2 * kAhead < n) by_name_.prefetch_slot(h[i + 2 * kAhead]);
+    if (i + kAhead < n) by_name_.prefetch_name(h[i + kAhead], names_);
+    ids[i] = intern_loaded(s[i], h[i]);
+  }
 }
 
 std::vector<std::string> SymbolTable::all_names() {
