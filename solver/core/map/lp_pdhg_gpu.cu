@@ -189,10 +189,14 @@ struct Stream {
   Stream& operator=(const Stream&) = delete;
 };
 
+// The set-up ran out of time or was stopped (GpuPdhg's constructor).
+struct SetupStopped {};
+
 // The device backend (pdhg_loop's B).
 class GpuPdhg {
  public:
-  GpuPdhg(const Lp& lp, int nt);
+  // Throws SetupStopped where out_of_time(opts, t0) between its steps.
+  GpuPdhg(const Lp& lp, int nt, const PdhgOptions& opts, Clock::time_point t0);
   Eval evaluate();
   void keep_best() { x_best = hx_; }
   // An evaluation is on the host's threads (long double, the certified
@@ -228,7 +232,7 @@ class GpuPdhg {
     d.resize(n);
     MLN_CUDA_TRY(cudaMemsetAsync(d.get(), 0, std::max<size_t>(1, n) * sizeof(double), st_.s));  // 0.0 is all zero bits
   }
-  void upload_clauses();
+  void upload_clauses(const PdhgOptions& opts, Clock::time_point t0);
   void build_transpose();
   // The sums of the even (which 0) or odd (1) entries of the first `blocks`
   // pairs of partial sums, in block order.
@@ -258,7 +262,7 @@ class GpuPdhg {
 // copied up a block of clauses at a time (whole host copies would add 28
 // bytes per clause to the host's peak: 28 GB at 10^9 clauses, issue #45),
 // each block gathered on OpenMP threads.
-void GpuPdhg::upload_clauses() {
+void GpuPdhg::upload_clauses(const PdhgOptions& opts, Clock::time_point t0) {
   const ClauseSet& cs = *lp_.cs;
   const int64_t K = static_cast<int64_t>(lp_.clause.size());
   constexpr int64_t kBlockClauses = int64_t{1} << 18;  // PdhgGpuTest's larger network takes two
@@ -279,6 +283,7 @@ void GpuPdhg::upload_clauses() {
   };
   lap(up_s.alloc);
   for (int64_t k0 = 0; k0 < K || k0 == 0; k0 += kBlockClauses) {
+    if (out_of_time(opts, t0)) throw SetupStopped{};
     ++up_s.blocks;
     const int64_t k1 = std::min(K, k0 + kBlockClauses), nk = k1 - k0;
     off.resize(static_cast<size_t>(nk) + 1);
@@ -345,12 +350,12 @@ void GpuPdhg::build_transpose() {
   if (ends[0] != 0 || ends[1] != len) throw GpuError("lp_bound_pdhg: the device's A^T has the wrong size");
 }
 
-GpuPdhg::GpuPdhg(const Lp& lp, int nt) : lp_(lp), nt_(nt) {
+GpuPdhg::GpuPdhg(const Lp& lp, int nt, const PdhgOptions& opts, Clock::time_point t0) : lp_(lp), nt_(nt) {
   const auto tc = Clock::now();
   // Entries of A^T hold a row in 31 bits.
   if (lp.rows() >= (int64_t{1} << 31)) throw GpuError("the LP has 2^31 rows or more: PDHG runs on the CPU");
   const size_t n1 = static_cast<size_t>(lp.n) + 1, K = lp.clause.size(), rows = static_cast<size_t>(lp.rows());
-  upload_clauses();
+  upload_clauses(opts, t0);
   t_uploaded = seconds_since(tc);
   up(row_, lp.row_off);
   up(c_, lp.c);
@@ -368,6 +373,7 @@ GpuPdhg::GpuPdhg(const Lp& lp, int nt) : lp_(lp), nt_(nt) {
   part_a_.resize(2 * kMaxBlocks);
   dl_ = DevLp{lp.n, static_cast<int64_t>(K), off_.get(), lit_.get(), w_.get(), row_.get(), c_.get(), tx_.get(),
               nullptr, nullptr};
+  if (out_of_time(opts, t0)) throw SetupStopped{};
   build_transpose();
   t_transposed = seconds_since(tc);
   dl_.t_off = t_off_.get();
@@ -445,8 +451,12 @@ PdhgOutcome lp_bound_pdhg_gpu(const mln::Network& net, const PdhgOptions& opts) 
   double t_ready = 0, t_loop = 0, eval_s = 0, t_up = 0, t_at = 0;
   int64_t evals = 0;
   GpuPdhg::UploadSeconds up_s;
-  {
-    GpuPdhg b(lp, nt);  // its device memory is given back before the rounding
+  if (out_of_time(opts, t0)) {  // the unit bound, and the starting point rounded
+    round_best(net, lp, initial_x(lp), nt, t0, out);
+    return out;
+  }
+  try {
+    GpuPdhg b(lp, nt, opts, t0);  // its device memory is given back before the rounding
     t_ready = seconds_since(t0);
     t_up = b.t_uploaded;
     t_at = b.t_transposed;
@@ -456,6 +466,11 @@ PdhgOutcome lp_bound_pdhg_gpu(const mln::Network& net, const PdhgOptions& opts) 
     x_best = std::move(b.x_best);
     evals = b.evals;
     eval_s = b.eval_s;
+  } catch (const SetupStopped&) {
+    round_best(net, lp, initial_x(lp), nt, t0, out);
+    if (std::getenv("MLN_MAP_DEBUG"))
+      std::fprintf(stderr, "[pdhg gpu] LP built at %.3f s, stopped in its set-up at %.3f s\n", t_lp, out.seconds);
+    return out;
   }
   const double t_freed = seconds_since(t0);
   round_best(net, lp, x_best, nt, t0, out);

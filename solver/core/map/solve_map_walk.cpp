@@ -127,9 +127,12 @@ bool Run::whole_network(int32_t k) const {
   const auto& cs = net.clauses;
   if (comps.atom_off[k + 1] - comps.atom_off[k] != net.num_atoms) return false;
   if (comps.num_clauses(k) != static_cast<int64_t>(cs.size())) return false;
-  for (size_t c = 0; c < cs.size(); ++c)
-    if (!std::is_sorted(cs.lits.begin() + cs.offsets[c], cs.lits.begin() + cs.offsets[c + 1])) return false;
-  return true;
+  const int64_t m = static_cast<int64_t>(cs.size());
+  int unsorted = 0;  // on threads: one pass over every literal (3 s serial at 10^9 clauses)
+#pragma omp parallel for schedule(static) reduction(| : unsorted) if (m >= kCostChunk)
+  for (int64_t c = 0; c < m; ++c)
+    unsorted |= !std::is_sorted(cs.lits.begin() + cs.offsets[c], cs.lits.begin() + cs.offsets[c + 1]);
+  return unsorted == 0;
 }
 
 void Run::solve_gpu_batch(const std::vector<int32_t>& ks, std::vector<uint8_t>& truth) {
