@@ -46,8 +46,8 @@ struct Network {
   std::vector<uint8_t> init_truth;       // optional starting state (same indexing), may be empty
 };
 
-// Cost of an assignment under Tuffy's semantics (truth indexed by atom id).
-// Cost of a clause whose atoms' values truth_of(atom) gives.
+// Cost of a clause under Tuffy's semantics, its atoms' values given by
+// truth_of(atom).
 template <class TruthOf>
 inline double clause_cost_by(const int32_t* l, size_t n, double w, TruthOf truth_of) {
   bool any_true = false;
@@ -60,6 +60,7 @@ inline double clause_cost_by(const int32_t* l, size_t n, double w, TruthOf truth
   return 0.0;
 }
 
+// The same, truth indexed by atom id.
 inline double clause_cost(const int32_t* l, size_t n, double w, const std::vector<uint8_t>& truth) {
   return clause_cost_by(l, n, w, [&truth](int32_t a) { return truth[a]; });
 }

@@ -451,11 +451,8 @@ PdhgOutcome lp_bound_pdhg_gpu(const mln::Network& net, const PdhgOptions& opts) 
   double t_ready = 0, t_loop = 0, eval_s = 0, t_up = 0, t_at = 0;
   int64_t evals = 0;
   GpuPdhg::UploadSeconds up_s;
-  if (out_of_time(opts, t0)) {  // the unit bound, and the starting point rounded
-    round_best(net, lp, initial_x(lp), nt, t0, out);
-    return out;
-  }
   try {
+    if (out_of_time(opts, t0)) throw SetupStopped{};  // already, with the LP built
     GpuPdhg b(lp, nt, opts, t0);  // its device memory is given back before the rounding
     t_ready = seconds_since(t0);
     t_up = b.t_uploaded;
@@ -466,7 +463,7 @@ PdhgOutcome lp_bound_pdhg_gpu(const mln::Network& net, const PdhgOptions& opts) 
     x_best = std::move(b.x_best);
     evals = b.evals;
     eval_s = b.eval_s;
-  } catch (const SetupStopped&) {
+  } catch (const SetupStopped&) {  // the unit bound, and the starting point rounded
     round_best(net, lp, initial_x(lp), nt, t0, out);
     if (std::getenv("MLN_MAP_DEBUG"))
       std::fprintf(stderr, "[pdhg gpu] LP built at %.3f s, stopped in its set-up at %.3f s\n", t_lp, out.seconds);
