@@ -2,8 +2,14 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cmath>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <utility>
 
 #include "ground/internal.hpp"
@@ -88,7 +94,8 @@ void merge_bucket(const RawClauses& raw, size_t bucket, bool track, MergedBucket
 // clauses, not the raw and the merged ones together.  The output's arrays
 // are reserved at the raw sizes (an upper bound; pages never written are
 // not resident), so they never grow by copying.
-void consolidate(RawClauses& raw, ClauseSet& out, std::vector<int64_t>* origin_off, std::vector<int32_t>* origins) {
+void consolidate(RawClauses& raw, ClauseSet& out, std::vector<int64_t>* origin_off, std::vector<int32_t>* origins,
+                 const Waves* waves) {
   const bool track = raw.track_origins && origin_off && origins;
   out = ClauseSet{};
   out.lits.reserve(raw.total_lits());
@@ -98,11 +105,13 @@ void consolidate(RawClauses& raw, ClauseSet& out, std::vector<int64_t>* origin_o
     origin_off->assign(1, 0);
     origins->clear();
   }
-  const size_t wave = static_cast<size_t>(std::max(1, omp_get_max_threads())) * 2;
+  const int threads = waves && waves->threads > 0 ? waves->threads : std::max(1, omp_get_max_threads());
+  const size_t wave = waves && waves->buckets > 0 ? waves->buckets : static_cast<size_t>(threads) * 2;
   std::vector<MergedBucket> part(wave);
   for (size_t b0 = 0; b0 < RawClauses::kBuckets; b0 += wave) {
+    if (waves && waves->stop && waves->stop->load()) return;
     const size_t nb = std::min(wave, RawClauses::kBuckets - b0);
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (size_t k = 0; k < nb; ++k) merge_bucket(raw, b0 + k, track, part[k]);
     // The wave's parts go to their places in the output on the threads too
     // (one thread appending them was most of consolidation's time on 16
@@ -117,7 +126,7 @@ void consolidate(RawClauses& raw, ClauseSet& out, std::vector<int64_t>* origin_o
     out.lits.resize(l_at[nb]);  // within the reserve: no copy, new elements unwritten
     out.weights.resize(c_at[nb]);
     out.offsets.resize(c_at[nb] + 1);
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (size_t k = 0; k < nb; ++k) {
       const ClauseSet& o = part[k].cs;
       std::copy(o.lits.begin(), o.lits.end(), out.lits.begin() + static_cast<std::ptrdiff_t>(l_at[k]));
@@ -135,7 +144,75 @@ void consolidate(RawClauses& raw, ClauseSet& out, std::vector<int64_t>* origin_o
       }
       o = MergedBucket{};
     }
+    if (waves && waves->merged) waves->merged(out);
   }
+}
+
+// The calling thread hands each wave to `sink` while the consolidation
+// thread merges the next: a queue of the waves' ends, under a mutex (which
+// also orders the merged arrays' writes before the sink's reads).  The
+// output's arrays never move (consolidate() reserves them whole), so the
+// sink reads a range while the next wave is appended past it.  Waves of
+// kStreamBuckets buckets, each its own range: the ranges (and the stored
+// chunks' boundaries) do not depend on the thread count or the timing.
+void consolidate_streamed(RawClauses& raw, ClauseSet& out, const ClauseSink& sink) {
+  struct Handoff {
+    std::mutex mu;
+    std::condition_variable cv;
+    const int64_t* offsets = nullptr;
+    const int32_t* lits = nullptr;
+    const double* weights = nullptr;
+    std::deque<size_t> ends;  // each merged wave's end, not yet handed over
+    bool done = false;
+    std::exception_ptr error;
+    std::atomic<bool> stop{false};
+  } h;
+  Waves waves;
+  // A core for the calling thread, which stores while the others merge.
+  waves.threads = std::max(1, omp_get_max_threads() - 1);
+  waves.buckets = kStreamBuckets;
+  waves.stop = &h.stop;
+  waves.merged = [&h](const ClauseSet& cs) {
+    std::lock_guard<std::mutex> lock(h.mu);
+    h.offsets = cs.offsets.data();
+    h.lits = cs.lits.data();
+    h.weights = cs.weights.data();
+    h.ends.push_back(cs.size());
+    h.cv.notify_one();
+  };
+  std::thread merger([&] {
+    try {
+      consolidate(raw, out, nullptr, nullptr, &waves);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(h.mu);
+      h.error = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(h.mu);
+    h.done = true;
+    h.cv.notify_one();
+  });
+  size_t sent = 0;
+  try {
+    for (;;) {
+      std::unique_lock<std::mutex> lock(h.mu);
+      h.cv.wait(lock, [&] { return !h.ends.empty() || h.done; });
+      if (h.ends.empty()) break;  // done
+      const size_t end = h.ends.front();
+      h.ends.pop_front();
+      const int64_t* offsets = h.offsets;
+      const int32_t* lits = h.lits;
+      const double* weights = h.weights;
+      lock.unlock();
+      sink(offsets, lits, weights, sent, end);
+      sent = end;
+    }
+  } catch (...) {  // the sink's (a cancel): the merger stops after its wave
+    h.stop = true;
+    merger.join();
+    throw;
+  }
+  merger.join();
+  if (h.error) std::rethrow_exception(h.error);
 }
 
 }  // namespace mln::ground::detail

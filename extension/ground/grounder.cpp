@@ -363,6 +363,7 @@ GroundOutput ground(const GroundInput& in, gpu::Engine& eng, const GroundOptions
   phase("key_constraints", [&] { detail::add_key_constraint_clauses(c, raw); });
   phase("consolidate", [&] {
     if (opts.learning) detail::consolidate(raw, out.network.clauses, &out.origin_off, &out.origins);
+    else if (opts.on_clauses) detail::consolidate_streamed(raw, out.network.clauses, opts.on_clauses);
     else detail::consolidate(raw, out.network.clauses);
     out.network.num_atoms = static_cast<int32_t>(out.atoms.size());
     out.network.is_query.assign(out.atoms.size() + 1, 0);

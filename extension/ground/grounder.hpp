@@ -73,6 +73,15 @@ struct GroundOptions {
   // Progress callback: phase name and a fraction in [0,1]; called from the
   // calling thread only, at most a few times a second.  May throw to cancel.
   std::function<void(const std::string& phase, double fraction)> progress;
+  // Where set (and not learning): the consolidated clauses handed over while
+  // the rest merge (the store overlaps consolidation, issue #45), on the
+  // calling thread, in order, a range at a time: clauses [first, last) of
+  // the network's arrays, of which only that range (offsets to last) and
+  // its literals may be read during the call.  Unit propagation runs after
+  // the last range and may rewrite what was handed over
+  // (UnitPropStats::rewrote()).  May throw to cancel.
+  std::function<void(const int64_t* offsets, const int32_t* lits, const double* weights, size_t first, size_t last)>
+      on_clauses;
 };
 
 struct GroundInput {
@@ -104,6 +113,7 @@ struct UnitPropStats {
   int64_t clauses_removed = 0;  // input clauses gone: satisfied, costing nothing, or folded into the constant
   int64_t clauses_shortened = 0;  // input clauses kept with fewer literals (the fixed atoms' literals dropped)
   double constant_cost = 0;     // cost every state pays now, kept as one clause without literals
+  bool rewrote() const { return atoms_fixed > 0; }  // the network changed (else it is as consolidated)
 };
 
 struct PhaseTime {
@@ -154,6 +164,12 @@ GroundOutput ground(const GroundInput& in, gpu::Engine& eng, const GroundOptions
 // (GroundOutput::origins) are not kept in step: the grounder does not call
 // it when learning.
 UnitPropStats unit_propagate(Network& net);
+
+// Whether clauses [first, last) (a clause set's arrays) hold a start of
+// unit_propagate()'s forcing: a hard w < 0 clause, or a hard w > 0 clause
+// of at most one literal.  A network without one comes out of propagation
+// unchanged.
+bool may_start_forcing(const int64_t* offsets, const double* weights, size_t first, size_t last);
 
 // Id of a constant written in a rule or query: its raw value for Int-typed
 // arguments, else its symbol id in `symbols`.  Throws lang::LangError

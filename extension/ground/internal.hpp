@@ -7,9 +7,11 @@
 // rows, flips flags and builds the final literal lists.
 #pragma once
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -134,8 +136,25 @@ void ground_active_clauses(Ctx& c, RawClauses& raw);         // active_clauses.c
 void add_soft_evidence_clauses(Ctx& c, const GroundOutput& out, RawClauses& raw);  // consolidate.cpp
 void add_key_constraint_clauses(Ctx& c, RawClauses& raw);    // key_constraints.cpp
 // With raw.track_origins, also the merged clauses' origins (CSR, zeros dropped).
+// consolidate()'s waves, where they are watched: `merged` after each
+// wave, on the merging thread, with the output so far; `stop` asked before
+// each (the output is then incomplete); `threads` merge (0: OpenMP's count)
+// `buckets` at a time.
+struct Waves {
+  std::function<void(const ClauseSet& so_far)> merged;
+  const std::atomic<bool>* stop = nullptr;
+  int threads = 0;
+  size_t buckets = 0;  // per wave (0: two per thread)
+};
+// Buckets per wave of consolidate_streamed: 32 ranges handed over.
+constexpr size_t kStreamBuckets = 32;
 void consolidate(RawClauses& raw, ClauseSet& out, std::vector<int64_t>* origin_off = nullptr,
-                 std::vector<int32_t>* origins = nullptr);    // consolidate.cpp
+                 std::vector<int32_t>* origins = nullptr, const Waves* waves = nullptr);  // consolidate.cpp
+// consolidate() on a thread of its own while the calling thread hands each
+// wave's clauses to `sink` (GroundOptions::on_clauses), in order; rethrows
+// the merge's error or the sink's (which stops the merge).  No origins.
+using ClauseSink = std::function<void(const int64_t*, const int32_t*, const double*, size_t, size_t)>;
+void consolidate_streamed(RawClauses& raw, ClauseSet& out, const ClauseSink& sink);  // consolidate.cpp
 
 // Raw ground clauses before consolidation (Tuffy's cbuffer), held so that
 // consolidation never holds them and the merged network both whole: each

@@ -21,6 +21,10 @@ constexpr int8_t kUnset = -1;
 
 bool is_hard(double w) { return w >= kHardThreshold || w <= -kHardThreshold; }
 
+// A clause of `len` literals and weight w starts the forcing (it fixes
+// atoms, or is a conflict, before any atom is fixed).
+bool starts_forcing(double w, int64_t len) { return is_hard(w) && (w < 0 || len <= 1); }
+
 // The forcing: the fixpoint of the hard clauses' implications.
 class Forcing {
  public:
@@ -36,14 +40,14 @@ class Forcing {
       const double w = cs_.weights[c];
       if (!is_hard(w)) continue;
       const int64_t b = cs_.offsets[c], e = cs_.offsets[c + 1];
-      if (w < 0) {
+      if (!starts_forcing(w, e - b)) {
+        hard_.push_back(c);
+      } else if (w < 0) {
         for (int64_t i = b; i < e; ++i) assign(-cs_.lits[i]);
       } else if (e - b == 0) {
         conflict_ = true;  // a hard clause no state satisfies
-      } else if (e - b == 1) {
-        assign(cs_.lits[b]);
       } else {
-        hard_.push_back(c);
+        assign(cs_.lits[b]);
       }
     }
     if (conflict_ || queue_.empty()) return !conflict_;
@@ -144,6 +148,12 @@ inline Verdict judge(const ClauseSet& cs, const std::vector<int8_t>& val, int64_
 }
 
 }  // namespace
+
+bool may_start_forcing(const int64_t* offsets, const double* weights, size_t first, size_t last) {
+  for (size_t c = first; c < last; ++c)
+    if (starts_forcing(weights[c], offsets[c + 1] - offsets[c])) return true;
+  return false;
+}
 
 UnitPropStats unit_propagate(Network& net) {
   UnitPropStats st;

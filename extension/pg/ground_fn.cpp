@@ -5,6 +5,7 @@
 #include "pg/heap_io.hpp"
 #include "pg/args.hpp"
 #include "pg/engine.hpp"
+#include "pg/ground_store.hpp"
 #include "pg/json.hpp"
 #include "pg/program_ctx.hpp"
 #include "pg/spi.hpp"
@@ -14,6 +15,7 @@
 #include <malloc.h>
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -156,120 +158,6 @@ ground::GroundInput build_input(Spi& spi, const ProgramCtx& ctx, SymbolTable& sy
   return in;
 }
 
-// SQL that rebuilds int4[] argument lists from one parameter array per
-// argument position ($first, $first+1, ...), unnested in step: `array` is
-// the ARRAY[a0, ...] expression, `params` the "$first, ..." list for
-// unnest(...) and `aliases` the "a0, ..." list for its AS t(...).  arity >= 1.
-struct ArgColumnsSql {
-  std::string array, params, aliases;
-};
-
-ArgColumnsSql arg_columns_sql(int arity, int first) {
-  ArgColumnsSql a;
-  for (int k = 0; k < arity; ++k) {
-    const std::string sep = k ? ", " : "";
-    a.aliases += sep + "a" + std::to_string(k);
-    a.params += sep + "$" + std::to_string(first + k);
-  }
-  a.array = "ARRAY[" + a.aliases + "]";
-  return a;
-}
-
-// Seconds of each part of the network store (the stats' "store_parts").
-struct StoreTimes {
-  double tables = 0, atoms = 0, clauses = 0, query_evidence = 0, keys = 0;
-};
-
-// Replaces the program's ground network tables with `out`.
-StoreTimes store_network(Spi& spi, const ProgramCtx& ctx, const ground::GroundOutput& out) {
-  StoreTimes tm;
-  auto lap = [last = Clock::now()](double& into) mutable {
-    auto now = Clock::now();
-    into = std::chrono::duration<double>(now - last).count();
-    last = now;
-  };
-  const std::string s = qi(ctx.schema);
-  // Drop the previous network, if any (quietly: no NOTICE for absent tables).
-  // The result views the worker made read _map and _marginal: they go
-  // first, by name, so that the CASCADE below reports only objects of the
-  // user's that depended on the network.
-  Rows views = spi.query(
-      "SELECT string_agg(format('%I.%I', $1::text, c.relname), ', ') FROM pg_class c "
-      "JOIN pg_namespace n ON n.oid = c.relnamespace "
-      "WHERE n.nspname = $1 AND c.relkind = 'v' AND c.relname IN ('map_result', 'marginal_result')",
-      {text_param(ctx.schema)});
-  if (!views.isnull(0, 0)) spi.exec("DROP VIEW " + views.text(0, 0));
-  Rows old = spi.query(
-      "SELECT string_agg(format('%I.%I', $1::text, t), ', ') FROM unnest(ARRAY['_atoms', '_clauses', "
-      "'_query_evidence', '_map', '_marginal', '_learn_rules', '_learn_clauses', '_learn_world']) t "
-      "WHERE to_regclass(format('%I.%I', $1::text, t)) IS NOT NULL",
-      {text_param(ctx.schema)});
-  if (!old.isnull(0, 0)) spi.exec("DROP TABLE " + old.text(0, 0) + " CASCADE");
-  // The clause chunks' primary key is added after the rows (one sorted
-  // index build instead of an insertion per row).  The clause chunks are stored
-  // uncompressed (STORAGE EXTERNAL): a row the raw pages cannot take inline
-  // (a clause of over 2,000 literals, or a table under wal_level = logical)
-  // is moved out of line, not compressed; pglz on megabytes of integers cost
-  // more than the whole rest of the store and saved little space.
-  spi.exec("CREATE TABLE " + s +
-           "._atoms (id int4 NOT NULL, pred int4 NOT NULL, args int4[] NOT NULL, evidence boolean, "
-           "prior float8, is_query boolean NOT NULL)");
-  spi.exec("CREATE TABLE " + s +
-           "._clauses (chunk int4 NOT NULL, offsets int4[] NOT NULL, lits int4[] NOT NULL, "
-           "weights float8[] NOT NULL, wcode bytea NOT NULL)");  // mln/clause_chunks.hpp
-  spi.exec("ALTER TABLE " + s +
-           "._clauses ALTER offsets SET STORAGE EXTERNAL, ALTER lits SET STORAGE EXTERNAL, "
-           "ALTER weights SET STORAGE EXTERNAL, ALTER wcode SET STORAGE EXTERNAL");
-  spi.exec("CREATE TABLE " + s + "._query_evidence (pred int4 NOT NULL, args int4[] NOT NULL)");
-  spi.exec("CREATE TABLE " + s + "._map (atom int4 PRIMARY KEY, truth boolean NOT NULL)");
-  lap(tm.tables);
-
-  // Atoms, with table_multi_insert straight from the grounder's output.
-  append_atoms(s + "._atoms", out.atoms.size(), [&out](size_t i) {
-    const auto& a = out.atoms[i];
-    return AtomRow{static_cast<int32_t>(i + 1), a.pred, a.args.data(), static_cast<int>(a.args.size()),
-                   a.evidence, a.prior, a.is_query};
-  });
-  lap(tm.atoms);
-
-  // Clauses in chunks of a page-long row each, written as raw pages: an
-  // INSERT per 65,536 clauses stored each chunk's arrays as TOAST rows,
-  // 2 kB with an index entry and a WAL record each, 8.5 s for 10^8
-  // clauses on one thread.
-  append_clause_chunks(s + "._clauses", out.network.clauses);
-  lap(tm.clauses);
-
-  // True query evidence: one INSERT per predicate (arguments as column arrays).
-  std::map<int32_t, std::vector<std::vector<int32_t>>> qe;  // pred -> argument columns
-  for (const auto& [pred, args] : out.true_query_evidence) {
-    auto& cols = qe[pred];
-    cols.resize(args.size());
-    for (size_t k = 0; k < args.size(); ++k) cols[k].push_back(args[k]);
-  }
-  for (const auto& [pred, cols] : qe) {
-    check_interrupts();
-    if (cols.empty()) {  // zero-arity predicate: at most one atom
-      spi.exec("INSERT INTO " + s + "._query_evidence VALUES ($1, '{}')", {int4_param(pred)});
-      continue;
-    }
-    std::vector<Param> params{int4_param(pred)};
-    for (const auto& col : cols) params.push_back(int4_array_param(col));
-    const ArgColumnsSql ac = arg_columns_sql(static_cast<int>(cols.size()), 2);
-    spi.exec("INSERT INTO " + s + "._query_evidence SELECT $1, " + ac.array + " FROM unnest(" + ac.params +
-                 ") AS t(" + ac.aliases + ")",
-             params);
-  }
-  lap(tm.query_evidence);
-  // _atoms gets no index: it is written in id order (ids 1..n), and the
-  // worker and the readable functions read it whole, with hash joins.  Its
-  // primary key cost 40 ms of the 300 ms of grounding smokers at 10^5 on
-  // the GPU path and served no reader.  A user who looks atoms up by id can
-  // add one.  The clause chunks keep theirs (a few rows).
-  spi.exec("ALTER TABLE " + s + "._clauses ADD PRIMARY KEY (chunk)");
-  lap(tm.keys);
-  return tm;
-}
-
 // Learning: the learnable first-order clauses (_learn_rules: their index
 // and weight at grounding), each ground clause's weight that is not learned
 // and its origins (_learn_clauses, chunked like _clauses; an origin is
@@ -405,6 +293,8 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   mln::ground::GroundInput in = build_input(spi, ctx, syms);
   syms.flush();
   auto t1 = Clock::now();
+  create_network_tables(spi, ctx);
+  const double tables_s = std::chrono::duration<double>(Clock::now() - t1).count();
   mln::ground::GroundOptions opts;
   opts.activate_all = activate_all;
   opts.learning = learning;
@@ -430,12 +320,19 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
       pg_call([&] { ereport(NOTICE, (errmsg_internal("%s", msg.c_str()))); });
     }
   };
+  ClauseStream clauses;
+  clauses.table = qi(ctx.schema) + "._clauses";
+  clauses.propagate = opts.unit_propagate;
+  if (!learning)
+    opts.on_clauses = [&clauses](const int64_t* offsets, const int32_t* lits, const double* weights, size_t first,
+                                 size_t last) { clauses.add(offsets, lits, weights, first, last); };
   mln::ground::GroundOutput out = sql_path ? ground_sql(spi, ctx, in, opts) : mln::ground::ground(in, *eng, opts);
   // The network is on the host now: the device memory the grounding's pool
   // keeps for reuse goes back, for the worker's walk (issue #45).
   if (eng) eng->release_cached_memory();
   auto t2 = Clock::now();
-  const StoreTimes st = store_network(spi, ctx, out);
+  StoreTimes st = store_network(spi, ctx, out, clauses);
+  st.tables = tables_s;
   if (learning) store_learning(spi, ctx, out);
   mem.note("store");
   auto t3 = Clock::now();
@@ -443,6 +340,9 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   std::string dev = sql_path ? "sql" : eng->backend() == mln::gpu::Backend::CUDA ? "gpu" : "cpu";
   const size_t peak = eng ? eng->peak_memory_bytes() : 0;
   std::string stats = stats_json(out, dev, secs(t0, t1), secs(t2, t3), st, secs(t0, t3), eng ? &peak : nullptr, mem);
+  stats.insert(stats.size() - 1, ", \"clause_stream\": {\"during_consolidation\": " + std::to_string(clauses.streamed) +
+                                     ", \"held_at\": " + (clauses.held ? std::to_string(clauses.held_at) : "null") +
+                                     ", \"rewritten\": " + (clauses.rewritten ? "true" : "false") + "}");
   if (learning) stats.insert(stats.size() - 1, ", \"learning\": true");
   spi.exec("UPDATE mln.programs SET grounded_at = now(), ground_stats = $2 WHERE name = $1",
            {text_param(name), jsonb_param(stats)});

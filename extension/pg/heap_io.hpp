@@ -6,6 +6,7 @@
 
 #include <exception>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,6 +67,25 @@ uint64_t append_symbols(const std::string& qualified_table, const std::vector<st
 // inline where the table takes raw pages (no TOAST rows).  Returns the
 // chunk count.
 uint64_t append_clause_chunks(const std::string& qualified_table, const ClauseSet& cs);
+
+// The same, a range of clauses at a time (the network's clauses as
+// consolidation hands them over, docs/grounding.md "Store"): chunk ids go on
+// across ranges, and no chunk spans two.  add() reads the arrays only at
+// clauses [first, last) and their literals, so the rest may be written
+// meanwhile.  Every member may throw PgError; a writer abandoned by an error
+// holds nothing that the transaction's abort does not release.
+class ClauseChunkWriter {
+ public:
+  explicit ClauseChunkWriter(const std::string& qualified_table);
+  ~ClauseChunkWriter();
+  ClauseChunkWriter(const ClauseChunkWriter&) = delete;
+  ClauseChunkWriter& operator=(const ClauseChunkWriter&) = delete;
+  void add(const int64_t* offsets, const int32_t* lits, const double* weights, size_t first, size_t last);
+  uint64_t finish();  // the chunk count; the writer is done
+ private:
+  struct State;
+  std::unique_ptr<State> st_;
+};
 
 // Reads a predicate's evidence table (int4 argument columns `arg_columns`,
 // `truth` boolean, `prior` float8 or NULL -> NaN) with a table scan.  (SPI

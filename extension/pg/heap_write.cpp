@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <new>
 #include <optional>
 
 extern "C" {
@@ -306,35 +307,124 @@ uint64_t append_symbols(const std::string& qualified_table, const std::vector<st
   return rows.size();
 }
 
-uint64_t append_clause_chunks(const std::string& qualified_table, const ClauseSet& cs) {
+// The writer's state: the relation kept open while raw pages go in (a
+// table that takes them: new and empty), else each range through
+// multi_insert.  Memory in a context of its own, freed by finish() or with
+// its parent on an error.
+struct ClauseChunkWriter::State {
+  Oid relid = InvalidOid;
+  Relation rel = nullptr;
+  RawHeapWriter* raw = nullptr;  // palloc'd in cx (no C++ allocation under pg_call's PG_TRY)
+  TupleTableSlot* slot = nullptr;
+  MemoryContext cx = nullptr, values = nullptr;
+  int32_t next_chunk = 0;
+  size_t rows_in_values = 0;
+  std::vector<int32_t> offs;  // one chunk's offsets, from 0
+};
+
+namespace {
+
+// Chunk k of `plan` as a row: its id, offsets from 0, literals, weight
+// dictionary and codes (mln/clause_chunks.hpp).  Only palloc and plain
+// memory: runs under pg_call.
+void fill_chunk(TupleTableSlot* sl, int32_t id, const chunks::Plan& plan, size_t k, const int64_t* offsets,
+                const int32_t* lits, std::vector<int32_t>& offs) {
+  if (sl->tts_tupleDescriptor->natts != 5) elog(ERROR, "the clause chunks' table has an unexpected shape");
+  const size_t c0 = plan.start[k], c1 = plan.start[k + 1], first = plan.start[0];
+  const size_t d0 = plan.dict_start[k], d1 = plan.dict_start[k + 1];
+  const int64_t l0 = offsets[c0];
+  for (size_t c = c0; c <= c1; ++c) offs[c - c0] = static_cast<int32_t>(offsets[c] - l0);
+  bytea* code = static_cast<bytea*>(palloc(VARHDRSZ + (c1 - c0)));
+  SET_VARSIZE(code, VARHDRSZ + (c1 - c0));
+  memcpy(VARDATA(code), &plan.code[c0 - first], c1 - c0);
+  Datum* v = sl->tts_values;
+  v[0] = Int32GetDatum(id);
+  v[1] = PointerGetDatum(int4_array(offs.data(), static_cast<int>(c1 - c0 + 1)));
+  v[2] = PointerGetDatum(int4_array(&lits[l0], static_cast<int>(offsets[c1] - l0)));
+  v[3] = PointerGetDatum(flat_array(&plan.dict[d0], static_cast<int>(d1 - d0), FLOAT8OID));
+  v[4] = PointerGetDatum(code);
+  for (int i = 0; i < 5; ++i) sl->tts_isnull[i] = false;
+}
+
+}  // namespace
+
+ClauseChunkWriter::ClauseChunkWriter(const std::string& qualified_table) : st_(std::make_unique<State>()) {
+  State& s = *st_;
+  s.relid = relation_by_name(qualified_table, RowExclusiveLock);
+  pg_call([&] {
+    s.cx = AllocSetContextCreate(CurrentMemoryContext, "mln clause chunks", ALLOCSET_DEFAULT_SIZES);
+    s.values = AllocSetContextCreate(s.cx, "mln clause chunk values", ALLOCSET_DEFAULT_SIZES);
+    MemoryContext old = MemoryContextSwitchTo(s.cx);
+    Relation rel = table_open(s.relid, RowExclusiveLock);
+    if (RawHeapWriter::usable(rel)) {
+      s.rel = rel;
+      s.raw = new (palloc(sizeof(RawHeapWriter))) RawHeapWriter(rel);
+      // Rows sized to a page stay inline: no TOAST rows (chunk_row_bytes).
+      s.raw->keep_rows_inline();
+      s.slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
+    } else {
+      table_close(rel, RowExclusiveLock);
+    }
+    MemoryContextSwitchTo(old);
+  });
+}
+
+// Nothing of PostgreSQL's: after an error the abort closes the relation and
+// frees the memory contexts.
+ClauseChunkWriter::~ClauseChunkWriter() = default;
+
+void ClauseChunkWriter::add(const int64_t* offsets, const int32_t* lits, const double* weights, size_t first,
+                            size_t last) {
   // Chunk boundaries and weight codes: each chunk as many clauses as fit a
   // page-long row (a longer clause alone in its row, which the toaster
   // takes), its weights a dictionary and a byte per clause.
-  const chunks::Plan plan = chunks::plan(cs, MaxHeapTupleSize, chunk_row_bytes);
-  const size_t n_chunks = plan.chunks();
-  Oid relid = relation_by_name(qualified_table, RowExclusiveLock);
-  std::vector<int32_t> offs(plan.most + 1);  // one chunk's, from 0 (sized here: fill runs under pg_call)
-  multi_insert(
-      relid, n_chunks,
-      [&](TupleTableSlot* sl, size_t k) {
-        if (sl->tts_tupleDescriptor->natts != 5) elog(ERROR, "%s has an unexpected shape", qualified_table.c_str());
-        const size_t c0 = plan.start[k], c1 = plan.start[k + 1];
-        const size_t d0 = plan.dict_start[k], d1 = plan.dict_start[k + 1];
-        const int64_t l0 = cs.offsets[c0];
-        for (size_t c = c0; c <= c1; ++c) offs[c - c0] = static_cast<int32_t>(cs.offsets[c] - l0);
-        bytea* code = static_cast<bytea*>(palloc(VARHDRSZ + (c1 - c0)));
-        SET_VARSIZE(code, VARHDRSZ + (c1 - c0));
-        memcpy(VARDATA(code), &plan.code[c0], c1 - c0);
-        Datum* v = sl->tts_values;
-        v[0] = Int32GetDatum(static_cast<int32_t>(k));
-        v[1] = PointerGetDatum(int4_array(offs.data(), static_cast<int>(c1 - c0 + 1)));
-        v[2] = PointerGetDatum(int4_array(&cs.lits[l0], static_cast<int>(cs.offsets[c1] - l0)));
-        v[3] = PointerGetDatum(flat_array(&plan.dict[d0], static_cast<int>(d1 - d0), FLOAT8OID));
-        v[4] = PointerGetDatum(code);
-        for (int i = 0; i < 5; ++i) sl->tts_isnull[i] = false;
-      },
-      /*rebuild_indexes=*/false, /*rows_inline=*/true);
-  return n_chunks;
+  const chunks::Plan plan = chunks::plan(offsets, weights, first, last, MaxHeapTupleSize, chunk_row_bytes);
+  State& s = *st_;
+  s.offs.resize(std::max(s.offs.size(), plan.most + 1));  // sized here: fill_chunk runs under pg_call
+  const int32_t id0 = s.next_chunk;
+  if (!s.raw) {
+    multi_insert(s.relid, plan.chunks(), [&](TupleTableSlot* sl, size_t k) {
+      fill_chunk(sl, id0 + static_cast<int32_t>(k), plan, k, offsets, lits, s.offs);
+    });
+  } else {
+    pg_call([&] {
+      for (size_t k = 0; k < plan.chunks(); ++k) {
+        MemoryContext old = MemoryContextSwitchTo(s.values);
+        ExecClearTuple(s.slot);
+        fill_chunk(s.slot, id0 + static_cast<int32_t>(k), plan, k, offsets, lits, s.offs);
+        ExecStoreVirtualTuple(s.slot);
+        s.raw->add(s.slot->tts_values, s.slot->tts_isnull);
+        MemoryContextSwitchTo(old);
+        if (++s.rows_in_values == 1000) {
+          MemoryContextReset(s.values);
+          s.rows_in_values = 0;
+        }
+      }
+    });
+  }
+  s.next_chunk += static_cast<int32_t>(plan.chunks());
+}
+
+uint64_t ClauseChunkWriter::finish() {
+  State& s = *st_;
+  pg_call([&] {
+    if (s.raw) {
+      s.raw->finish();
+      ExecDropSingleTupleTableSlot(s.slot);
+      table_close(s.rel, RowExclusiveLock);
+      CommandCounterIncrement();
+    }
+    MemoryContextDelete(s.cx);
+  });
+  const uint64_t n = static_cast<uint64_t>(s.next_chunk);
+  st_ = std::make_unique<State>();
+  return n;
+}
+
+uint64_t append_clause_chunks(const std::string& qualified_table, const ClauseSet& cs) {
+  ClauseChunkWriter w(qualified_table);
+  w.add(cs.offsets.data(), cs.lits.data(), cs.weights.data(), 0, cs.size());
+  return w.finish();
 }
 
 uint64_t append_atoms(const std::string& qualified_table, size_t rows, const std::function<AtomRow(size_t)>& row) {

@@ -4,7 +4,9 @@
 // clauses', bit for bit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -79,6 +81,34 @@ TEST(ClauseChunks, BitsLongClausesAndNaN) {
   EXPECT_EQ(p.start[1], 2u);  // the long clause starts a chunk, and ends it
   EXPECT_EQ(p.start[2], 3u);
   EXPECT_EQ(p.dict_start[1], 2u);  // 0.0 and -0.0: two entries
+}
+
+// Ranges planned one after another (the store of a network still being
+// consolidated) cover the clauses with every chunk inside its range, and
+// their codes decode to the weights as the whole set's plan does.
+TEST(ClauseChunks, RangesPlannedInTurnCoverTheClauses) {
+  std::vector<double> ws;
+  for (int i = 0; i < 40; ++i) ws.push_back(0.5 * i);
+  const ClauseSet cs = clauses(5000, 2, ws);
+  const size_t cuts[] = {0, 1, 700, 701, 2999, 5000};
+  std::vector<size_t> starts;
+  for (size_t r = 0; r + 1 < std::size(cuts); ++r) {
+    const chunks::Plan p = chunks::plan(cs.offsets.data(), cs.weights.data(), cuts[r], cuts[r + 1], 800, row_bytes);
+    ASSERT_EQ(p.start.front(), cuts[r]);
+    ASSERT_EQ(p.start.back(), cuts[r + 1]);
+    ASSERT_EQ(p.code.size(), cuts[r + 1] - cuts[r]);
+    for (size_t k = 0; k < p.chunks(); ++k) {
+      const size_t c0 = p.start[k], c1 = p.start[k + 1], d = p.dict_start[k + 1] - p.dict_start[k];
+      ASSERT_LT(c0, c1);
+      if (c1 - c0 > 1) EXPECT_LE(row_bytes(c1 - c0, static_cast<size_t>(cs.offsets[c1] - cs.offsets[c0]), d), 800u);
+      std::vector<double> w(c1 - c0);
+      ASSERT_TRUE(chunks::decode_weights(&p.dict[p.dict_start[k]], d, &p.code[c0 - cuts[r]], c1 - c0, w.data()));
+      for (size_t c = c0; c < c1; ++c) EXPECT_EQ(w[c - c0], cs.weights[c]) << "clause " << c;
+      starts.push_back(c0);
+    }
+  }
+  EXPECT_EQ(starts.front(), 0u);
+  EXPECT_TRUE(std::is_sorted(starts.begin(), starts.end()));
 }
 
 // An empty clause set has no chunks; a code past the dictionary is refused.

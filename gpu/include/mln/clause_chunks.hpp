@@ -46,21 +46,25 @@ inline uint64_t weight_bits(double w) {
   return b;
 }
 
-// Cuts cs into chunks: each as many clauses as row_bytes(clauses, literals,
-// weights) keeps within max_bytes and at most kMaxWeights distinct weights;
-// a clause too long for any row is a chunk of its own.  Serial: the
-// dictionary is searched from its last hit, which RC's merged clauses keep
-// near (a dozen weights a chunk).
+// Cuts clauses [first, last) into chunks (offsets and weights: a clause
+// set's arrays, clause c's literals offsets[c] .. offsets[c + 1]): each as
+// many clauses as row_bytes(clauses, literals, weights) keeps within
+// max_bytes and at most kMaxWeights distinct weights; a clause too long for
+// any row is a chunk of its own.  Chunk starts are clause indices; the
+// codes are from `first` (code[c - first]).  Serial: the dictionary is
+// searched from its last hit, which RC's merged clauses keep near (a dozen
+// weights a chunk).
 template <class RowBytes>
-Plan plan(const ClauseSet& cs, size_t max_bytes, RowBytes row_bytes) {
+Plan plan(const int64_t* offsets, const double* weights, size_t first, size_t last, size_t max_bytes,
+          RowBytes row_bytes) {
   Plan p;
-  const size_t m = cs.size();
-  p.code.resize(m);
+  p.start[0] = first;
+  p.code.resize(last - first);
   std::vector<uint64_t> bits;  // this chunk's dictionary, as bits
   std::vector<double> vals;    // and as weights
-  size_t c0 = 0, hit = 0;
-  for (size_t c = 0; c < m; ++c) {
-    const uint64_t b = weight_bits(cs.weights[c]);
+  size_t c0 = first, hit = 0;
+  for (size_t c = first; c < last; ++c) {
+    const uint64_t b = weight_bits(weights[c]);
     size_t k = bits.size();
     if (!bits.empty()) {
       if (bits[hit] == b) k = hit;
@@ -72,7 +76,7 @@ Plan plan(const ClauseSet& cs, size_t max_bytes, RowBytes row_bytes) {
           }
     }
     const size_t d = bits.size() + (k == bits.size() ? 1 : 0);
-    const size_t lits = static_cast<size_t>(cs.offsets[c + 1] - cs.offsets[c0]);
+    const size_t lits = static_cast<size_t>(offsets[c + 1] - offsets[c0]);
     if (c > c0 && (d > kMaxWeights || row_bytes(c + 1 - c0, lits, d) > max_bytes)) {  // c starts the next chunk
       p.start.push_back(c);
       p.most = std::max(p.most, c - c0);
@@ -85,18 +89,24 @@ Plan plan(const ClauseSet& cs, size_t max_bytes, RowBytes row_bytes) {
     }
     if (k == bits.size()) {
       bits.push_back(b);
-      vals.push_back(cs.weights[c]);
+      vals.push_back(weights[c]);
     }
     hit = k;
-    p.code[c] = static_cast<uint8_t>(k);
+    p.code[c - first] = static_cast<uint8_t>(k);
   }
-  if (m > c0) {
-    p.start.push_back(m);
-    p.most = std::max(p.most, m - c0);
+  if (last > c0) {
+    p.start.push_back(last);
+    p.most = std::max(p.most, last - c0);
     p.dict.insert(p.dict.end(), vals.begin(), vals.end());
     p.dict_start.push_back(p.dict.size());
   }
   return p;
+}
+
+// The chunks of a whole clause set.
+template <class RowBytes>
+Plan plan(const ClauseSet& cs, size_t max_bytes, RowBytes row_bytes) {
+  return plan(cs.offsets.data(), cs.weights.data(), 0, cs.size(), max_bytes, row_bytes);
 }
 
 // The weights of a chunk's n clauses from its dictionary (d entries) and
