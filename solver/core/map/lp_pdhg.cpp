@@ -360,13 +360,11 @@ void CpuPdhg::restart() {
 PdhgOutcome lp_bound_pdhg_cpu(const mln::Network& net, const PdhgOptions& opts) {
   const auto t0 = Clock::now();
   const int nt = opts.threads > 0 ? opts.threads : default_threads();
+  if (out_of_time(opts, t0)) return stopped_in_setup(net, t0);
   const Lp lp = build_lp(net);
+  if (out_of_time(opts, t0)) return stopped_in_setup(net, t0);
   PdhgOutcome out;
   out.bound = unit_bound(net);
-  if (out_of_time(opts, t0)) {  // the unit bound, and the starting point rounded
-    round_best(net, lp, initial_x(lp), nt, t0, out);
-    return out;
-  }
   CpuPdhg b(lp, nt);
   pdhg_loop(b, opts, t0, out);
   round_best(net, lp, b.x_best, nt, t0, out);

@@ -83,7 +83,9 @@ struct PdhgOptions {
 struct PdhgOutcome {
   double bound = 0;            // certified lower bound on the MaxSAT optimum (>= unit_bound)
   double primal = 0;           // best primal LP objective found (>= the LP optimum; an estimate of it)
-  std::vector<uint8_t> state;  // the best primal point rounded (x >= 0.5), by atom id (size num_atoms + 1)
+  // The best primal point rounded (x >= 0.5), by atom id (size num_atoms +
+  // 1); empty where the bound stopped before its iterations (the unit bound).
+  std::vector<uint8_t> state;
   double state_cost = 0;       // its exact cost on the network
   int64_t iterations = 0;
   int restarts = 0;

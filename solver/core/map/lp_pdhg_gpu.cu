@@ -442,6 +442,11 @@ void GpuPdhg::restart() {
 PdhgOutcome lp_bound_pdhg_gpu(const mln::Network& net, const PdhgOptions& opts) {
   const auto t0 = Clock::now();
   const int nt = opts.threads > 0 ? opts.threads : default_threads();
+  if (out_of_time(opts, t0)) {
+    PdhgOutcome out = stopped_in_setup(net, t0);
+    out.device = "gpu";
+    return out;
+  }
   const Lp lp = build_lp(net);
   const double t_lp = seconds_since(t0);
   PdhgOutcome out;
@@ -463,8 +468,9 @@ PdhgOutcome lp_bound_pdhg_gpu(const mln::Network& net, const PdhgOptions& opts) 
     x_best = std::move(b.x_best);
     evals = b.evals;
     eval_s = b.eval_s;
-  } catch (const SetupStopped&) {  // the unit bound, and the starting point rounded
-    round_best(net, lp, initial_x(lp), nt, t0, out);
+  } catch (const SetupStopped&) {
+    out = stopped_in_setup(net, t0);
+    out.device = "gpu";
     if (std::getenv("MLN_MAP_DEBUG"))
       std::fprintf(stderr, "[pdhg gpu] LP built at %.3f s, stopped in its set-up at %.3f s\n", t_lp, out.seconds);
     return out;
