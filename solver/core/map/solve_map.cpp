@@ -122,7 +122,7 @@ namespace {
 void queue_components(Run& run, SolveResult& res, std::vector<int32_t>& cpu_q, std::vector<int32_t>& gpu_q,
                       std::vector<std::vector<int32_t>>& gpu_batches) {
   for (int32_t k = 0; k < run.comps.count; ++k) {
-    if (run.opts.skip_components_without_query && !run.comps.has_query[k]) continue;
+    if (!run.searched(k)) continue;
     ++res.solved_components;
     // Components that enumeration solves (no walk) stay on CPU threads even
     // with device "gpu": in the GPU's single feeder thread the ~10^5 tiny
@@ -159,7 +159,7 @@ void add_totals(Run& run, SolveResult& res) {
   const auto& cs = run.net.clauses;
   int unreached = 0;
   for (int32_t k = 0; k < run.comps.count; ++k) {
-    if (run.opts.skip_components_without_query && !run.comps.has_query[k]) continue;
+    if (!run.searched(k)) continue;
     if (run.comp_done[k]) {
       res.cost += run.comp_cost[k];
       res.bound += run.comp_bound[k];
@@ -188,7 +188,7 @@ void add_totals(Run& run, SolveResult& res) {
     const int64_t c = run.comps.clauses[j];
     if (std::fabs(cs.weights[c]) < kHardThreshold) continue;
     const int32_t k = run.comps.comp_of_atom[std::abs(cs.lits[cs.offsets[c]])];
-    if (run.opts.skip_components_without_query && !run.comps.has_query[k]) continue;
+    if (!run.searched(k)) continue;
     if (clause_cost_of(cs, c, res.truth) > 0) ++hard;
   }
   res.hard_violated += hard;

@@ -246,14 +246,18 @@ struct Run {
   // GPU fails, the components are walked on the CPU one by one.
   void solve_gpu_batch(const std::vector<int32_t>& ks, std::vector<uint8_t>& truth);
 
+  // Whether component k is solved: Tuffy leaves components without query
+  // atoms as they start (skip_components_without_query, no -nopush).
+  bool searched(int32_t k) const { return !opts.skip_components_without_query || comps.has_query[k]; }
+
   // Component k's starting state (1-based over its atom list): every atom
   // false where choose_starts found that cheaper, else coin_state(k).
   std::vector<uint8_t> initial_state(int32_t k) const;
   // Coin flips from component k's own seed, or the network's given start.
   std::vector<uint8_t> coin_state(int32_t k) const;
-  // Each component's start by StartCosts' rule (network_cost.hpp), and its
-  // cost: start_false, start_cost.  Once, before any component is solved;
-  // on OpenMP threads, one pass over the clauses.
+  // Each searched component's start by StartCosts' rule (network_cost.hpp),
+  // and its cost: start_false, start_cost.  Once, before any component is
+  // solved; on OpenMP threads, one pass over their clauses.
   void choose_starts();
   std::vector<uint8_t> start_false;
   std::vector<double> start_cost;

@@ -242,12 +242,13 @@ void Run::choose_starts() {
   std::vector<uint8_t> t(static_cast<size_t>(net.num_atoms) + 1, 0);
 #pragma omp parallel for schedule(dynamic, 16)
   for (int32_t k = 0; k < nk; ++k) {  // components own disjoint atoms
+    if (!searched(k)) continue;
     const std::vector<uint8_t> init = coin_state(k);
     for (int64_t i = comps.atom_off[k]; i < comps.atom_off[k + 1]; ++i) t[comps.atoms[i]] = init[i - comps.atom_off[k] + 1];
   }
   std::vector<StartCosts> c(static_cast<size_t>(nk));
   auto costs = [&](int32_t k) {
-    c[k] = start_costs(net.clauses, comps.clauses.data() + comps.clause_off[k], comps.num_clauses(k), t);
+    if (searched(k)) c[k] = start_costs(net.clauses, comps.clauses.data() + comps.clause_off[k], comps.num_clauses(k), t);
   };
   const int64_t large = 2 * kCostChunk;
   for (int32_t k = 0; k < nk; ++k)  // large components: their clauses on threads
