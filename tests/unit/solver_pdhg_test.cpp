@@ -13,6 +13,7 @@
 #include "core/base/network_cost.hpp"
 #include "core/map/ilp_map.hpp"
 #include "core/map/lp_pdhg.hpp"
+#include "core/map/lp_pdhg_detail.hpp"
 #include "core/map/solve_map.hpp"
 #include "solver_gpu_case.hpp"
 #include "solver_test_util.hpp"
@@ -153,6 +154,24 @@ TEST(PdhgTest, AStoppedSolveReturnsAValidBound) {
   EXPECT_LE(r.bound, brute_force_min_cost(net) + tol(r.bound));
   EXPECT_NEAR(r.bound, unit_bound(net), tol(r.bound));
   EXPECT_TRUE(r.state.empty());
+}
+
+// The LP's build stops where its `stop` says so (asked before each block of
+// 65,536 clauses; at 10^9 clauses the bound after the walk built its LP for
+// 16 s past its time limit): the LP is then marked incomplete.  A stop that
+// never fires builds the LP the build without one does.
+TEST(PdhgTest, TheLpBuildStopsWhenAsked) {
+  const mln::Network net = random_mixed_network(20000, 400000, 5);
+  std::atomic<int> asked{0};
+  const pdhg_detail::Lp cut = pdhg_detail::build_lp(net, [&] { return ++asked > 2; });
+  EXPECT_TRUE(cut.stopped);
+  const pdhg_detail::Lp whole = pdhg_detail::build_lp(net, [] { return false; });
+  const pdhg_detail::Lp plain = pdhg_detail::build_lp(net);
+  EXPECT_FALSE(whole.stopped);
+  EXPECT_GT(whole.rows(), 0);
+  EXPECT_EQ(whole.nnz, plain.nnz);
+  EXPECT_EQ(whole.rows(), plain.rows());
+  EXPECT_EQ(whole.clause, plain.clause);
 }
 
 // solve_map with the PDHG bound on every component (pdhg_min_clauses 1, and

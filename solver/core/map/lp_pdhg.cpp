@@ -33,6 +33,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -73,8 +74,16 @@ namespace pdhg_detail {
 // clauses took seconds on one thread beside the walk, issue #45).  The unit
 // and empty clauses' terms are summed afterwards in clause order, so that
 // c and the constant are the same doubles on any number of threads.
-Lp build_lp(const mln::Network& net) {
+Lp build_lp(const mln::Network& net, const std::function<bool()>& stop) {
   Lp lp;
+  std::atomic<bool> cut{false};
+  auto halt = [&] {  // on the block loops' threads
+    if (!stop) return false;
+    if (cut.load(std::memory_order_relaxed)) return true;
+    if (!stop()) return false;
+    cut.store(true, std::memory_order_relaxed);
+    return true;
+  };
   const ClauseSet& cs = net.clauses;
   lp.cs = &cs;
   lp.n = net.num_atoms;
@@ -88,6 +97,7 @@ Lp build_lp(const mln::Network& net) {
   const bool par = m > kBlock;
 #pragma omp parallel for schedule(static) if (par)
   for (int64_t b = 0; b < nb; ++b) {
+    if (halt()) continue;
     for (int64_t c = b * kBlock; c < std::min(m, (b + 1) * kBlock); ++c) {
       const int64_t len = cs.offsets[c + 1] - cs.offsets[c];
       const double w = cs.weights[c];
@@ -101,6 +111,10 @@ Lp build_lp(const mln::Network& net) {
       bl[b + 1] += len;
     }
   }
+  if (cut.load()) {
+    lp.stopped = true;
+    return lp;
+  }
   for (int64_t b = 0; b < nb; ++b) {
     bk[b + 1] += bk[b];
     br[b + 1] += br[b];
@@ -113,6 +127,7 @@ Lp build_lp(const mln::Network& net) {
   std::vector<int64_t> deg(lp.c.size(), 0);  // per atom: its entries in rows
 #pragma omp parallel for schedule(static) if (par)
   for (int64_t b = 0; b < nb; ++b) {
+    if (halt()) continue;
     int64_t k = bk[b], r = br[b];
     for (int64_t c = b * kBlock; c < std::min(m, (b + 1) * kBlock); ++c) {
       const int64_t len = cs.offsets[c + 1] - cs.offsets[c];
@@ -124,6 +139,10 @@ Lp build_lp(const mln::Network& net) {
       for (int64_t i = cs.offsets[c]; i < cs.offsets[c + 1]; ++i)
         __atomic_fetch_add(&deg[std::abs(cs.lits[i])], 1, __ATOMIC_RELAXED);
     }
+  }
+  if (cut.load()) {
+    lp.stopped = true;
+    return lp;
   }
   for (const std::vector<int64_t>& blk : small)
     for (int64_t c : blk) {
@@ -361,8 +380,8 @@ PdhgOutcome lp_bound_pdhg_cpu(const mln::Network& net, const PdhgOptions& opts) 
   const auto t0 = Clock::now();
   const int nt = opts.threads > 0 ? opts.threads : default_threads();
   if (out_of_time(opts, t0)) return stopped_in_setup(net, t0);
-  const Lp lp = build_lp(net);
-  if (out_of_time(opts, t0)) return stopped_in_setup(net, t0);
+  const Lp lp = build_lp(net, [&] { return out_of_time(opts, t0); });
+  if (lp.stopped || out_of_time(opts, t0)) return stopped_in_setup(net, t0);
   PdhgOutcome out;
   out.bound = unit_bound(net);
   CpuPdhg b(lp, nt);

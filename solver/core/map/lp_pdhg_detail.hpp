@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <functional>
 #include <vector>
 
 #include "core/map/lp_pdhg.hpp"
@@ -37,9 +38,13 @@ struct Lp {
   std::vector<double> tx;        // per atom: 1 / its nonzeros in rows (0: in no row)
   int64_t nnz = 0;               // the x entries of the rows
   int64_t rows() const { return row_off.back(); }
+  bool stopped = false;          // build_lp's `stop` said so: the LP is incomplete
 };
 
-Lp build_lp(const mln::Network& net);
+// The LP of net's clauses, on OpenMP threads a block of clauses at a time;
+// where `stop` (asked before each block) says so, it ends early with
+// `stopped` set (at 10^9 clauses the build takes 16 s on the host).
+Lp build_lp(const mln::Network& net, const std::function<bool()>& stop = nullptr);
 
 // The OpenMP default thread count (PdhgOptions::threads 0).
 int default_threads();
@@ -78,8 +83,9 @@ inline bool out_of_time(const PdhgOptions& opts, Clock::time_point t0) {
 // set-up): the unit bound and no state.  Rounding the starting point would
 // cost two passes over the clauses (2.3 s at 10^9) for a state that any
 // walk beats.
-inline PdhgOutcome stopped_in_setup(const mln::Network& net, Clock::time_point t0) {
+inline PdhgOutcome stopped_in_setup(const mln::Network& net, Clock::time_point t0, const char* device = "cpu") {
   PdhgOutcome out;
+  out.device = device;
   out.bound = unit_bound(net);
   out.seconds = seconds_since(t0);
   return out;

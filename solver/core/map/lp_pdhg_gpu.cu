@@ -442,12 +442,8 @@ void GpuPdhg::restart() {
 PdhgOutcome lp_bound_pdhg_gpu(const mln::Network& net, const PdhgOptions& opts) {
   const auto t0 = Clock::now();
   const int nt = opts.threads > 0 ? opts.threads : default_threads();
-  if (out_of_time(opts, t0)) {
-    PdhgOutcome out = stopped_in_setup(net, t0);
-    out.device = "gpu";
-    return out;
-  }
-  const Lp lp = build_lp(net);
+  if (out_of_time(opts, t0)) return stopped_in_setup(net, t0, "gpu");
+  const Lp lp = build_lp(net, [&] { return out_of_time(opts, t0); });
   const double t_lp = seconds_since(t0);
   PdhgOutcome out;
   out.bound = unit_bound(net);
@@ -457,7 +453,7 @@ PdhgOutcome lp_bound_pdhg_gpu(const mln::Network& net, const PdhgOptions& opts) 
   int64_t evals = 0;
   GpuPdhg::UploadSeconds up_s;
   try {
-    if (out_of_time(opts, t0)) throw SetupStopped{};  // already, with the LP built
+    if (lp.stopped || out_of_time(opts, t0)) throw SetupStopped{};  // in the LP's build, or already after it
     GpuPdhg b(lp, nt, opts, t0);  // its device memory is given back before the rounding
     t_ready = seconds_since(t0);
     t_up = b.t_uploaded;
@@ -469,10 +465,10 @@ PdhgOutcome lp_bound_pdhg_gpu(const mln::Network& net, const PdhgOptions& opts) 
     evals = b.evals;
     eval_s = b.eval_s;
   } catch (const SetupStopped&) {
-    out = stopped_in_setup(net, t0);
-    out.device = "gpu";
+    out = stopped_in_setup(net, t0, "gpu");
     if (std::getenv("MLN_MAP_DEBUG"))
-      std::fprintf(stderr, "[pdhg gpu] LP built at %.3f s, stopped in its set-up at %.3f s\n", t_lp, out.seconds);
+      std::fprintf(stderr, "[pdhg gpu] LP %s at %.3f s, stopped in its set-up at %.3f s\n",
+                   lp.stopped ? "build cut" : "built", t_lp, out.seconds);
     return out;
   }
   const double t_freed = seconds_since(t0);
