@@ -54,10 +54,10 @@ uint64_t write_table(const std::string& target, const std::vector<std::string>& 
 uint64_t append_evidence(const std::string& qualified_table, const std::vector<std::vector<int32_t>>& args,
                          const std::vector<uint8_t>& truth, const std::vector<double>& prior);
 
-// Appends (id, name) rows to a program's `_symbols` table with
+// Appends (first_id + i, names[i]) rows, i < n, to a program's `_symbols` table with
 // table_multi_insert.  rebuild_indexes: no index entries row by row, the
 // table's indexes rebuilt after (for a batch about as large as the table).
-uint64_t append_symbols(const std::string& qualified_table, const std::vector<std::pair<int32_t, std::string>>& rows,
+uint64_t append_symbols(const std::string& qualified_table, int32_t first_id, const std::string* names, size_t n,
                         bool rebuild_indexes);
 
 // Appends the clauses of `cs` to a new `_clauses` table (chunk int4,

@@ -291,20 +291,20 @@ uint64_t append_evidence(const std::string& qualified_table, const std::vector<s
   return rows;
 }
 
-uint64_t append_symbols(const std::string& qualified_table, const std::vector<std::pair<int32_t, std::string>>& rows,
+uint64_t append_symbols(const std::string& qualified_table, int32_t first_id, const std::string* names, size_t n,
                         bool rebuild_indexes) {
   Oid relid = relation_by_name(qualified_table, RowExclusiveLock);
   multi_insert(
-      relid, rows.size(),
+      relid, n,
       [&](TupleTableSlot* sl, size_t r) {
         if (sl->tts_tupleDescriptor->natts != 2) elog(ERROR, "%s has an unexpected shape", qualified_table.c_str());
-        const std::string& name = rows[r].second;
-        sl->tts_values[0] = Int32GetDatum(rows[r].first);
+        const std::string& name = names[r];
+        sl->tts_values[0] = Int32GetDatum(first_id + static_cast<int32_t>(r));
         sl->tts_values[1] = PointerGetDatum(cstring_to_text_with_len(name.data(), static_cast<int>(name.size())));
         sl->tts_isnull[0] = sl->tts_isnull[1] = false;
       },
       rebuild_indexes);
-  return rows.size();
+  return n;
 }
 
 // The writer's state: the relation kept open while raw pages go in (a

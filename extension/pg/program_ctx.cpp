@@ -73,8 +73,8 @@ void SymbolTable::load(Spi& spi, const std::string& schema) {
     names_[id] = r.text(i, 1);
     by_name_.find_or_add(names_[id], id, names_);
   }
-  next_ = static_cast<int32_t>(names_.size());
-  pending_.clear();
+  next_ = flushed_ = static_cast<int32_t>(names_.size());
+  opened_new_.clear();
 }
 
 void SymbolTable::open(Spi& spi, const std::string& schema) {
@@ -82,8 +82,8 @@ void SymbolTable::open(Spi& spi, const std::string& schema) {
   spi_ = &spi;
   ids_.clear();
   names_.assign(1, std::string());
-  next_ = spi.query("SELECT coalesce(max(id), 0) + 1 FROM " + table_).int4(0, 0);
-  pending_.clear();
+  next_ = flushed_ = spi.query("SELECT coalesce(max(id), 0) + 1 FROM " + table_).int4(0, 0);
+  opened_new_.clear();
 }
 
 int32_t SymbolTable::find(const std::string& s) {
@@ -167,7 +167,7 @@ int32_t SymbolTable::intern(const std::string& s) {
   if (id != 0) return id;
   id = next_++;
   ids_[s] = id;
-  pending_.emplace_back(id, s);
+  opened_new_.push_back(s);
   return id;
 }
 
@@ -177,7 +177,6 @@ int32_t SymbolTable::intern_loaded(const std::string& s, uint64_t h) {
   if (!absent) return id;
   if (names_.size() <= static_cast<size_t>(next_)) names_.resize(static_cast<size_t>(next_) + 1);
   names_[next_] = s;
-  pending_.emplace_back(next_, s);
   return next_++;
 }
 
@@ -208,18 +207,20 @@ std::vector<std::string> SymbolTable::all_names() {
     const int32_t id = r.int4(i, 0);
     if (id > 0 && id < next_) names[id] = r.text(i, 1);
   }
-  for (const auto& [id, name] : pending_) names[id] = name;
+  for (size_t i = 0; i < opened_new_.size(); ++i) names[static_cast<size_t>(flushed_) + i] = opened_new_[i];
   return names;
 }
 
 void SymbolTable::flush() {
-  if (pending_.empty()) return;
+  if (next_ == flushed_) return;
   // A batch at least as large as the table (a new program's evidence) gets
   // its index entries by a rebuild rather than one by one (append_symbols).
-  const int64_t batch = static_cast<int64_t>(pending_.size());
-  const int64_t before = static_cast<int64_t>(next_) - 1 - batch;  // ids run from 1 (load, open)
-  append_symbols(table_, pending_, batch >= kRebuildMinRows && batch >= before);
-  pending_.clear();
+  const int64_t batch = static_cast<int64_t>(next_) - flushed_;
+  const int64_t before = static_cast<int64_t>(flushed_) - 1;  // ids run from 1 (load, open)
+  const std::string* names = spi_ ? opened_new_.data() : names_.data() + flushed_;
+  append_symbols(table_, flushed_, names, static_cast<size_t>(batch), batch >= kRebuildMinRows && batch >= before);
+  flushed_ = next_;
+  opened_new_.clear();
 }
 
 int32_t parse_int_arg(const std::string& s, const std::string& pred, int line) {
