@@ -60,20 +60,17 @@ uint64_t append_evidence(const std::string& qualified_table, const std::vector<s
 uint64_t append_symbols(const std::string& qualified_table, int32_t first_id, const std::string* names, size_t n,
                         bool rebuild_indexes);
 
-// Appends the clauses of `cs` to a new `_clauses` table (chunk int4,
-// offsets int4[], lits int4[], weights float8[], wcode bytea) as chunks 0,
-// 1, ...: each chunk as many clauses as fit one page-long row, its weights
-// a dictionary and a code byte per clause (mln/clause_chunks.hpp), kept
-// inline where the table takes raw pages (no TOAST rows).  Returns the
-// chunk count.
-uint64_t append_clause_chunks(const std::string& qualified_table, const ClauseSet& cs);
-
-// The same, a range of clauses at a time (the network's clauses as
-// consolidation hands them over, docs/grounding.md "Store"): chunk ids go on
-// across ranges, and no chunk spans two.  add() reads the arrays only at
-// clauses [first, last) and their literals, so the rest may be written
-// meanwhile.  Every member may throw PgError; a writer abandoned by an error
-// holds nothing that the transaction's abort does not release.
+// Appends clauses to a new `_clauses` table (chunk int4, offsets int4[],
+// lits int4[], weights float8[], wcode bytea) as chunks 0, 1, ...: each
+// chunk as many clauses as fit one page-long row, its weights a dictionary
+// and a code byte per clause (mln/clause_chunks.hpp), kept inline where the
+// table takes raw pages (no TOAST rows).  A range of clauses at a time (the
+// network's clauses as consolidation hands them over, docs/grounding.md
+// "Store beside consolidation"): chunk ids go on across ranges, and no chunk
+// spans two.  add() reads the arrays only at clauses [first, last) and their
+// literals, so the rest may be written meanwhile.  Every member may throw
+// PgError; a writer abandoned by an error holds nothing that the
+// transaction's abort does not release.
 class ClauseChunkWriter {
  public:
   explicit ClauseChunkWriter(const std::string& qualified_table);

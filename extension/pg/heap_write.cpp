@@ -41,6 +41,47 @@ namespace mln::pg {
 
 namespace {
 
+// Rows into a new table's raw pages (RawHeapWriter), each formed in one
+// virtual slot by fill(slot, row), their values in a context reset every
+// 1,000 rows: multi_insert's raw path, and the clause chunks' writer, which
+// keeps one open across its ranges.  Plain PostgreSQL code: every member
+// runs under pg_call; its memory is palloc'd in the current context.
+class RawRows {
+ public:
+  explicit RawRows(Relation rel)
+      : w_(new (palloc(sizeof(RawHeapWriter))) RawHeapWriter(rel)),  // no C++ allocation under PG_TRY
+        slot_(MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual)),
+        values_(AllocSetContextCreate(CurrentMemoryContext, "mln raw rows values", ALLOCSET_DEFAULT_SIZES)) {}
+  RawHeapWriter& writer() { return *w_; }
+  template <typename Fill>
+  void add(size_t rows, Fill&& fill) {
+    for (size_t r = 0; r < rows; ++r) {
+      MemoryContext old = MemoryContextSwitchTo(values_);
+      ExecClearTuple(slot_);
+      fill(slot_, r);
+      ExecStoreVirtualTuple(slot_);
+      w_->add(slot_->tts_values, slot_->tts_isnull);
+      MemoryContextSwitchTo(old);
+      if (++in_values_ == 1000) {
+        MemoryContextReset(values_);
+        in_values_ = 0;
+      }
+    }
+  }
+  // The last pages; the slot and the values' context go.
+  void finish() {
+    w_->finish();
+    ExecDropSingleTupleTableSlot(slot_);
+    MemoryContextDelete(values_);
+  }
+
+ private:
+  RawHeapWriter* w_;
+  TupleTableSlot* slot_;
+  MemoryContext values_;
+  size_t in_values_ = 0;
+};
+
 // Appends `rows` rows to a table; fill(slot, row) sets the slot's values.
 // A table this subtransaction created and has not written yet (an
 // operator's result, a program's new `_atoms`) gets its pages built here
@@ -55,34 +96,20 @@ namespace {
 // table's indexes are rebuilt from the heap afterwards (reindex_relation,
 // a sorted build), which for a batch as large as the table is 4-5x faster
 // than 751,000 single inserts into a two-index table (5.2 s against 1.1 s).
-// With rows_inline, a new table's raw pages keep rows up to a page long
-// inline (RawHeapWriter::keep_rows_inline).
 template <typename Fill>
-void multi_insert(Oid relid, size_t rows, Fill&& fill, bool rebuild_indexes = false, bool rows_inline = false) {
+void multi_insert(Oid relid, size_t rows, Fill&& fill, bool rebuild_indexes = false) {
   pg_call([&] {
     Relation rel = table_open(relid, RowExclusiveLock);
-    const int batch = 1000;
-    MemoryContext values = AllocSetContextCreate(CurrentMemoryContext, "mln multi_insert values", ALLOCSET_DEFAULT_SIZES);
     if (RawHeapWriter::usable(rel)) {
-      RawHeapWriter w(rel);
-      if (rows_inline) w.keep_rows_inline();
-      TupleTableSlot* slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
-      for (size_t r = 0; r < rows; ++r) {
-        MemoryContext old = MemoryContextSwitchTo(values);
-        ExecClearTuple(slot);
-        fill(slot, r);
-        ExecStoreVirtualTuple(slot);
-        w.add(slot->tts_values, slot->tts_isnull);
-        MemoryContextSwitchTo(old);
-        if (r % batch == batch - 1) MemoryContextReset(values);
-      }
-      w.finish();
-      ExecDropSingleTupleTableSlot(slot);
-      MemoryContextDelete(values);
+      RawRows out(rel);
+      out.add(rows, fill);
+      out.finish();
       table_close(rel, RowExclusiveLock);
       CommandCounterIncrement();
       return;
     }
+    const int batch = 1000;
+    MemoryContext values = AllocSetContextCreate(CurrentMemoryContext, "mln multi_insert values", ALLOCSET_DEFAULT_SIZES);
     CommandId cid = GetCurrentCommandId(true);
     BulkInsertState bis = GetBulkInsertState();
     EState* estate = nullptr;
@@ -314,11 +341,9 @@ uint64_t append_symbols(const std::string& qualified_table, int32_t first_id, co
 struct ClauseChunkWriter::State {
   Oid relid = InvalidOid;
   Relation rel = nullptr;
-  RawHeapWriter* raw = nullptr;  // palloc'd in cx (no C++ allocation under pg_call's PG_TRY)
-  TupleTableSlot* slot = nullptr;
-  MemoryContext cx = nullptr, values = nullptr;
+  RawRows* raw = nullptr;  // palloc'd in cx (no C++ allocation under pg_call's PG_TRY)
+  MemoryContext cx = nullptr;
   int32_t next_chunk = 0;
-  size_t rows_in_values = 0;
   std::vector<int32_t> offs;  // one chunk's offsets, from 0
 };
 
@@ -353,15 +378,13 @@ ClauseChunkWriter::ClauseChunkWriter(const std::string& qualified_table) : st_(s
   s.relid = relation_by_name(qualified_table, RowExclusiveLock);
   pg_call([&] {
     s.cx = AllocSetContextCreate(CurrentMemoryContext, "mln clause chunks", ALLOCSET_DEFAULT_SIZES);
-    s.values = AllocSetContextCreate(s.cx, "mln clause chunk values", ALLOCSET_DEFAULT_SIZES);
     MemoryContext old = MemoryContextSwitchTo(s.cx);
     Relation rel = table_open(s.relid, RowExclusiveLock);
     if (RawHeapWriter::usable(rel)) {
       s.rel = rel;
-      s.raw = new (palloc(sizeof(RawHeapWriter))) RawHeapWriter(rel);
+      s.raw = new (palloc(sizeof(RawRows))) RawRows(rel);
       // Rows sized to a page stay inline: no TOAST rows (chunk_row_bytes).
-      s.raw->keep_rows_inline();
-      s.slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
+      s.raw->writer().keep_rows_inline();
     } else {
       table_close(rel, RowExclusiveLock);
     }
@@ -382,26 +405,11 @@ void ClauseChunkWriter::add(const int64_t* offsets, const int32_t* lits, const d
   State& s = *st_;
   s.offs.resize(std::max(s.offs.size(), plan.most + 1));  // sized here: fill_chunk runs under pg_call
   const int32_t id0 = s.next_chunk;
-  if (!s.raw) {
-    multi_insert(s.relid, plan.chunks(), [&](TupleTableSlot* sl, size_t k) {
-      fill_chunk(sl, id0 + static_cast<int32_t>(k), plan, k, offsets, lits, s.offs);
-    });
-  } else {
-    pg_call([&] {
-      for (size_t k = 0; k < plan.chunks(); ++k) {
-        MemoryContext old = MemoryContextSwitchTo(s.values);
-        ExecClearTuple(s.slot);
-        fill_chunk(s.slot, id0 + static_cast<int32_t>(k), plan, k, offsets, lits, s.offs);
-        ExecStoreVirtualTuple(s.slot);
-        s.raw->add(s.slot->tts_values, s.slot->tts_isnull);
-        MemoryContextSwitchTo(old);
-        if (++s.rows_in_values == 1000) {
-          MemoryContextReset(s.values);
-          s.rows_in_values = 0;
-        }
-      }
-    });
-  }
+  auto fill = [&](TupleTableSlot* sl, size_t k) {
+    fill_chunk(sl, id0 + static_cast<int32_t>(k), plan, k, offsets, lits, s.offs);
+  };
+  if (s.raw) pg_call([&] { s.raw->add(plan.chunks(), fill); });
+  else multi_insert(s.relid, plan.chunks(), fill);
   s.next_chunk += static_cast<int32_t>(plan.chunks());
 }
 
@@ -410,7 +418,6 @@ uint64_t ClauseChunkWriter::finish() {
   pg_call([&] {
     if (s.raw) {
       s.raw->finish();
-      ExecDropSingleTupleTableSlot(s.slot);
       table_close(s.rel, RowExclusiveLock);
       CommandCounterIncrement();
     }
@@ -419,12 +426,6 @@ uint64_t ClauseChunkWriter::finish() {
   const uint64_t n = static_cast<uint64_t>(s.next_chunk);
   st_ = std::make_unique<State>();
   return n;
-}
-
-uint64_t append_clause_chunks(const std::string& qualified_table, const ClauseSet& cs) {
-  ClauseChunkWriter w(qualified_table);
-  w.add(cs.offsets.data(), cs.lits.data(), cs.weights.data(), 0, cs.size());
-  return w.finish();
 }
 
 uint64_t append_atoms(const std::string& qualified_table, size_t rows, const std::function<AtomRow(size_t)>& row) {
