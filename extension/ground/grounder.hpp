@@ -59,6 +59,11 @@ struct QueryPattern {
   std::vector<int32_t> args;
 };
 
+// Takes consolidated clauses [first, last) of a clause set's arrays
+// (GroundOptions::on_clauses).
+using ClauseSink =
+    std::function<void(const int64_t* offsets, const int32_t* lits, const double* weights, size_t first, size_t last)>;
+
 struct GroundOptions {
   bool activate_all = false;          // Tuffy's -activateAll
   // Weight learning (Tuffy's -learnwt, reference section 7.4): evidence of
@@ -80,8 +85,7 @@ struct GroundOptions {
   // its literals may be read during the call.  Unit propagation runs after
   // the last range and may rewrite what was handed over
   // (UnitPropStats::rewrote()).  May throw to cancel.
-  std::function<void(const int64_t* offsets, const int32_t* lits, const double* weights, size_t first, size_t last)>
-      on_clauses;
+  ClauseSink on_clauses;
 };
 
 struct GroundInput {

@@ -153,7 +153,6 @@ void consolidate(RawClauses& raw, ClauseSet& out, std::vector<int64_t>* origin_o
 // consolidate() on a thread of its own while the calling thread hands each
 // wave's clauses to `sink` (GroundOptions::on_clauses), in order; rethrows
 // the merge's error or the sink's (which stops the merge).  No origins.
-using ClauseSink = std::function<void(const int64_t*, const int32_t*, const double*, size_t, size_t)>;
 void consolidate_streamed(RawClauses& raw, ClauseSet& out, const ClauseSink& sink);  // consolidate.cpp
 
 // Raw ground clauses before consolidation (Tuffy's cbuffer), held so that

@@ -100,7 +100,6 @@ void ClauseStream::finish(Spi& spi, const std::string& schema, const ground::Gro
     stored = 0;
     rewritten = true;
   }
-  streamed = stored;
   const ClauseSet& cs = out.network.clauses;
   if (!writer) writer = std::make_unique<ClauseChunkWriter>(table);
   writer->add(cs.offsets.data(), cs.lits.data(), cs.weights.data(), stored, cs.size());

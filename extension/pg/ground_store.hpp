@@ -33,10 +33,9 @@ struct ClauseStream {
   std::string table;
   bool propagate = false;  // unit propagation follows the consolidation
   std::unique_ptr<ClauseChunkWriter> writer;
-  size_t stored = 0;       // clauses written
+  size_t stored = 0;       // clauses written during the consolidation (0 where they were written again)
   bool held = false;       // the rest waits for propagation
   size_t held_at = 0;      // the first clause that waited
-  size_t streamed = 0;     // clauses written during the consolidation and kept
   bool rewritten = false;  // propagation rewrote the network after some were written
   double seconds = 0;      // in the writer
 
