@@ -18,6 +18,24 @@ namespace mln::solver {
 // and a network of at most this many clauses gets mln::total_cost's own.
 constexpr int64_t kCostChunk = int64_t{1} << 16;
 
+// The sum of term(i) over i in [0, m): each chunk of kCostChunk summed in
+// order, on threads where there are several, then the chunks' sums in
+// chunk order.
+template <class T, class Term>
+T chunked_sum(int64_t m, Term term) {
+  const int64_t chunks = (m + kCostChunk - 1) / kCostChunk;
+  std::vector<T> part(static_cast<size_t>(chunks), T{});
+#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
+  for (int64_t b = 0; b < chunks; ++b) {
+    T s{};
+    for (int64_t i = b * kCostChunk; i < std::min(m, (b + 1) * kCostChunk); ++i) s += term(i);
+    part[b] = s;
+  }
+  T t{};
+  for (const T& s : part) t += s;
+  return t;
+}
+
 // Cost of clause c of `cs` under `truth` (by atom id).
 inline double clause_cost_of(const ClauseSet& cs, int64_t c, const std::vector<uint8_t>& truth) {
   return clause_cost(&cs.lits[cs.offsets[c]], static_cast<size_t>(cs.offsets[c + 1] - cs.offsets[c]), cs.weights[c],
@@ -39,6 +57,11 @@ double total_cost_threads(const ClauseSet& cs, const std::vector<uint8_t>& truth
 struct StartCosts {
   double coin = 0, all_false = 0;
   bool false_is_cheaper() const { return all_false < coin; }
+  StartCosts& operator+=(const StartCosts& o) {
+    coin += o.coin;
+    all_false += o.all_false;
+    return *this;
+  }
 };
 StartCosts start_costs(const ClauseSet& cs, const int64_t* clauses, int64_t m, const std::vector<uint8_t>& coin);
 

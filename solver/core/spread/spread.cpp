@@ -390,24 +390,14 @@ SpreadResult solve_spread_local(const mln::Network& net, const SolveOptions& o, 
 
 SpreadTotals spread_totals(const mln::Network& net, const SpreadPlan& plan, const std::vector<uint8_t>& truth) {
   const auto& cs = net.clauses;
-  const int64_t m = static_cast<int64_t>(cs.size());
-  const int64_t chunks = (m + kCostChunk - 1) / kCostChunk;
-  std::vector<double> cost(static_cast<size_t>(chunks), 0.0);
-  std::vector<int64_t> hard(static_cast<size_t>(chunks), 0);
-#pragma omp parallel for schedule(dynamic, 1) if (chunks > 1)
-  for (int64_t b = 0; b < chunks; ++b)
-    for (int64_t c = b * kCostChunk; c < std::min(m, (b + 1) * kCostChunk); ++c) {
-      // A clause belongs to the component of its atoms (all in one); an
-      // empty clause to none, and counts as solve_map counts it.
-      const bool empty = cs.offsets[c] == cs.offsets[c + 1];
-      if (empty ? cs.weights[c] <= 0 : plan.part_of[std::abs(cs.lits[cs.offsets[c]])] < 0) continue;
-      const double x = empty ? cs.weights[c] : clause_cost_of(cs, c, truth);
-      cost[b] += x;
-      if (x > 0 && std::fabs(cs.weights[c]) >= kHardThreshold) ++hard[b];
-    }
-  SpreadTotals t;
-  for (int64_t b = 0; b < chunks; ++b) t.cost += cost[b], t.hard_violated += hard[b];
-  return t;
+  return chunked_sum<SpreadTotals>(static_cast<int64_t>(cs.size()), [&](int64_t c) {
+    // A clause belongs to the component of its atoms (all in one); an
+    // empty clause to none, and counts as solve_map counts it.
+    const bool empty = cs.offsets[c] == cs.offsets[c + 1];
+    if (empty ? cs.weights[c] <= 0 : plan.part_of[std::abs(cs.lits[cs.offsets[c]])] < 0) return SpreadTotals{};
+    const double x = empty ? cs.weights[c] : clause_cost_of(cs, c, truth);
+    return SpreadTotals{x, x > 0 && std::fabs(cs.weights[c]) >= kHardThreshold ? 1 : 0};
+  });
 }
 
 }  // namespace mln::solver

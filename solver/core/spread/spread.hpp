@@ -230,6 +230,11 @@ void report_run(Out& out, const Result& r, std::chrono::steady_clock::time_point
 struct SpreadTotals {
   double cost = 0;
   int64_t hard_violated = 0;
+  SpreadTotals& operator+=(const SpreadTotals& o) {
+    cost += o.cost;
+    hard_violated += o.hard_violated;
+    return *this;
+  }
 };
 SpreadTotals spread_totals(const mln::Network& net, const SpreadPlan& plan, const std::vector<uint8_t>& truth);
 
