@@ -76,6 +76,10 @@ namespace pdhg_detail {
 // c and the constant are the same doubles on any number of threads.
 Lp build_lp(const mln::Network& net, const std::function<bool()>& stop) {
   Lp lp;
+  if (stop && stop()) {  // before its arrays (two doubles an atom)
+    lp.stopped = true;
+    return lp;
+  }
   std::atomic<bool> cut{false};
   auto halt = [&] {  // on the block loops' threads
     if (!stop) return false;
@@ -379,11 +383,13 @@ void CpuPdhg::restart() {
 PdhgOutcome lp_bound_pdhg_cpu(const mln::Network& net, const PdhgOptions& opts) {
   const auto t0 = Clock::now();
   const int nt = opts.threads > 0 ? opts.threads : default_threads();
-  if (out_of_time(opts, t0)) return stopped_in_setup(net, t0);
   const Lp lp = build_lp(net, [&] { return out_of_time(opts, t0); });
-  if (lp.stopped || out_of_time(opts, t0)) return stopped_in_setup(net, t0);
   PdhgOutcome out;
   out.bound = unit_bound(net);
+  if (lp.stopped || out_of_time(opts, t0)) {  // stopped in its set-up: the unit bound, no state
+    out.seconds = seconds_since(t0);
+    return out;
+  }
   CpuPdhg b(lp, nt);
   pdhg_loop(b, opts, t0, out);
   round_best(net, lp, b.x_best, nt, t0, out);

@@ -84,7 +84,10 @@ struct PdhgOutcome {
   double bound = 0;            // certified lower bound on the MaxSAT optimum (>= unit_bound)
   double primal = 0;           // best primal LP objective found (>= the LP optimum; an estimate of it)
   // The best primal point rounded (x >= 0.5), by atom id (size num_atoms +
-  // 1); empty where the bound stopped before its iterations (the unit bound).
+  // 1).  Empty where the bound stopped in its set-up, before its iterations
+  // (the bound is then the unit bound): rounding the starting point would
+  // cost two passes over the clauses (2.3 s at 10^9) for a state any walk
+  // beats.
   std::vector<uint8_t> state;
   double state_cost = 0;       // its exact cost on the network
   int64_t iterations = 0;

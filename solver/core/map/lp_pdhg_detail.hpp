@@ -42,8 +42,8 @@ struct Lp {
 };
 
 // The LP of net's clauses, on OpenMP threads a block of clauses at a time;
-// where `stop` (asked before each block) says so, it ends early with
-// `stopped` set (at 10^9 clauses the build takes 16 s on the host).
+// where `stop` (asked first and before each block) says so, it ends early
+// with `stopped` set (at 10^9 clauses the build takes 16 s on the host).
 Lp build_lp(const mln::Network& net, const std::function<bool()>& stop = nullptr);
 
 // The OpenMP default thread count (PdhgOptions::threads 0).
@@ -77,18 +77,6 @@ struct StepNorms {
 // a 60 s timeout by some 30 s, issue #45).
 inline bool out_of_time(const PdhgOptions& opts, Clock::time_point t0) {
   return (opts.stop && opts.stop->should_stop()) || (opts.time_limit_s > 0 && seconds_since(t0) >= opts.time_limit_s);
-}
-
-// The outcome of a bound stopped before its iterations (out_of_time in its
-// set-up): the unit bound and no state.  Rounding the starting point would
-// cost two passes over the clauses (2.3 s at 10^9) for a state that any
-// walk beats.
-inline PdhgOutcome stopped_in_setup(const mln::Network& net, Clock::time_point t0, const char* device = "cpu") {
-  PdhgOutcome out;
-  out.device = device;
-  out.bound = unit_bound(net);
-  out.seconds = seconds_since(t0);
-  return out;
 }
 
 // The restarted reflected-Halpern PDHG loop (lp_pdhg.cpp's papers) over a
