@@ -80,7 +80,10 @@ int main(int argc, char** argv) {
     else throw std::invalid_argument("unknown mode " + mode);
     const char* dsn = std::getenv("MLN_DSN");
     mln::worker::Conn conn(dsn ? dsn : "");
-    mln::Network net = mln::worker::read_network(conn, schema);
+    conn.pin_search_path();
+    const std::string program =
+        conn.exec("SELECT name FROM mln.programs WHERE schema_name = $1", {schema}).get(0, 0);
+    mln::Network net = mln::worker::read_network(conn, program, schema);
     std::fprintf(stderr, "%s: %d atoms, %zu clauses\n", schema.c_str(), net.num_atoms, net.clauses.size());
     // The GPU path starts its CUDA context before the clock, as the
     // long-running worker has (a one-time cost per process, ~0.3-0.8 s on

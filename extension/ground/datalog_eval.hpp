@@ -105,8 +105,8 @@ gpu::Relation eval_rule(gpu::Engine& eng, const dl::Program& p, const dl::Rule& 
                         const std::vector<gpu::Relation>& full, const std::vector<gpu::Relation>& delta,
                         int delta_atom, uint64_t max_rows, uint64_t split_rows = kMaxRelationRows);
 
-// The machine's physical memory in bytes (0 where unknown): the budget of a
-// piece of a rule on an engine without one (the CPU).
+// The machine's memory in bytes (physical, or its cgroup's limit where lower;
+// 0 where unknown): what mln.cpu_memory_limit's default is a share of.
 uint64_t host_memory_bytes();
 
 // The union of a rule's pieces (eval_rule, where a join passes split_rows),

@@ -1,5 +1,6 @@
 // A rule evaluated in pieces (docs/datalog.md, "Large joins"): the split
 // threshold and the union of the pieces' outputs.  Pure C++ over gpu::Engine.
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -21,7 +22,17 @@ namespace detail {
 
 uint64_t host_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+  uint64_t bytes = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+  // A container's memory is its cgroup's limit where that is lower (v2's
+  // memory.max, v1's memory.limit_in_bytes; "max" or a huge v1 value: none).
+  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    if (FILE* f = std::fopen(path, "r")) {
+      unsigned long long v = 0;
+      if (std::fscanf(f, "%llu", &v) == 1 && v > 0 && (bytes == 0 || v < bytes)) bytes = v;
+      std::fclose(f);
+    }
+  }
+  return bytes;
 }
 
 void PieceUnion::add(const gpu::Relation& part) {

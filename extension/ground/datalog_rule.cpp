@@ -219,6 +219,7 @@ class RuleEval {
   // (about 32).
   uint64_t piece_rows(size_t cols) {
     uint64_t budget = eng_.memory_budget_bytes();
+    if (budget == 0) budget = eng_.host_memory_limit_bytes();
     if (budget == 0) budget = detail::host_memory_bytes();
     if (budget == 0) return split_rows_;
     return std::clamp<uint64_t>(budget / (8 * cols + 40), 1, split_rows_);
@@ -324,11 +325,14 @@ class RuleEval {
     gpu::HostTable a = eng_.download(l.rel), b = eng_.download(r.rel), o;
     o.cols.assign(a.ncols() + b.ncols(), {});
     for (auto& c : o.cols) c.reserve(n);
-    for (size_t i = 0; i < a.rows(); ++i)
+    for (size_t i = 0; i < a.rows(); ++i) {
+      if ((i & 63) == 0) eng_.poll_cancel();  // 64 rows of `a` at a time: a cancel stops it at once
       for (size_t j = 0; j < b.rows(); ++j) {
+        if ((j & 0xFFFFF) == 0xFFFFF) eng_.poll_cancel();
         for (int c = 0; c < a.ncols(); ++c) o.cols[c].push_back(a.cols[c][i]);
         for (int c = 0; c < b.ncols(); ++c) o.cols[a.ncols() + c].push_back(b.cols[c][j]);
       }
+    }
     return eng_.upload(o);
   }
 
@@ -406,6 +410,7 @@ class RuleEval {
     size_t row = 0, kept = 0;
     auto value = [&](int v) { return in.cols[static_cast<size_t>(b.col(v))][row]; };
     for (row = 0; row < n; ++row) {
+      if ((row & 0xFFFF) == 0xFFFF) eng_.poll_cancel();
       bool keep = true;
       for (const dl::Compare* c : filters)
         keep = keep && eval_cmp(c->op, eval_expr(c->lhs, value), eval_expr(c->rhs, value));

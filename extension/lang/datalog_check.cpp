@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "lang/datalog.hpp"
+#include "lang/scc.hpp"
 
 namespace mln::lang::datalog {
 
@@ -95,36 +96,10 @@ void stratify(Program& p) {
     for (const Atom& a : r.pos) deps[r.head.rel].push_back(a.rel);
     for (const Atom& a : r.neg) deps[r.head.rel].push_back(a.rel);
   }
-  std::vector<int> index(n, -1), low(n, 0), comp(n, -1), stack;
-  std::vector<char> on(n, 0);
-  std::vector<std::vector<int>> comps;
-  int counter = 0;
-  std::function<void(int)> visit = [&](int v) {
-    index[v] = low[v] = counter++;
-    stack.push_back(v);
-    on[v] = 1;
-    for (int w : deps[v]) {
-      if (index[w] < 0) {
-        visit(w);
-        low[v] = std::min(low[v], low[w]);
-      } else if (on[w]) {
-        low[v] = std::min(low[v], index[w]);
-      }
-    }
-    if (low[v] != index[v]) return;
-    std::vector<int> c;
-    int w;
-    do {
-      w = stack.back();
-      stack.pop_back();
-      on[w] = 0;
-      comp[w] = static_cast<int>(comps.size());
-      c.push_back(w);
-    } while (w != v);
-    comps.push_back(std::move(c));
-  };
-  for (int v = 0; v < n; ++v)
-    if (index[v] < 0) visit(v);
+  const Components scc = strongly_connected(n, [&](int v) -> const std::vector<int>& { return deps[v]; },
+                                            [](int) { return true; });
+  const std::vector<int>& comp = scc.of;
+  const std::vector<std::vector<int>>& comps = scc.members;
   // A negated or aggregated atom inside its head's component: name the cycle through it.
   auto refuse = [&](const Rule& r, const Atom& a, const std::string& how, const std::string& edge) {
     std::vector<int> from(n, -1);  // BFS from the body relation back to the head

@@ -8,6 +8,7 @@
 
 #include <climits>
 
+#include "lang/formula.hpp"
 #include "lang/lexer.hpp"
 
 namespace mln::lang::datalog {
@@ -15,6 +16,7 @@ namespace mln::lang::datalog {
 using lang::detail::Tok;
 using lang::detail::Token;
 using lang::detail::syntax_error;
+using lang::detail::kMaxNesting;
 
 const char* type_name(ColType t) { return t == ColType::Int ? "integer" : t == ColType::Text ? "text" : "unknown"; }
 
@@ -147,6 +149,31 @@ class Parser {
   size_t i_ = 0;
   Program p_;
   Rule* rule_ = nullptr;  // the rule being read (variables)
+  // Brackets and unary minus open inside the expression being read, and the
+  // nodes it has: both bound the depth of every recursive walk over it
+  // (checking, planning, evaluation, destruction) on hostile input, as the
+  // MLN parser bounds its formulas (kMaxNesting, a shared limit).
+  int depth_ = 0;
+  int nodes_ = 0;
+  static constexpr int kMaxExprNodes = 1000;
+
+  struct Nest {
+    Parser& p;
+    explicit Nest(Parser& parser) : p(parser) {
+      if (++p.depth_ > kMaxNesting) {
+        --p.depth_;
+        throw syntax_error(p.peek(), "nesting deeper than " + std::to_string(kMaxNesting) + " levels");
+      }
+    }
+    ~Nest() { --p.depth_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+  };
+  void count_node() {
+    if (++nodes_ > kMaxExprNodes)
+      throw syntax_error(peek(), "expression with more than " + std::to_string(kMaxExprNodes) +
+                                     " terms and operators: split it over several comparisons");
+  }
 
   static bool is_directive(std::string_view w) { return w == "input" || w == "decl"; }
   const Token& peek(size_t k = 0) const { return toks_[std::min(i_ + k, toks_.size() - 1)]; }
@@ -361,6 +388,8 @@ class Parser {
   }
 
   Expr primary() {
+    Nest nest(*this);
+    count_node();
     Expr e;
     e.pos = pos(peek());
     if (at(Tok::LParen)) {
@@ -434,6 +463,7 @@ class Parser {
     }
     Compare c;
     c.pos = pos(peek());
+    nodes_ = 0;
     c.lhs = sum();
     static const std::pair<Tok, Cmp> ops[] = {{Tok::Eq, Cmp::Eq}, {Tok::Ne, Cmp::Ne}, {Tok::Lt, Cmp::Lt},
                                               {Tok::Le, Cmp::Le}, {Tok::Gt, Cmp::Gt}, {Tok::Ge, Cmp::Ge}};
@@ -445,6 +475,7 @@ class Parser {
       }
     if (!found) throw syntax_error(peek(), "expected an atom or a comparison (=, !=, <, <=, >, >=)");
     advance();
+    nodes_ = 0;
     c.rhs = sum();
     r.cmps.push_back(std::move(c));
   }

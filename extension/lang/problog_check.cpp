@@ -7,6 +7,7 @@
 #include <set>
 
 #include "lang/problog_internal.hpp"
+#include "lang/scc.hpp"
 
 namespace mln::lang::problog {
 
@@ -117,29 +118,14 @@ void stratify(Program& p) {
         if (p.preds[static_cast<size_t>(a.pred)].derived) deps[static_cast<size_t>(h.atom.pred)].push_back({a.pred, true, a.pos});
     }
   // Tarjan: components are emitted dependencies first.
-  std::vector<int> index(n, -1), low(n, 0), comp(n, -1), stack;
-  std::vector<char> on(n, 0);
-  int counter = 0, ncomp = 0;
-  std::vector<std::vector<int>> comps;
-  std::function<void(int)> visit = [&](int v) {
-    index[v] = low[v] = counter++;
-    stack.push_back(v), on[v] = 1;
-    for (const Edge& e : deps[v]) {
-      if (index[e.to] < 0) visit(e.to), low[v] = std::min(low[v], low[e.to]);
-      else if (on[e.to]) low[v] = std::min(low[v], index[e.to]);
-    }
-    if (low[v] != index[v]) return;
-    comps.emplace_back();
-    int w;
-    do {
-      w = stack.back();
-      stack.pop_back(), on[w] = 0, comp[w] = ncomp;
-      comps.back().push_back(w);
-    } while (w != v);
-    ++ncomp;
-  };
+  std::vector<std::vector<int>> succ(n);
   for (size_t v = 0; v < n; ++v)
-    if (p.preds[v].derived && index[v] < 0) visit(static_cast<int>(v));
+    for (const Edge& e : deps[v]) succ[v].push_back(e.to);
+  const Components scc = strongly_connected(
+      static_cast<int>(n), [&](int v) -> const std::vector<int>& { return succ[static_cast<size_t>(v)]; },
+      [&](int v) { return p.preds[static_cast<size_t>(v)].derived; });
+  const std::vector<int>& comp = scc.of;
+  const std::vector<std::vector<int>>& comps = scc.members;
   p.num_strata = 0;
   for (const auto& members : comps) {
     int s = 0;

@@ -50,6 +50,7 @@ void check_target_schema(Spi& spi, const std::string& schema) {
 uint64_t write_relation(Spi& spi, const std::string& schema, const dl::Relation& rel, const gpu::HostTable& t,
                         const dl::Symbols& syms) {
   const std::string target = qualified(schema, rel.name);
+  lock_target_name(spi, target);
   // DROP TABLE (not IF EXISTS, whose NOTICE every first call would print):
   // a view or another kind of relation of that name is PostgreSQL's error.
   if (spi.query("SELECT to_regclass($1) IS NOT NULL", {text_param(target)}).boolean(0, 0))

@@ -2,6 +2,8 @@
 #include "pg/guard.hpp"
 #include "pg/engine.hpp"
 
+#include "ground/datalog_eval.hpp"
+
 #include <csignal>
 #include <memory>
 #include <thread>
@@ -30,9 +32,20 @@ bool interrupt_pending() { return InterruptPending && (QueryCancelPending || Pro
 gpu::EngineOptions options() {
   gpu::EngineOptions o;
   o.memory_budget_bytes = static_cast<size_t>(guc_gpu_memory_limit_mb) * 1024 * 1024;
+  o.host_memory_limit_bytes = guc_cpu_memory_limit_mb > 0 ? static_cast<size_t>(guc_cpu_memory_limit_mb) << 20
+                                                           : static_cast<size_t>(ground::datalog::detail::host_memory_bytes() / 2);
   o.cpu_threads = guc_cpu_threads;
   o.cancel = &interrupt_pending;
   return o;
+}
+
+// The settings an engine was made with: a SET of mln.gpu_memory_limit,
+// mln.cpu_memory_limit or mln.cpu_threads after the first use makes it anew
+// (an engine holds no state between statements).
+gpu::EngineOptions cpu_made_with, cuda_made_with;
+bool same_settings(const gpu::EngineOptions& a, const gpu::EngineOptions& b) {
+  return a.memory_budget_bytes == b.memory_budget_bytes && a.host_memory_limit_bytes == b.host_memory_limit_bytes &&
+         a.cpu_threads == b.cpu_threads;
 }
 
 // Probes the GPU once per backend.
@@ -53,11 +66,15 @@ void probe_cuda() {
 std::thread warmup;
 std::unique_ptr<gpu::Engine> warm_engine;
 std::string warm_error;
+gpu::EngineOptions warm_made_with;
 
 void join_warmup() {
   if (!warmup.joinable()) return;
   warmup.join();
-  if (warm_engine && !cuda_engine) cuda_engine = std::move(warm_engine);
+  if (warm_engine && !cuda_engine) {
+    cuda_engine = std::move(warm_engine);
+    cuda_made_with = warm_made_with;
+  }
   // A failed warm-up leaves nothing behind: engine_for() tries again in the
   // foreground and reports the error there.
   if (!warm_error.empty()) cuda_probed = false;
@@ -97,6 +114,7 @@ bool start_device_warmup(const std::string& device_arg) {
   }
   cuda_probed = true;  // set by the thread's probe; engine_for() waits for it
   const gpu::EngineOptions opts = options();
+  warm_made_with = opts;
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -128,14 +146,21 @@ gpu::Engine& engine_for(const std::string& device_arg) {
   if (device != "cpu") {
     probe_cuda();
     if (cuda_usable) {
-      if (!cuda_engine) cuda_engine = gpu::make_cuda_engine(options());
+      if (!cuda_engine || !same_settings(cuda_made_with, options())) {
+        cuda_engine.reset();
+        cuda_made_with = options();
+        cuda_engine = gpu::make_cuda_engine(cuda_made_with);
+      }
       return *cuda_engine;
     }
     if (device == "gpu")
       throw gpu::EngineError(gpu::EngineError::Kind::DeviceUnavailable,
                              "device 'gpu' requested but no GPU is usable: " + cuda_reason);
   }
-  if (!cpu_engine) cpu_engine = gpu::make_cpu_engine(options());
+  if (!cpu_engine || !same_settings(cpu_made_with, options())) {
+    cpu_made_with = options();
+    cpu_engine = gpu::make_cpu_engine(cpu_made_with);
+  }
   return *cpu_engine;
 }
 

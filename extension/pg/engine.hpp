@@ -11,6 +11,7 @@ namespace mln::pg {
 extern int guc_device;            // 0 auto, 1 gpu, 2 cpu
 extern int guc_gpu_memory_limit_mb;
 extern int guc_cpu_threads;
+extern int guc_cpu_memory_limit_mb;  // 0: half of the machine's memory
 extern bool guc_regress;
 extern bool guc_unit_propagation;
 

@@ -40,7 +40,8 @@ int engine_errcode(gpu::EngineError::Kind k) {
   using K = gpu::EngineError::Kind;
   switch (k) {
     case K::InvalidArgument: return ERRCODE_INVALID_PARAMETER_VALUE;
-    case K::OutOfMemory: return ERRCODE_OUT_OF_MEMORY;
+    case K::OutOfMemory:
+    case K::HostMemoryLimit: return ERRCODE_OUT_OF_MEMORY;
     case K::DeviceUnavailable: return ERRCODE_FEATURE_NOT_SUPPORTED;
     case K::DeviceFailure: return ERRCODE_SYSTEM_ERROR;
     case K::Cancelled: return ERRCODE_QUERY_CANCELED;
@@ -70,8 +71,17 @@ GuardResult translate_current_exception() noexcept {
     r.message = pdup(e.what());
     if (e.kind() == gpu::EngineError::Kind::DeviceUnavailable)
       r.hint = pdup("use device => 'cpu' or 'auto', or SET mln.device = 'auto'");
-    if (e.kind() == gpu::EngineError::Kind::OutOfMemory)
-      r.hint = pdup("lower mln.gpu_memory_limit so that operators run in partitions");
+    // The hint names the setting that bounds the memory that ran out: the
+    // CPU backend's (mln.cpu_memory_limit) or the device's.
+    const bool host = e.kind() == gpu::EngineError::Kind::HostMemoryLimit ||
+                      std::string(e.what()).rfind("cpu backend", 0) == 0;
+    if (e.kind() == gpu::EngineError::Kind::HostMemoryLimit)
+      r.hint = pdup("mln.cpu_memory_limit bounds the CPU backend's memory (a superuser's setting); a smaller input, "
+                    "a lower max_rows, or device => 'gpu' needs less of it");
+    else if (e.kind() == gpu::EngineError::Kind::OutOfMemory)
+      r.hint = pdup(host ? "the machine has no more memory for the CPU backend: lower mln.cpu_memory_limit so that "
+                           "it fails before the machine does, or give it a smaller input"
+                         : "lower mln.gpu_memory_limit so that operators run in partitions");
   } catch (const std::bad_alloc&) {
     r.sqlerrcode = ERRCODE_OUT_OF_MEMORY;
     r.message = pdup("out of memory in pg_mln");

@@ -47,6 +47,13 @@ struct RowSource {
 // relation is an error) with int4 columns named `names`, and fills it from
 // `src`: as raw pages, a piece at a time, when the new table takes them,
 // else with table_multi_insert.  Returns the row count.
+class Spi;
+// Serialises the statements that create or replace the table `target` (a
+// transaction-level advisory lock on its name): of two sessions creating it
+// at once, the second waits for the first's commit and then sees its table,
+// instead of failing on pg_type's unique index.
+void lock_target_name(Spi& spi, const std::string& target);
+
 uint64_t write_table(const std::string& target, const std::vector<std::string>& names, const RowSource& src);
 
 // Appends evidence rows (int4 arguments, truth boolean, prior float8 where

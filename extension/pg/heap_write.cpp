@@ -193,11 +193,16 @@ constexpr Size chunk_row_bytes(Size n, Size lits, Size d) {
 StatementMemory::StatementMemory()
     : cxt_(pg_call([] { return AllocSetContextCreate(CurrentMemoryContext, "mln statement", ALLOCSET_DEFAULT_SIZES); })) {}
 
+void lock_target_name(Spi& spi, const std::string& target) {
+  spi.query("SELECT pg_advisory_xact_lock(7106670, hashtext($1))", {text_param(target)});
+}
+
 uint64_t write_table(const std::string& target, const std::vector<std::string>& names, const RowSource& src) {
   // Parse and check the target name, then create the table.
   std::string sql = "CREATE TABLE " + target + " (";
   {
     Spi spi;
+    lock_target_name(spi, target);
     bool exists = spi.query("SELECT to_regclass($1) IS NOT NULL", {text_param(target)}).boolean(0, 0);
     if (exists)
       throw UserError{ERRCODE_DUPLICATE_TABLE, "relation \"" + target + "\" already exists", "",

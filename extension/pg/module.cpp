@@ -25,6 +25,7 @@ namespace mln::pg {
 int guc_device = 0;
 int guc_gpu_memory_limit_mb = 0;
 int guc_cpu_threads = 0;
+int guc_cpu_memory_limit_mb = 0;
 bool guc_regress = false;
 bool guc_unit_propagation = true;
 }  // namespace mln::pg
@@ -47,6 +48,14 @@ void _PG_init(void) {
   DefineCustomIntVariable("mln.cpu_threads", "Threads of the CPU backend (0 = all cores).",
                           nullptr, &mln::pg::guc_cpu_threads, 0, 0, 1024, PGC_USERSET, 0,
                           nullptr, nullptr, nullptr);
+  // A superuser's setting: it protects the machine from any one backend, so
+  // a role may not raise it.
+  DefineCustomIntVariable("mln.cpu_memory_limit", "Host memory the CPU backend's arrays may hold in one backend (MB).",
+                          "0 means half of the machine's memory (or of its cgroup's limit). Past it an operator, a "
+                          "Datalog rule, rule learning or a ProbLog grounding fails with an error instead of taking "
+                          "the machine's memory.",
+                          &mln::pg::guc_cpu_memory_limit_mb, 0, 0, INT_MAX / 2, PGC_SUSET, GUC_UNIT_MB, nullptr,
+                          nullptr, nullptr);
   DefineCustomBoolVariable("mln.regress", "Hide machine-dependent output (for tests).", nullptr,
                            &mln::pg::guc_regress, false, PGC_USERSET, GUC_NOT_IN_SAMPLE,
                            nullptr, nullptr, nullptr);

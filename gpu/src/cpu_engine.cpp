@@ -18,6 +18,7 @@
 
 #include "engine_impl.hpp"
 #include "mln/peak_bytes.hpp"
+#include "mln/threads.hpp"
 
 namespace mln::gpu {
 namespace {
@@ -82,6 +83,12 @@ struct CpuExec {
   Buf<T> alloc(size_t n) const {
     Buf<T> b;
     if (n == 0) return b;
+    const size_t limit = opts.host_memory_limit_bytes;
+    if (limit && (n > limit / sizeof(T) || g_host_bytes.now() + n * sizeof(T) > limit))
+      throw EngineError(EngineError::Kind::HostMemoryLimit,
+                        "cpu backend: " + std::to_string(n * sizeof(T) >> 20) + " MB more would pass the limit of " +
+                            std::to_string(limit >> 20) + " MB on the engine's host memory (" +
+                            std::to_string(g_host_bytes.now() >> 20) + " MB held)");
     void* p = std::malloc(n * sizeof(T));
     if (!p) throw EngineError(EngineError::Kind::OutOfMemory,
                               "cpu backend: cannot allocate " + std::to_string(n * sizeof(T)) + " bytes");
@@ -305,7 +312,7 @@ struct CpuExec {
 std::unique_ptr<Engine> make_cpu_engine(const EngineOptions& opts) {
   CpuExec ex;
   ex.opts = opts;
-  ex.threads = opts.cpu_threads > 0 ? opts.cpu_threads : std::max(1, omp_get_num_procs());
+  ex.threads = usable_threads(opts.cpu_threads);
   return std::make_unique<EngineImpl<CpuExec>>(std::move(ex));
 }
 

@@ -32,6 +32,9 @@ class EngineImpl final : public Engine {
     });
   }
 
+  size_t host_memory_limit_bytes() const override { return ex_.opts.host_memory_limit_bytes; }
+  void poll_cancel() const override { ex_.check_cancel(); }
+
   // Copies a host table into backend memory.
   Relation upload(const HostTable& t) override {
     return guarded("upload", [&] {

@@ -188,11 +188,15 @@ SampleResult forward_sample(const CpProgram& prog, const SampleOptions& o) {
   // then needs by the rule (a tenth more, at most the worst case's count),
   // through the acceptance rate so far, up to the backend's width.  A fixed
   // count runs at that width.
-  const double n_worst = std::ceil(1.96 * 1.96 / (o.delta * o.delta));
+  // The worst case's count, at most the goal: for a delta under ~5e-10 it
+  // passes 2^64, and cast to an integer it became 0, a batch of nothing
+  // drawn forever.  Capped, such a run ends at max_samples, unconverged.
+  const double n_worst = std::min(std::ceil(1.96 * 1.96 / (o.delta * o.delta)), static_cast<double>(goal));
   const uint64_t wide = std::max<uint64_t>(be->batch_blocks() * 32, static_cast<uint64_t>(n_worst));
   const auto t0 = std::chrono::steady_clock::now();
   while (res.drawn < goal) {
-    uint64_t batch = o.samples ? be->batch_blocks() * 32 : std::min<uint64_t>(2048, static_cast<uint64_t>(n_worst));
+    uint64_t batch =
+        o.samples ? be->batch_blocks() * 32 : std::max<uint64_t>(32, std::min<uint64_t>(2048, static_cast<uint64_t>(n_worst)));
     if (!o.samples && res.drawn > 0) {
       const double n = static_cast<double>(counts[0]);
       double need = 0;

@@ -6,7 +6,10 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
+
+#include "mln/threads.hpp"
 
 #include "forward_sampler_impl.hpp"
 #include "forward_sampler_kernel.hpp"
@@ -36,8 +39,7 @@ class CpuSampler : public SamplerBackend {
  public:
   CpuSampler(const CpProgram& p, int threads)
       : prog_(p), one_pass_(one_pass_strata(p)), alias_(alias_tables(p)), view_(view(prog_, one_pass_, alias_)) {
-    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    threads_ = threads > 0 ? threads : static_cast<int>(hw);
+    threads_ = usable_threads(threads);
   }
   void run(uint64_t begin, uint64_t end, uint64_t seed, std::vector<uint64_t>& counts) override {
     const uint64_t block0 = begin / 32, nblocks = (end + 31) / 32 - block0;
@@ -55,7 +57,13 @@ class CpuSampler : public SamplerBackend {
     };
     const int n = static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(threads_), nblocks));
     std::vector<std::thread> pool;
-    for (int t = 1; t < n; ++t) pool.emplace_back(work);
+    // A thread the system refuses (a per-process limit) leaves its blocks to
+    // the ones started: blocks are taken from a shared counter and each has
+    // its own random stream, so the answer is the same.
+    try {
+      for (int t = 1; t < n; ++t) pool.emplace_back(work);
+    } catch (const std::system_error&) {
+    }
     work();
     for (std::thread& t : pool) t.join();
     if (failed) std::rethrow_exception(failed);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "mln/options.hpp"
+#include "mln/threads.hpp"
 #include "worker/job.hpp"
 #include "worker/pq.hpp"
 #include "worker/worker.hpp"
@@ -26,7 +27,8 @@ void apply_learn(const options::Values& v, const WorkerOptions& wo, solver::Lear
   if (v.has(Id::kSeed)) o.seed = static_cast<uint64_t>(v.integer(Id::kSeed));
   if (v.has(Id::kTimeout)) o.timeout_s = v.number(Id::kTimeout);
   // 0 (or none) is the worker's --threads.
-  o.threads = v.has(Id::kThreads) && v.integer(Id::kThreads) > 0 ? static_cast<int>(v.integer(Id::kThreads)) : wo.threads;
+  o.threads = capped_threads(v.has(Id::kThreads) && v.integer(Id::kThreads) > 0 ? static_cast<int>(v.integer(Id::kThreads))
+                                                                                 : wo.threads);
   if (v.has(Id::kExactMaxAtoms)) o.exact_max_atoms = static_cast<int>(v.integer(Id::kExactMaxAtoms));
   if (v.has(Id::kLearningRate)) o.learning_rate = v.number(Id::kLearningRate);
   if (v.has(Id::kDevice)) o.device = v.text(Id::kDevice);
@@ -41,7 +43,7 @@ void apply_infer(const options::Values& v, const WorkerOptions& wo, Job& job) {
   if (v.has(Id::kMaxTries)) o.max_tries = static_cast<int>(i64(Id::kMaxTries));
   if (v.has(Id::kTimeout)) o.timeout_s = v.number(Id::kTimeout);
   if (v.has(Id::kSeed)) o.seed = static_cast<uint64_t>(i64(Id::kSeed));
-  o.threads = v.has(Id::kThreads) ? static_cast<int>(i64(Id::kThreads)) : wo.threads;
+  o.threads = capped_threads(v.has(Id::kThreads) ? static_cast<int>(i64(Id::kThreads)) : wo.threads);
   if (v.has(Id::kDontBreak)) o.dont_break = v.boolean(Id::kDontBreak);
   if (v.has(Id::kDevice)) o.device = v.text(Id::kDevice);
   if (v.has(Id::kRandomStep)) o.random_step = v.number(Id::kRandomStep);

@@ -10,6 +10,7 @@
 
 #include "worker/job.hpp"
 #include "worker/pq.hpp"
+#include "worker/trusted.hpp"
 #include "worker/worker.hpp"
 
 namespace mln::worker {
@@ -48,9 +49,7 @@ std::vector<std::string> learn_warnings(const solver::LearnResult& res) {
   return w;
 }
 
-}  // namespace
-
-solver::LearnNetwork read_learn_network(Conn& c, const std::string& schema, Network net, Job& job) {
+solver::LearnNetwork read_learn_tables(Conn& c, const std::string& schema, Network net, Job& job) {
   solver::LearnNetwork ln;
   const std::string s = c.quote_ident(schema);
   Result rules = c.exec("SELECT idx, weight FROM " + s + "._learn_rules ORDER BY pos");
@@ -102,6 +101,13 @@ solver::LearnNetwork read_learn_network(Conn& c, const std::string& schema, Netw
   }
   ln.net = std::move(net);
   return ln;
+}
+
+}  // namespace
+
+solver::LearnNetwork read_learn_network(Conn& c, const std::string& schema, Network net, Job& job) {
+  return trusted_read(c, job.program, schema, {"_learn_rules", "_learn_clauses", "_learn_world"},
+                      [&] { return read_learn_tables(c, schema, std::move(net), job); });
 }
 
 std::string finish_learn_job(Conn& c, const Job& job, const std::string& me, const std::string& net_oid,

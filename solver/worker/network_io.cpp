@@ -12,6 +12,7 @@
 
 #include "mln/clause_chunks.hpp"
 #include "worker/pq.hpp"
+#include "worker/trusted.hpp"
 #include "worker/worker.hpp"
 
 namespace mln::worker {
@@ -134,9 +135,8 @@ void join_ranges(std::vector<ClauseSet>& parts, ClauseSet& cs) {
 // never mixed with the new one).  Returns the bytes the helpers received.
 int64_t read_ranges(Conn& c, const std::string& s, bool codes, const std::string& dsn, int streams, int64_t lo,
                     int64_t hi, Network& net) {
-  c.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
   int64_t helpers = 0;
-  try {
+  {
     const std::string snap = c.exec("SELECT pg_export_snapshot()").get(0, 0);
     std::vector<ClauseSet> parts(static_cast<size_t>(streams));
     std::vector<std::exception_ptr> errors(static_cast<size_t>(streams));
@@ -148,6 +148,7 @@ int64_t read_ranges(Conn& c, const std::string& s, bool codes, const std::string
       ts.emplace_back([&, k, a, b] {
         try {
           Conn h(dsn);
+          h.pin_search_path();
           h.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
           h.exec("SET TRANSACTION SNAPSHOT " + h.quote_literal(snap));
           read_chunks(h, chunk_sql(s, codes, " WHERE chunk BETWEEN " + std::to_string(a) + " AND " + std::to_string(b)),
@@ -169,30 +170,19 @@ int64_t read_ranges(Conn& c, const std::string& s, bool codes, const std::string
     if (atoms_error) std::rethrow_exception(atoms_error);
     for (auto& e : errors)
       if (e) std::rethrow_exception(e);
-    c.exec("COMMIT");
     join_ranges(parts, net.clauses);
     for (int64_t x : bytes) helpers += x;
-  } catch (...) {
-    try { c.exec("ROLLBACK"); } catch (...) {}
-    throw;
   }
   return helpers;
 }
 
-}  // namespace
-
-int read_streams_default() {
-  if (const char* e = std::getenv("MLN_READ_STREAMS")) return std::clamp(std::atoi(e), 1, 32);
-  return static_cast<int>(std::clamp<unsigned>(std::thread::hardware_concurrency() / 2, 1, 8));
-}
-
-Network read_network(Conn& c, const std::string& schema, const std::string* dsn, int streams, ReadStats* stats) {
+Network read_checked(Conn& c, const std::string& schema, const std::string* dsn, int streams, ReadStats* stats) {
   Network net;
   const std::string s = c.quote_ident(schema);
   ClauseSet& cs = net.clauses;
   const bool codes = has_codes(c, s);
   int64_t chunks = 0, lo = 0, hi = -1;
-  if (dsn && streams > 1 && PQtransactionStatus(c.raw()) == PQTRANS_IDLE) {
+  if (dsn && streams > 1) {
     // Chunks are numbered 0, 1, ... (the primary key's index answers min
     // and max; count(*) read the whole table, 2 GB at 10^8 clauses).
     Result r = c.exec("SELECT min(chunk), max(chunk) FROM " + s + "._clauses");
@@ -228,6 +218,23 @@ Network read_network(Conn& c, const std::string& schema, const std::string* dsn,
   if (cs.offsets.size() != cs.weights.size() + 1) throw DbError("corrupt ground network: offsets do not match weights");
   if (stats) stats->bytes = c.copied_out() - before;
   return net;
+}
+
+}  // namespace
+
+int read_streams_default() {
+  if (const char* e = std::getenv("MLN_READ_STREAMS")) return std::clamp(std::atoi(e), 1, 32);
+  return static_cast<int>(std::clamp<unsigned>(std::thread::hardware_concurrency() / 2, 1, 8));
+}
+
+Network read_network(Conn& c, const std::string& program, const std::string& schema, const std::string* dsn,
+                     int streams, ReadStats* stats) {
+  // Several connections only from a transaction of its own (the snapshot
+  // it exports is the helpers').
+  const bool own = PQtransactionStatus(c.raw()) == PQTRANS_IDLE;
+  return trusted_read(c, program, schema, {"_atoms", "_clauses"}, [&] {
+    return read_checked(c, schema, own ? dsn : nullptr, streams, stats);
+  });
 }
 
 }  // namespace mln::worker

@@ -48,6 +48,10 @@ class Result {
 class Conn {
  public:
   explicit Conn(const std::string& dsn);
+  // The worker's connections search only pg_catalog (and their own
+  // temporary schema, last): no name in its SQL or in the functions it
+  // calls can resolve to an object a role put in "$user" or public.
+  void pin_search_path() { exec("SET search_path = pg_catalog, pg_temp"); }
   ~Conn();
   Conn(const Conn&) = delete;
   Conn& operator=(const Conn&) = delete;

@@ -70,7 +70,10 @@ LeaseKeeper::LeaseKeeper(const WorkerOptions& wo, std::string sql, std::vector<s
         if (cv_.wait_for(g, std::chrono::seconds(1), [this] { return done_.load(); })) return;
       }
       try {
-        if (!c) c = std::make_unique<Conn>(dsn);
+        if (!c) {
+          c = std::make_unique<Conn>(dsn);
+          c->pin_search_path();
+        }
         c->exec(sql, params);
       } catch (const std::exception& e) {
         if (log) log(std::string("lease renewal failed: ") + e.what());

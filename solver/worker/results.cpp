@@ -12,6 +12,7 @@
 #include "core/base/run_control.hpp"
 #include "worker/job.hpp"
 #include "worker/pq.hpp"
+#include "worker/trusted.hpp"
 
 namespace mln::worker {
 
@@ -35,9 +36,13 @@ std::string merge_devices(const std::string& a, const std::string& b) {
 // the rows: one sorted index build instead of an insertion per row (RC
 // 10^5: 0.73 s -> 0.39 s).  A worker of role mln_worker does not own the
 // program owner's _map: it copies with the key in place.
+// The table is checked first (worker/trusted.hpp): its TRUNCATE and COPY
+// run with the worker's rights.
 template <typename Source>
-void replace_rows(Conn& c, const std::string& table, const std::string& pkey, const std::string& cols,
+void replace_rows(Conn& c, const Job& job, const std::string& name, const std::string& pkey, const std::string& cols,
                   Source&& source) {
+  check_trusted_tables(c, job.program, job.schema, {name}, true);
+  const std::string table = c.quote_ident(job.schema) + "." + c.quote_ident(name);
   c.exec("TRUNCATE " + table);
   Result own = c.exec("SELECT pg_has_role(relowner, 'USAGE') FROM pg_class WHERE oid = $1::regclass", {table});
   const bool rebuild = own.rows() == 1 && own.get(0, 0) == "t";
@@ -53,7 +58,7 @@ void replace_rows(Conn& c, const std::string& table, const std::string& pkey, co
 void write_map(Conn& c, const std::string& s, const Job& job, const Network& net, const solver::SolveResult& res) {
   int32_t next = 1;
   const bool all_query = net.is_query.empty();
-  replace_rows(c, s + "._map", "_map_pkey", "(atom, truth)", [&](std::string& chunk) {
+  replace_rows(c, job, "_map", "_map_pkey", "(atom, truth)", [&](std::string& chunk) {
     for (; next <= net.num_atoms && chunk.size() < (1 << 20); ++next) {
       if (!res.truth[next] || !(all_query || net.is_query[next])) continue;
       chunk += std::to_string(next);
@@ -73,7 +78,7 @@ void write_marginal(Conn& c, const std::string& s, const Job& job, const Network
   c.exec("CREATE TABLE IF NOT EXISTS " + s + "._marginal (atom int4 PRIMARY KEY, probability float8 NOT NULL)");
   const int32_t n = std::min<int32_t>(net.num_atoms, static_cast<int32_t>(res.prob.size()) - 1);
   int32_t next = 1;
-  replace_rows(c, s + "._marginal", "_marginal_pkey", "(atom, probability)", [&](std::string& chunk) {
+  replace_rows(c, job, "_marginal", "_marginal_pkey", "(atom, probability)", [&](std::string& chunk) {
     for (; next <= n && chunk.size() < (1 << 20); ++next) {
       const double p = res.prob[next];
       if (std::isnan(p)) continue;

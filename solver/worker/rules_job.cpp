@@ -22,6 +22,7 @@
 #include "rules/rules.hpp"
 #include "worker/job.hpp"
 #include "worker/pq.hpp"
+#include "worker/trusted.hpp"
 #include "worker/supervise.hpp"
 #include "worker/worker.hpp"
 
@@ -60,12 +61,14 @@ gpu::Engine& engine_for(const std::string& device, int threads) {
   return *cpu;
 }
 
-// The program's evidence over libpq (the worker reads every program's
-// tables; mln.learn_rules_job opened them to role mln_worker).
+// The program's evidence over libpq, each table checked before it is read
+// (worker/trusted.hpp), in the caller's transaction.
 class PqEvidence : public rules::EvidenceSource {
  public:
-  PqEvidence(Conn& c, std::string schema) : c_(c), schema_(std::move(schema)) {}
+  PqEvidence(Conn& c, std::string program, std::string schema)
+      : c_(c), program_(std::move(program)), schema_(std::move(schema)) {}
   gpu::HostTable atoms(const rules::DeclaredPredicate& p, bool truth) override {
+    check_trusted_tables(c_, program_, schema_, {p.name}, false);
     std::vector<std::string> cols;
     for (const std::string& col : p.columns) cols.push_back(c_.quote_ident(col));
     Result r = c_.exec(rules::atoms_sql(c_.quote_ident(schema_) + "." + c_.quote_ident(p.name), cols, truth));
@@ -77,6 +80,7 @@ class PqEvidence : public rules::EvidenceSource {
     return t;
   }
   std::vector<std::pair<int32_t, std::string>> symbols() override {
+    check_trusted_tables(c_, program_, schema_, {"_symbols"}, false);
     Result r = c_.exec(rules::symbols_sql(c_.quote_ident(schema_) + "._symbols"));
     std::vector<std::pair<int32_t, std::string>> rows;
     for (int i = 0; i < r.rows(); ++i) rows.emplace_back(static_cast<int32_t>(r.num(i, 0)), r.get(i, 1));
@@ -85,7 +89,7 @@ class PqEvidence : public rules::EvidenceSource {
 
  private:
   Conn& c_;
-  std::string schema_;
+  std::string program_, schema_;
 };
 
 // The job's target and options (read as mln.learn_rules_job checked them).
@@ -105,7 +109,7 @@ rules::Task read_task(Conn& c, const Job& job, const std::string& target, const 
     std::vector<rules::DeclaredPredicate> preds;
     for (int i = 0; i < r.rows(); ++i)
       preds.push_back(rules::declared_predicate(r.get(i, 0), r.get(i, 1), r.get(i, 2), r.get(i, 3)));
-    PqEvidence src(c, job.schema);
+    PqEvidence src(c, job.program, job.schema);
     rules::Task task = rules::program_task(preds, job.program, target, src, opts.negatives_per_positive,
                                            static_cast<uint64_t>(opts.seed));
     c.exec("COMMIT");

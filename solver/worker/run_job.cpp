@@ -237,7 +237,7 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   // one (RC at 10^6 papers: 5-6 s), not after it.
   if ((job.wants_map() || job.wants_marginal()) && job.partitions > 1) announce_parts(job.partitions);
   ReadStats rs;
-  Network net = read_network(c, job.schema, &wo.dsn, read_streams_default(), &rs);
+  Network net = read_network(c, job.program, job.schema, &wo.dsn, read_streams_default(), &rs);
   if (!rs.fallback.empty()) log("reading over several connections failed, read over one instead: " + rs.fallback);
   std::unique_ptr<solver::LearnNetwork> ln;
   if (job.wants_learn()) {

@@ -96,6 +96,7 @@ struct Lead {
   PlanIndex pi;
   Lead(const WorkerOptions& w, const Job& job, const Network& net, std::atomic<bool>* flag)
       : wo(w), id(std::to_string(job.id)), c(w.dsn), cancel(flag ? *flag : never()) {
+    c.pin_search_path();
     c.exec("SET application_name = 'mln_worker_leader'");
     c.exec("LISTEN mln_parts");
     lead_plan(c, job, net, pi, [this](const std::string& s) { log(s); });
@@ -341,7 +342,7 @@ namespace {
 bool prepare(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache& cache) {
   // Parts exist from 0.4.0 on; a database at an older version has none.
   if (c.exec("SELECT to_regclass('mln.job_parts') IS NULL").get(0, 0) == "t") return false;
-  Result r = c.exec("SELECT j.id, p.schema_name FROM mln.jobs j JOIN mln.programs p ON p.name = j.program "
+  Result r = c.exec("SELECT j.id, p.schema_name, p.name FROM mln.jobs j JOIN mln.programs p ON p.name = j.program "
                     "WHERE j.status = 'running' AND j.parts > 1 AND j.worker <> $1 ORDER BY j.id LIMIT 1",
                     {me});
   if (r.rows() == 0) {
@@ -355,7 +356,7 @@ bool prepare(Conn& c, const WorkerOptions& wo, const std::string& me, PartCache&
     const auto t = Clock::now();
     cache = PartCache();
     drop_kept_walks(0);
-    cache.net = read_network(c, r.get(0, 1), &wo.dsn, read_streams_default());
+    cache.net = read_network(c, r.get(0, 2), r.get(0, 1), &wo.dsn, read_streams_default());
     cache.job = job;
     cache.net_oid = oid;
     if (wo.log)

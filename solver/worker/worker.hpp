@@ -38,8 +38,10 @@ struct ReadStats {
   int64_t bytes = 0;     // COPY data received
   std::string fallback;  // why several connections were tried and one read it instead
 };
-Network read_network(Conn& c, const std::string& schema, const std::string* dsn = nullptr, int streams = 1,
-                     ReadStats* stats = nullptr);
+// The network of `program` (its tables in `schema`, checked first:
+// worker/trusted.hpp), in one snapshot.
+Network read_network(Conn& c, const std::string& program, const std::string& schema, const std::string* dsn = nullptr,
+                     int streams = 1, ReadStats* stats = nullptr);
 
 // Connections for reading a large network: half the cores, 1 to 8 (each
 // takes a core on each side, the server's COPY and the worker's decoding;

@@ -29,6 +29,8 @@ class CountingEngine final : public gpu::Engine {
   void reset_peak_memory() override { e_->reset_peak_memory(); }
   void release_cached_memory() override { e_->release_cached_memory(); }
   size_t memory_budget_bytes() override { return e_->memory_budget_bytes(); }
+  size_t host_memory_limit_bytes() const override { return e_->host_memory_limit_bytes(); }
+  void poll_cancel() const override { e_->poll_cancel(); }
   gpu::Relation upload(const gpu::HostTable& t) override { return e_->upload(t); }
   gpu::HostTable download(const gpu::Relation& r) override { return e_->download(r); }
   void download_rows(const gpu::Relation& r, size_t row0, size_t n, int32_t* const* dst) override {

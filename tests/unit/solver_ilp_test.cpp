@@ -131,6 +131,9 @@ TEST(IlpTest, ATimeLimitLeavesAValidBound) {
     EXPECT_LE(r.bound, full.cost + tol(full.cost)) << "limit " << limit;
     EXPECT_GE(r.cost, full.cost - tol(full.cost)) << "limit " << limit;
     EXPECT_NEAR(total_cost(net.clauses, r.best), r.cost, tol(r.cost));
+    // Under half a second CBC is not started (it crashed when its clock
+    // stopped it inside its preprocessing): the job says so.
+    EXPECT_NE(r.status.find("too little time left for CBC"), std::string::npos) << r.status;
     cut += !r.finished;
   }
   EXPECT_GT(cut, 0);  // at least one limit did stop it
@@ -142,7 +145,7 @@ TEST(IlpTest, ATimeLimitLeavesAValidBound) {
   w.solver = "walksat";
   w.device = "cpu";
   const double walk = solve_map(big, w).cost;
-  for (double limit : {0.05, 0.3, 1.0}) {
+  for (double limit : {0.05, 0.3, 1.0, 2.0}) {
     IlpOptions o;
     o.time_limit_s = limit;
     IlpOutcome r = solve_ilp(big, {}, o);
@@ -233,7 +236,9 @@ TEST(IlpTest, ALargeIlpHonoursItsTimeLimit) {
   const auto t0 = std::chrono::steady_clock::now();
   const IlpOutcome r = solve_ilp(net, {}, o);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_LT(s, 7.0) << r.status;
+  // The margin holds on a loaded 2-core machine (9.3 s seen there, make
+  // check beside another build): the fault this guards ran 196 s.
+  EXPECT_LT(s, 20.0) << r.status;
   EXPECT_FALSE(r.optimal);
 }
 
@@ -251,7 +256,7 @@ TEST(IlpTest, AMidSizeIlpFromTheWalkHonoursItsTimeLimit) {
   const auto t0 = std::chrono::steady_clock::now();
   const IlpOutcome r = solve_ilp(net, walk.truth, o);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_LT(s, 11.5) << r.status;
+  EXPECT_LT(s, 25.0) << r.status;  // a loaded machine's margin; the fault ran 29.5 s
 }
 
 // The same from a coin-flip start, as --solver ilp runs it (cutting plane:
@@ -267,7 +272,7 @@ TEST(IlpTest, AMidSizeIlpFromACoinFlipHonoursItsTimeLimit) {
   const auto t0 = std::chrono::steady_clock::now();
   const IlpOutcome r = solve_ilp(net, random_state(net, 1), o);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_LT(s, 11.5) << r.status;
+  EXPECT_LT(s, 25.0) << r.status;  // a loaded machine's margin; the fault ran 40 s
   EXPECT_NEAR(total_cost(net.clauses, r.best), r.cost, tol(r.cost));
 }
 

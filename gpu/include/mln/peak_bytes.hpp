@@ -16,6 +16,8 @@ class PeakBytes {
     while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
     }
   }
+  // Bytes held now.
+  size_t now() const { return now_.load(); }
   // The high-water mark; reset = true first starts a new mark at the current use.
   size_t peak(bool reset = false) {
     if (reset) peak_ = now_.load();

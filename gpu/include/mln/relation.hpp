@@ -24,7 +24,9 @@ enum class Backend { CPU, CUDA };
 // codes (the extension maps OutOfMemory to ERRCODE_OUT_OF_MEMORY, ...).
 class EngineError : public std::runtime_error {
  public:
-  enum class Kind { InvalidArgument, OutOfMemory, DeviceUnavailable, DeviceFailure, Cancelled };
+  // HostMemoryLimit: the CPU backend's arrays would pass
+  // EngineOptions::host_memory_limit_bytes (a setting, not the machine).
+  enum class Kind { InvalidArgument, OutOfMemory, HostMemoryLimit, DeviceUnavailable, DeviceFailure, Cancelled };
   EngineError(Kind k, const std::string& msg) : std::runtime_error(msg), kind_(k) {}
   Kind kind() const noexcept { return kind_; }
 
@@ -89,6 +91,10 @@ struct EngineOptions {
   // Upper bound on device memory used by one operator; inputs beyond it are
   // processed in partitions.  0 = no limit (CPU) / 80% of free memory (GPU).
   size_t memory_budget_bytes = 0;
+  // Most host memory the CPU backend's arrays may hold at once (all CPU
+  // engines of the process together); an allocation past it fails with
+  // HostMemoryLimit instead of taking the machine's memory.  0 = no limit.
+  size_t host_memory_limit_bytes = 0;
   int cpu_threads = 0;  // 0 = all hardware threads
   CancelCheck cancel = nullptr;
   Algorithm join_algorithm = Algorithm::Auto;      // join, semi_join, anti_join
@@ -117,6 +123,12 @@ class Engine {
   // or on CUDA without it 80% of the device's free memory now; 0: no limit
   // (the CPU without the option).  For callers that size pieces of work.
   virtual size_t memory_budget_bytes() = 0;
+  // EngineOptions::host_memory_limit_bytes (0: none), for callers that size
+  // host-side pieces of work on the CPU backend.
+  virtual size_t host_memory_limit_bytes() const = 0;
+  // Throws EngineError(Cancelled) when EngineOptions::cancel says stop: for
+  // callers' own long host loops beside the operators (which poll it).
+  virtual void poll_cancel() const = 0;
 
   virtual Relation upload(const HostTable& t) = 0;
   virtual HostTable download(const Relation& r) = 0;

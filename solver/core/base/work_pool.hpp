@@ -11,15 +11,17 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
+#include "mln/threads.hpp"
+
 namespace mln::solver {
 
-// The `threads` option: as given when positive, else the machine's cores.
-inline int pool_threads(int requested) {
-  return requested > 0 ? requested : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
+// The `threads` option: as given when positive, else the machine's cores;
+// never more than the cores (mln/threads.hpp).
+inline int pool_threads(int requested) { return usable_threads(requested); }
 
 // Runs item(i) for every i in [0, n) on min(threads, n) threads (the calling
 // thread is one of them), each taking the next index from a shared counter,
@@ -54,7 +56,12 @@ void run_pool(int threads, size_t n, Item item, const std::function<void()>& fee
     }
   } join_all{pool};
   if (feeder) pool.emplace_back([&] { guarded(feeder); });
-  for (int k = 1; k < t; ++k) pool.emplace_back(take);
+  // A thread the system refuses (a per-process limit) is not an error: the
+  // ones started take its items from the shared counter.
+  try {
+    for (int k = 1; k < t; ++k) pool.emplace_back(take);
+  } catch (const std::system_error&) {
+  }
   if (t >= 1) take();
   for (auto& th : pool) th.join();
   if (failure) std::rethrow_exception(failure);

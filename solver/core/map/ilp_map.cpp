@@ -110,6 +110,7 @@ struct IlpSolve {
   double value = 0;          // objective of the solution (constant included)
   double bound = -std::numeric_limits<double>::infinity();  // CBC's proven bound (constant included)
   bool stalled = false;      // stopped because its gap stopped closing
+  bool skipped = false;      // too little time left to start CBC (kMinCbcSeconds)
 };
 
 // Rows above which the root LP skips Clp's presolve (see run_cbc).
@@ -128,6 +129,16 @@ constexpr size_t kPresolveMaxRows = 100000;
 constexpr size_t kCutsMaxRows = 20000;
 // Seconds a clause of the ILP needs left for a round to start (solve_ilp).
 constexpr double kSetupSecondsPerClause = 2e-6;
+// Least time CBC is started with.  Stopped by its clock inside its
+// preprocessing, CBC 2.10 crashes in CglPreProcess::postProcess (seen with
+// limits of a few milliseconds, IlpTest.ATimeLimitLeavesAValidBound, two
+// copies on 2 cores); with less left the round is not started at all.
+constexpr double kMinCbcSeconds = 0.5;
+// Below this much time CBC runs without its preprocessing, so that its
+// clock cannot stop it there (the crash above) on a model whose
+// preprocessing alone takes longer than what is left.
+constexpr double kPreprocessMinSeconds = 5.0;
+constexpr const char* kTooLittleForCbc = "too little time left for CBC (under 0.5 s): the exact path was skipped";
 
 // Solves the model with CBC's standard driver (presolve, cuts, heuristics),
 // from the MIP start `start` (by atom id), within `seconds` (<= 0: none).
@@ -156,8 +167,11 @@ IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seco
     return r;
   }
   // What is left of `seconds` after the model's load (0: no limit).
-  const double left =
-      seconds > 0 ? std::max(1e-3, std::chrono::duration<double>(deadline - Clock::now()).count()) : 0.0;
+  const double left = seconds > 0 ? std::chrono::duration<double>(deadline - Clock::now()).count() : 0.0;
+  if (seconds > 0 && left < kMinCbcSeconds) {
+    r.skipped = true;
+    return r;
+  }
   CbcProgress progress(stall_window_s, left);
   ClpStop clp_stop(stop, left, stop_when_stalled ? &progress : nullptr);
   si.getModelPtr()->passInEventHandler(&clp_stop);
@@ -190,7 +204,7 @@ IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seco
   CbcSolverUsefulData data;
   data.noPrinting_ = true;
   CbcMain0(model, data);
-  std::string sec = std::to_string(left > 0 ? std::max(left, 0.01) : 1e9);
+  std::string sec = std::to_string(left > 0 ? left : 1e9);
   // MLN_CBC_LOG=1: CBC's own log on stdout (docs/solver/map.md).
   const bool log = std::getenv("MLN_CBC_LOG") != nullptr;
   if (log) model.setLogLevel(1);
@@ -200,6 +214,7 @@ IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seco
                                    "-sec", sec.c_str(), "-ratioGap", "0", "-allowableGap", "1e-7", "-threads", "0"};
   if (md.row_lb.size() > kCutsMaxRows)  // no cut generators, no diving or RINS; smaller models keep CBC's defaults
     argv.insert(argv.end(), {"-cuts", "off", "-DivingCoefficient", "off", "-DivingFractional", "off", "-Rins", "off"});
+  if (left > 0 && left < kPreprocessMinSeconds) argv.insert(argv.end(), {"-preprocess", "off"});
   argv.insert(argv.end(), {"-solve", "-quit"});
   CbcMain1(static_cast<int>(argv.size()), argv.data(), model, no_callback, data);
   const double* sol = model.bestSolution();
@@ -307,6 +322,11 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
       out.status = "time limit or cancel before the proof";
       break;
     }
+    if (opts.time_limit_s > 0 && time_left() < kMinCbcSeconds) {
+      out.finished = false;
+      out.status = kTooLittleForCbc;
+      break;
+    }
     IlpSolve s = run_cbc(md, current, opts.time_limit_s > 0 ? time_left() : 0.0, opts.stop, opts.stop_when_stalled,
                            opts.stall_window_s);
     ++out.rounds;
@@ -318,7 +338,7 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
     if (s.solved && std::isfinite(s.bound)) out.bound = std::max(out.bound, s.bound);
     if (!s.have_solution) {
       out.finished = false;
-      out.status = "the ILP found no solution within its time";
+      out.status = s.skipped ? kTooLittleForCbc : "the ILP found no solution within its time";
       break;
     }
     std::vector<uint8_t> cand = current;
