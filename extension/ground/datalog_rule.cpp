@@ -212,15 +212,13 @@ class RuleEval {
 
   // The most rows of a join's output (of `cols` columns) written at once:
   // split_rows_, and within the memory a piece lives in: the engine's budget
-  // (on CUDA 80% of the free device memory), or where it has none (the CPU)
-  // the machine's memory, over the bytes a row takes through the rest of the
-  // rule: its columns written and copied once more by a comparison (2 x 4
-  // bytes a column), the join's two row maps (8) and a distinct's hash table
-  // (about 32).
+  // (on CUDA 80% of the free device memory), or on the CPU its host limit
+  // (mln.cpu_memory_limit), over the bytes a row takes through the rest of
+  // the rule: its columns written and copied once more by a comparison (2 x
+  // 4 bytes a column), the join's row maps (8) and a distinct's hash (~32).
   uint64_t piece_rows(size_t cols) {
-    uint64_t budget = eng_.memory_budget_bytes();
-    if (budget == 0) budget = eng_.host_memory_limit_bytes();
-    if (budget == 0) budget = detail::host_memory_bytes();
+    const uint64_t dev = eng_.memory_budget_bytes(), host = eng_.host_memory_limit_bytes();
+    const uint64_t budget = dev ? dev : host ? host : detail::host_memory_bytes();
     if (budget == 0) return split_rows_;
     return std::clamp<uint64_t>(budget / (8 * cols + 40), 1, split_rows_);
   }
@@ -319,20 +317,17 @@ class RuleEval {
     return o;
   }
 
-  // A join without a shared variable (n rows), on the host (rare: a rule
-  // whose body falls apart into independent parts).
+  // A join without a shared variable (n rows), on the host (rare: a body of independent parts).
   gpu::Relation cross(const Bound& l, const Bound& r, uint64_t n) {
     gpu::HostTable a = eng_.download(l.rel), b = eng_.download(r.rel), o;
     o.cols.assign(a.ncols() + b.ncols(), {});
     for (auto& c : o.cols) c.reserve(n);
-    for (size_t i = 0; i < a.rows(); ++i) {
-      if ((i & 63) == 0) eng_.poll_cancel();  // 64 rows of `a` at a time: a cancel stops it at once
+    for (size_t i = 0; i < a.rows(); ++i)
       for (size_t j = 0; j < b.rows(); ++j) {
-        if ((j & 0xFFFFF) == 0xFFFFF) eng_.poll_cancel();
+        if (((i * b.rows() + j) & 0xFFFFF) == 0) eng_.poll_cancel();  // every 2^20 rows: a cancel stops it
         for (int c = 0; c < a.ncols(); ++c) o.cols[c].push_back(a.cols[c][i]);
         for (int c = 0; c < b.ncols(); ++c) o.cols[a.ncols() + c].push_back(b.cols[c][j]);
       }
-    }
     return eng_.upload(o);
   }
 
@@ -410,7 +405,7 @@ class RuleEval {
     size_t row = 0, kept = 0;
     auto value = [&](int v) { return in.cols[static_cast<size_t>(b.col(v))][row]; };
     for (row = 0; row < n; ++row) {
-      if ((row & 0xFFFF) == 0xFFFF) eng_.poll_cancel();
+      if ((row & 0xFFFF) == 0xFFFF) eng_.poll_cancel();  // every 65,536 rows
       bool keep = true;
       for (const dl::Compare* c : filters)
         keep = keep && eval_cmp(c->op, eval_expr(c->lhs, value), eval_expr(c->rhs, value));

@@ -2,6 +2,7 @@
 // ground rules from the instance relations, relevance backwards from the
 // query and evidence atoms, and the firing order.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -243,6 +244,21 @@ std::vector<int32_t> firing_order(const gpu::CpProgram& all, size_t num_atoms, c
                             " cannot hold: " + why);
 }
 
+// The same atom observed true and false: no world satisfies both, and
+// rejection would keep no sample, or, where one is applied exactly, the
+// other none (P = 1 was answered).  Refused, naming both lines.
+void refuse_contradicting_evidence(const pl::Program& p) {
+  std::map<std::string, size_t> observed;
+  for (size_t k = 0; k < p.evidence.size(); ++k) {
+    const pl::Evidence& e = p.evidence[k];
+    const auto [it, fresh] = observed.emplace(pl::atom_text(p, e.atom), k);
+    const pl::Evidence& first = p.evidence[it->second];
+    if (!fresh && first.value != e.value)
+      evidence_fails(p, e, "line " + std::to_string(first.atom.pos.line) + " observes it " +
+                               (first.value ? "true" : "false"));
+  }
+}
+
 // Evidence on an atom that only probabilistic facts of one head define is
 // applied exactly instead of by rejection: those facts' choices touch no
 // other atom, so conditioning on the atom is setting it (true: one of its
@@ -345,6 +361,7 @@ GroundProgram build_ground(const pl::Program& p, const dl::Program& dp, const st
   }
   // Evidence: an atom that cannot be true observed true (or a certain one
   // observed false) is refused; an impossible atom observed false says nothing.
+  refuse_contradicting_evidence(p);
   std::vector<std::pair<int32_t, size_t>> evidence;  // atom, index into p.evidence
   for (size_t k = 0; k < p.evidence.size(); ++k) {
     const pl::Evidence& e = p.evidence[k];

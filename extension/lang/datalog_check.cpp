@@ -14,6 +14,24 @@
 
 namespace mln::lang::datalog {
 
+const char* type_name(ColType t) { return t == ColType::Int ? "integer" : t == ColType::Text ? "text" : "unknown"; }
+
+const char* agg_name(Agg a) {
+  static const char* const s[] = {"", "count", "sum", "min", "max"};
+  return s[static_cast<int>(a)];
+}
+
+const char* cmp_text(Cmp c) {
+  static const char* const s[] = {"=", "!=", "<", "<=", ">", ">="};
+  return s[static_cast<int>(c)];
+}
+
+int Program::find(std::string_view name) const {
+  for (size_t i = 0; i < rels.size(); ++i)
+    if (rels[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
 namespace {
 
 LangError unsafe(const Rule& r, const Term& t, const char* where) {

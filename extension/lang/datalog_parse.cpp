@@ -18,24 +18,6 @@ using lang::detail::Token;
 using lang::detail::syntax_error;
 using lang::detail::kMaxNesting;
 
-const char* type_name(ColType t) { return t == ColType::Int ? "integer" : t == ColType::Text ? "text" : "unknown"; }
-
-const char* agg_name(Agg a) {
-  static const char* const s[] = {"", "count", "sum", "min", "max"};
-  return s[static_cast<int>(a)];
-}
-
-const char* cmp_text(Cmp c) {
-  static const char* const s[] = {"=", "!=", "<", "<=", ">", ">="};
-  return s[static_cast<int>(c)];
-}
-
-int Program::find(std::string_view name) const {
-  for (size_t i = 0; i < rels.size(); ++i)
-    if (rels[i].name == name) return static_cast<int>(i);
-  return -1;
-}
-
 namespace {
 
 bool ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -149,32 +131,11 @@ class Parser {
   size_t i_ = 0;
   Program p_;
   Rule* rule_ = nullptr;  // the rule being read (variables)
-  // Brackets and unary minus open inside the expression being read, and the
-  // nodes it has: both bound the depth of every recursive walk over it
-  // (checking, planning, evaluation, destruction) on hostile input, as the
-  // MLN parser bounds its formulas (kMaxNesting, a shared limit).
-  int depth_ = 0;
-  int nodes_ = 0;
+  // Brackets and unary minus open in the expression being read, and its
+  // nodes: both bound the depth of every recursive walk over it on hostile
+  // input, as the MLN parser bounds its formulas (kMaxNesting, shared).
+  int depth_ = 0, nodes_ = 0;
   static constexpr int kMaxExprNodes = 1000;
-
-  struct Nest {
-    Parser& p;
-    explicit Nest(Parser& parser) : p(parser) {
-      if (++p.depth_ > kMaxNesting) {
-        --p.depth_;
-        throw syntax_error(p.peek(), "nesting deeper than " + std::to_string(kMaxNesting) + " levels");
-      }
-    }
-    ~Nest() { --p.depth_; }
-    Nest(const Nest&) = delete;
-    Nest& operator=(const Nest&) = delete;
-  };
-  void count_node() {
-    if (++nodes_ > kMaxExprNodes)
-      throw syntax_error(peek(), "expression with more than " + std::to_string(kMaxExprNodes) +
-                                     " terms and operators: split it over several comparisons");
-  }
-
   static bool is_directive(std::string_view w) { return w == "input" || w == "decl"; }
   const Token& peek(size_t k = 0) const { return toks_[std::min(i_ + k, toks_.size() - 1)]; }
   bool at(Tok k, size_t ahead = 0) const { return peek(ahead).kind == k; }
@@ -387,9 +348,19 @@ class Parser {
     return a;
   }
 
+  // (A throw leaves depth_ as it is: the parse is over.)
   Expr primary() {
-    Nest nest(*this);
-    count_node();
+    if (++depth_ > kMaxNesting)
+      throw syntax_error(peek(), "nesting deeper than " + std::to_string(kMaxNesting) + " levels");
+    if (++nodes_ > kMaxExprNodes)
+      throw syntax_error(peek(), "expression with more than " + std::to_string(kMaxExprNodes) +
+                                     " terms and operators: split it over several comparisons");
+    Expr e = primary_at();
+    --depth_;
+    return e;
+  }
+
+  Expr primary_at() {
     Expr e;
     e.pos = pos(peek());
     if (at(Tok::LParen)) {

@@ -274,12 +274,10 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
     return added;
   };
   if (opts.cutting_plane) {
-    // The first set: the clauses a coin-flip state violates, and those the
-    // start violates.  With only the start's (a walk's answer violates few) the
-    // first ILPs move many atoms at once and the later rounds, each a full CBC
-    // solve, take far longer (docs/solver/map.md, "Cutting-plane
-    // inference").  The all-false state, RockIt's choice, violates almost
-    // nothing on RC-like programs, whose clauses are mostly negative literals.
+    // The first set: the clauses a coin-flip state violates, and the start's.
+    // With only the start's (a walk violates few) the later rounds, each a
+    // full CBC solve, take far longer; the all-false state (RockIt's) violates
+    // almost nothing on RC-like programs (docs/solver/map.md, "Cutting-plane").
     std::vector<uint8_t> coin(out.best.size(), 0);
     uint64_t x = 0x9E3779B97F4A7C15ull;  // a fixed coin-flip state
     for (size_t a = 1; a < coin.size(); ++a) coin[a] = static_cast<uint8_t>(splitmix64(x) & 1);
@@ -323,8 +321,7 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
       break;
     }
     if (opts.time_limit_s > 0 && time_left() < kMinCbcSeconds) {
-      out.finished = false;
-      out.status = kTooLittleForCbc;
+      out.finished = false, out.status = kTooLittleForCbc;
       break;
     }
     IlpSolve s = run_cbc(md, current, opts.time_limit_s > 0 ? time_left() : 0.0, opts.stop, opts.stop_when_stalled,
