@@ -136,6 +136,18 @@ class Parser {
   // input, as the MLN parser bounds its formulas (kMaxNesting, shared).
   int depth_ = 0, nodes_ = 0;
   static constexpr int kMaxExprNodes = 1000;
+  // Relation by name (Program::find is a scan: a program of 10^5 relations
+  // took minutes to parse).
+  std::unordered_map<std::string, int> index_;
+  int find(std::string_view name) const {
+    const auto it = index_.find(std::string(name));
+    return it == index_.end() ? -1 : it->second;
+  }
+  int add(Relation rel) {
+    index_.emplace(rel.name, static_cast<int>(p_.rels.size()));
+    p_.rels.push_back(std::move(rel));
+    return static_cast<int>(p_.rels.size()) - 1;
+  }
   static bool is_directive(std::string_view w) { return w == "input" || w == "decl"; }
   const Token& peek(size_t k = 0) const { return toks_[std::min(i_ + k, toks_.size() - 1)]; }
   bool at(Tok k, size_t ahead = 0) const { return peek(ahead).kind == k; }
@@ -152,13 +164,12 @@ class Parser {
     if (arity == 0)
       throw LangError(LangError::Kind::ArityMismatch, name.line, name.col, n,
                       "relation \"" + n + "\" has no arguments: every relation needs at least one column");
-    int r = p_.find(n);
+    int r = find(n);
     if (r < 0) {
       Relation rel;
       rel.name = n;
       rel.first = pos(name);
-      p_.rels.push_back(std::move(rel));
-      r = static_cast<int>(p_.rels.size()) - 1;
+      r = add(std::move(rel));
     }
     Relation& rel = p_.rels[r];
     if (rel.arity < 0) {  // new, or named by `.input e from t` without columns
@@ -236,7 +247,7 @@ class Parser {
 
   void declare(const Token& name, int arity, bool input, const std::vector<std::string>& cols,
                const std::vector<ColType>& types, const InputSource& src) {
-    int r = p_.find(name.raw);
+    int r = find(name.raw);
     if (r >= 0 && (p_.rels[r].declared || p_.rels[r].declared_input))
       throw LangError(LangError::Kind::DuplicateDeclaration, name.line, name.col, std::string(name.raw),
                       "relation \"" + std::string(name.raw) + "\" is declared twice");
@@ -246,8 +257,7 @@ class Parser {
       Relation rel;
       rel.name = std::string(name.raw);
       rel.first = pos(name);
-      p_.rels.push_back(std::move(rel));
-      r = static_cast<int>(p_.rels.size()) - 1;
+      r = add(std::move(rel));
     }
     Relation& rel = p_.rels[r];
     if (!types.empty()) {

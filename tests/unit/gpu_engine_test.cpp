@@ -6,6 +6,7 @@
 #include <atomic>
 
 #include "gpu_test_util.hpp"
+#include "mln/threads.hpp"
 
 namespace mln::gpu::testing {
 namespace {
@@ -239,6 +240,32 @@ TEST(GpuDevice, ReleasedPoolMemoryIsFreeAgain) {
   EXPECT_NO_THROW(e->release_cached_memory());  // again: nothing left, no error
   auto cpu = make_cpu_engine();
   EXPECT_NO_THROW(cpu->release_cached_memory());
+}
+
+// mln.cpu_memory_limit's engine side (issue #59): an allocation that would
+// pass the host limit fails with HostMemoryLimit, naming the limit, and the
+// engine goes on working below it; a thread count past the cores is capped.
+TEST(CpuEngine, TheHostMemoryLimitStopsAnAllocationPastIt) {
+  EngineOptions o;
+  o.host_memory_limit_bytes = size_t(8) << 20;
+  auto eng = make_cpu_engine(o);
+  EXPECT_EQ(eng->host_memory_limit_bytes(), o.host_memory_limit_bytes);
+  HostTable big;
+  big.cols.assign(2, std::vector<int32_t>(size_t(2) << 20, 1));  // 16 MB
+  try {
+    (void)eng->upload(big);
+    ADD_FAILURE() << "no error";
+  } catch (const EngineError& e) {
+    EXPECT_EQ(e.kind(), EngineError::Kind::HostMemoryLimit);
+    EXPECT_NE(std::string(e.what()).find("limit of 8 MB"), std::string::npos) << e.what();
+  }
+  HostTable small;
+  small.cols.assign(2, std::vector<int32_t>(1000, 3));
+  EXPECT_EQ(eng->download(eng->distinct(eng->upload(small))).rows(), 1u);
+  o.host_memory_limit_bytes = 0;
+  o.cpu_threads = 100000;
+  auto many = make_cpu_engine(o);
+  EXPECT_EQ(many->name(), "cpu (" + std::to_string(usable_threads(0)) + " threads)");
 }
 
 }  // namespace

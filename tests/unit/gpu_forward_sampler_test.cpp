@@ -203,5 +203,22 @@ TEST(ForwardSamplerProgram, Intervals) {
   EXPECT_FALSE(stopping_rule_holds({2}, 1000, 0.01, &w));  // n p <= 5
 }
 
+// A delta whose worst-case count passes 2^64 (~5e-10) drew nothing and
+// never returned: it ends at max_samples, unconverged.
+TEST(ForwardSamplerProgram, ATinyDeltaEndsAtMaxSamples) {
+  CpProgram g;
+  g.num_atoms = 1;
+  g.add_rule({}, {}, {0}, {0.5});
+  g.queries = {0};
+  for (double delta : {1e-10, 1e-12, 1e-300}) {
+    SampleOptions o;
+    o.delta = delta;
+    o.max_samples = 5000;
+    const SampleResult r = forward_sample(g, o);
+    EXPECT_EQ(r.drawn, 5000u) << delta;
+    EXPECT_FALSE(r.converged) << delta;
+  }
+}
+
 }  // namespace
 }  // namespace mln::gpu::testing

@@ -324,5 +324,22 @@ TEST(ProbLogSample, CudaEqualsCpu) {
   }
 }
 
+// One atom observed true and false (issue #60): refused, naming both lines
+// (it answered P(a) = 1).
+TEST(ProbLogEvidence, ContradictoryEvidenceIsRefusedNamingBothLines) {
+  auto eng = gpu::make_cpu_engine();
+  for (const char* text : {"0.5::a.\nevidence(\\+a).\nevidence(a).\nquery(a).",
+                           "0.5::a.\nevidence(a, false).\nevidence(a, true).\nquery(a)."}) {
+    SCOPED_TRACE(text);
+    try {
+      (void)ground_program(*eng, lang::problog::parse(text));
+      ADD_FAILURE() << "no error";
+    } catch (const lang::LangError& e) {
+      EXPECT_EQ(e.line(), 3) << e.where_what();
+      EXPECT_NE(std::string(e.what()).find("line 2 observes it false"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mln::ground::problog

@@ -170,5 +170,26 @@ TEST(Datalog, AggregateErrors) {
   expect_error("p(\"a\"). p(count(X)) :- q(X).", {K::TypeClash, 1, 11, "used as integer here but as text"}, true);
 }
 
+// Hostile input (issue #59): nesting and expression size are bounded with
+// an error at the place they pass the limit (10,000 parentheses crashed the
+// backend), and stratification walks a dependency chain of any length
+// without recursion.
+TEST(Datalog, DeepAndLongInputsAreRefusedWhereTheyPassTheLimit) {
+  const std::string head = "q(1). p(Y) :- q(X), Y = ";
+  expect_error(head + std::string(10000, '(') + "X" + std::string(10000, ')') + ".",
+               {K::Syntax, 1, static_cast<int>(head.size()) + 201, "nesting deeper than 200 levels"});
+  expect_error(head + std::string(100000, '-') + "X.",
+               {K::Syntax, 1, static_cast<int>(head.size()) + 201, "nesting deeper than 200 levels"});
+  std::string sum = head + "X";
+  for (int i = 0; i < 2000; ++i) sum += " + X";
+  expect_error(sum + ".", {K::Syntax, 1, static_cast<int>(head.size()) + 1 + 4 * 1000, "more than 1000 terms"});
+  // Within the limits: parsed.
+  EXPECT_NO_THROW(parse(head + std::string(150, '(') + "X" + std::string(150, ')') + "."));
+  std::string chain = "p0(1).\n";
+  for (int i = 0; i < 200000; ++i) chain += "p" + std::to_string(i + 1) + "(X) :- p" + std::to_string(i) + "(X).\n";
+  const Program p = parse(chain);
+  EXPECT_EQ(p.rels.size(), 200001u);
+}
+
 }  // namespace
 }  // namespace mln::lang::datalog

@@ -95,5 +95,15 @@ TEST(ProbLog, Errors) {
   expect_error(".output x\n", K::Syntax, 1, 1, "unknown directive");
 }
 
+// A dependency chain as long as the program (issue #59): stratified
+// without recursion, in time linear in its length.
+TEST(ProbLog, AChainOfAHundredThousandRulesParses) {
+  std::string chain = "0.5::p0.\n";
+  for (int i = 0; i < 100000; ++i) chain += "p" + std::to_string(i + 1) + " :- p" + std::to_string(i) + ".\n";
+  chain += "query(p100000).\n";
+  const Program p = parse(chain);
+  EXPECT_EQ(p.rules.size(), 100001u);
+}
+
 }  // namespace
 }  // namespace mln::lang::problog
