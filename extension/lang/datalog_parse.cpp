@@ -72,6 +72,9 @@ std::vector<Token> scan(std::string_view s) {
                         "unterminated string");
       if (lang::detail::decode_java_string(s.substr(i + 1, j - i - 1), t.value) != std::string::npos)
         throw LangError(LangError::Kind::Syntax, line, t.col, std::string(s.substr(i, j + 1 - i)), "bad escape in string");
+      if (t.value.find('\0') != std::string::npos)  // PostgreSQL's text ends it there: "a\u0000b" was "a"
+        throw LangError(LangError::Kind::Syntax, line, t.col, std::string(s.substr(i, j + 1 - i)),
+                        lang::detail::kNulEscapeMessage);
       i = j + 1;
       t.kind = Tok::String;
     } else {

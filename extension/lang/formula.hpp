@@ -100,6 +100,13 @@ class ClauseMerger {
   static std::string signature(const Program& prog, const Clause& c);
 
  private:
+  // A hard ground unit clause (P(A).) beside its hard opposite (!P(A).):
+  // no world satisfies both, and merged they summed to weight 0 (Tuffy's
+  // merge: MAP then said "optimal, no hard clause violated").  Refused,
+  // naming both lines.  Keyed by the atom's text; the value: sign, where.
+  void refuse_hard_opposites(const Clause& c);
+  std::unordered_map<std::string, std::pair<bool, SourcePos>> hard_units_;
+
   Program& prog_;
   std::unordered_map<std::string, size_t> index_;
 };

@@ -184,6 +184,8 @@ LangError syntax_error(const Token& t, const std::string& hint) {
   return LangError(LangError::Kind::Syntax, t.line, t.col, std::string(t.raw), msg);
 }
 
+const char* const kNulEscapeMessage = "a string cannot hold NUL (\\u0000): PostgreSQL's text cannot store it";
+
 namespace {
 
 // The error for a NUL byte; where_what() adds its line and column.
@@ -312,6 +314,8 @@ class Lexer {
       throw LangError(LangError::Kind::Syntax, t.line, t.col + 1 + static_cast<int>(bad), tok,
                       "invalid escape \"" + tok + "\" in string");
     }
+    if (t.value.find('\0') != std::string::npos)  // PostgreSQL's text would end the constant there
+      throw LangError(LangError::Kind::Syntax, t.line, t.col, std::string(body.substr(0, 40)), kNulEscapeMessage);
     i_ = j + 1;
     return Tok::String;
   }

@@ -31,6 +31,8 @@ std::vector<Token> tokenize(std::string_view text);
 // Decodes the Java escapes of a string body (quotes excluded) into `out`.
 // Returns the offset of the first bad escape, or npos when it decoded.
 size_t decode_java_string(std::string_view body, std::string& out);
+// The error for a string whose escapes decode to a NUL (Datalog's and MLN's).
+extern const char* const kNulEscapeMessage;
 
 // True for [A-Za-z0-9_].
 inline bool is_ident_char(char c) {

@@ -32,6 +32,22 @@ std::string ClauseMerger::signature(const Program& prog, const Clause& c) {
   return std::string(c.weight < 0 ? "-" : "+") + " " + clause_body_text(prog, c, &rename);
 }
 
+void ClauseMerger::refuse_hard_opposites(const Clause& c) {
+  if (!c.hard || c.lits.size() != 1 || !c.conditions.empty() || !c.weight_var.empty()) return;
+  const Literal& l = c.lits[0];
+  for (const Term& t : l.args)
+    if (t.is_var()) return;
+  Literal atom = l;
+  atom.positive = true;
+  const std::string key = literal_text(prog_, atom);
+  const auto [it, fresh] = hard_units_.emplace(key, std::make_pair(l.positive, c.pos));
+  if (fresh || it->second.first == l.positive) return;
+  throw LangError(LangError::Kind::BadValue, c.pos.line, c.pos.col, key,
+                  "hard rule " + std::string(l.positive ? "" : "!") + key + ". contradicts the hard rule " +
+                      (it->second.first ? "" : "!") + key + ". at line " + std::to_string(it->second.second.line) +
+                      ": no world satisfies both");
+}
+
 void ClauseMerger::add(std::vector<RawClause> clauses, const RuleInfo& info) {
   for (RawClause& raw : clauses) {
     Clause c;
@@ -76,6 +92,7 @@ void ClauseMerger::add(std::vector<RawClause> clauses, const RuleInfo& info) {
     c.pos = info.pos;
     c.text = clause_body_text(prog_, c);
     if (info.drop) continue;  // checked, then dropped (zero weight)
+    refuse_hard_opposites(c);
     if (!c.weight_var.empty()) {  // embedded weights are never merged (Tuffy §2.4)
       prog_.clauses.push_back(std::move(c));
       continue;

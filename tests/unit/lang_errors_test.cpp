@@ -57,6 +57,20 @@ TEST(LangErrors, HardRuleWithoutDot) {
   expect_program_error("P(t)\nQ(t)\nP(x) v Q(y)\n", {K::Syntax, 4, 1, "", "expected \".\""});
 }
 
+// A hard unit rule and its hard opposite (issue #60): refused, naming both
+// lines (merged, they summed to weight 0 and MAP called the answer optimal
+// with no hard clause violated).  Opposites with variables, or one of them
+// soft, stay (a MAP then pays for one).
+TEST(LangErrors, AHardRuleAndItsHardOppositeAreRefused) {
+  expect_program_error("P(t)\nP(A).\n!P(A).\n",
+                       {K::BadValue, 3, 1, "P(A)", "contradicts the hard rule P(A). at line 2"});
+  expect_program_error("P(t, t)\n!P(A, \"B c\").\n1 P(x, x)\nP(A, \"B c\").\n",
+                       {K::BadValue, 4, 1, "P(A,\"B c\")", "at line 2"});
+  EXPECT_NO_THROW(parse_program("P(t)\nP(A).\n-1 P(A)\n"));
+  EXPECT_NO_THROW(parse_program("P(t)\nP(A).\n!P(B).\n"));
+  EXPECT_NO_THROW(parse_program("P(t)\nP(x).\n!P(A).\n"));
+}
+
 TEST(LangErrors, DeclarationAfterRule) {
   expect_program_error("P(t)\n1 P(x)\nQ(t)\n1 Q(x)\n", {K::Syntax, 3, 1, "Q", "declaration after the rules"});
   expect_program_error("P(t)\n1 P(x)\n*Q(t)\n", {K::Syntax, 3, 1, "*", "declaration after the rules"});
