@@ -7,7 +7,8 @@
 #   tests/ilp_pairs.sh SOLVER_TESTS ROUNDS "0,1" ["2,3" ...]
 set -uo pipefail
 bin=$1 rounds=$2; shift 2
-dir=$(mktemp -d)
+dir=${ILP_PAIRS_DIR:-$(mktemp -d)}  # ILP_PAIRS_DIR: keep each copy's log and status there
+mkdir -p "$dir"
 pair() {  # cpus index
   local cpus=$1 k=$2 r a b
   for ((r = 0; r < rounds; r++)); do
@@ -25,5 +26,5 @@ failed=$(awk '$4 != 0' "$dir/rc" | wc -l)
 awk '$4 != 0 { print "not ok - pair " $1 " round " $2 " copy " $3 ": exit " $4 (($4 > 128) ? " (signal " $4 - 128 ")" : "") }' "$dir/rc"
 for f in $(awk '$4 != 0 { print $1 "-" $2 "-" $3 ".log" }' "$dir/rc"); do tail -5 "$dir/$f"; done
 echo "ilp pairs: $passed passed, $failed failed"
-rm -rf "$dir"
+[ -n "${ILP_PAIRS_DIR:-}" ] || rm -rf "$dir"
 [ "$failed" -eq 0 ]
