@@ -14,12 +14,6 @@ source "$(dirname "$0")/lib.sh"
 export PGDATABASE=mln_e2e_trojan
 dropdb --if-exists "$PGDATABASE" 2>/dev/null; createdb "$PGDATABASE"
 users="mln_e2e_victim mln_e2e_mallory mln_e2e_tworker"
-cleanup_roles() {
-  for r in $users; do
-    psql -qX -d "$PGDATABASE" -c "DROP OWNED BY $r CASCADE" >/dev/null 2>&1
-    psql -qX -d postgres -c "DROP ROLE IF EXISTS $r" >/dev/null 2>&1
-  done
-}
 cleanup_roles
 psql -qX -v ON_ERROR_STOP=1 >/dev/null <<SQL
 CREATE EXTENSION pg_mln;
