@@ -12,6 +12,7 @@
 #include "pg/guard.hpp"
 #include "pg/json_options.hpp"
 #include "pg/spi.hpp"
+#include "rules/evidence_snapshot.hpp"
 #include "rules/options.hpp"
 #include "rules/program_task.hpp"
 #include "rules/rules.hpp"
@@ -30,6 +31,7 @@ extern "C" {
 PG_FUNCTION_INFO_V1(mln_learn_rules);
 PG_FUNCTION_INFO_V1(mln_learn_rules_from);
 PG_FUNCTION_INFO_V1(mln_check_rules_job);
+PG_FUNCTION_INFO_V1(mln_store_rules_input);
 }
 
 namespace mln::pg {
@@ -248,10 +250,40 @@ void check_rules_job(Spi& spi, const std::string& prog, Datum options) {
   }
 }
 
+// A queued rules job's inputs (rules/evidence_snapshot.hpp): what the
+// task's builder reads of the program's evidence, read here with the
+// caller's privileges and stored as the job's rows of mln.rules_input, so
+// that the worker reads no table of the program for it (issue #59).
+void store_rules_input(Spi& spi, int64_t job, const std::string& prog, Datum options) {
+  const std::string target = spi.query("SELECT $1->>'target'", {{JSONBOID, options}}).text(0, 0);
+  std::vector<OptionEntry> entries = option_entries(spi, options, false);
+  entries.erase(std::remove_if(entries.begin(), entries.end(), [](const OptionEntry& e) { return e.key == "target"; }),
+                entries.end());
+  const LearnOptions opts = learn_options(std::move(entries), "mln.learn_rules_job");
+  std::vector<rules::DeclaredPredicate> preds;
+  SpiEvidence src(spi, program_predicates(spi, prog, preds));
+  rules::RecordingEvidence rec(src);
+  try {
+    (void)rules::program_task(preds, prog, target, rec, opts.negatives_per_positive, static_cast<uint64_t>(opts.seed));
+  } catch (const rules::TaskError& e) {
+    throw task_error(e, "mln.learn_rules_job");
+  }
+  store_job_bytes(spi, "mln.rules_input", job, rec.encode());
+}
+
 }  // namespace
 }  // namespace mln::pg
 
 using namespace mln::pg;
+
+// mln._store_rules_input(job bigint, program text, options jsonb) returns void
+Datum mln_store_rules_input(PG_FUNCTION_ARGS) {
+  MLN_GUARDED({
+    Spi spi;
+    store_rules_input(spi, PG_GETARG_INT64(0), text_arg(fcinfo, 1), PG_GETARG_DATUM(2));
+  });
+  PG_RETURN_VOID();
+}
 
 namespace {
 

@@ -40,25 +40,6 @@ namespace mln::pg {
 namespace {
 
 constexpr const char* kFn = "mln.problog_job";
-constexpr size_t kPiece = size_t(64) << 20;  // bytes per row of mln.problog_ground
-
-// Stores `bytes` as the job's rows of mln.problog_ground, piece by piece
-// (each piece's bytea freed once written).
-void store_ground(Spi& spi, int64_t job, const std::string& bytes) {
-  for (size_t at = 0, piece = 0; at < bytes.size() || piece == 0; at += kPiece, ++piece) {
-    const size_t n = std::min(kPiece, bytes.size() - at);
-    bytea* b = pg_call([&] {
-      bytea* v = static_cast<bytea*>(palloc(VARHDRSZ + n));
-      SET_VARSIZE(v, VARHDRSZ + n);
-      return v;
-    });
-    std::copy_n(bytes.data() + at, n, VARDATA(b));
-    spi.exec("INSERT INTO mln.problog_ground(job, piece, data) VALUES ($1, $2, $3)",
-             {int8_param(job), int4_param(static_cast<int32_t>(piece)), {BYTEAOID, PointerGetDatum(b)}});
-    pg_call([&] { pfree(b); });
-  }
-}
-
 int64_t queue_problog_job(FunctionCallInfo fcinfo) {
   if (PG_ARGISNULL(0)) throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, std::string(kFn) + ": program must not be null", "", ""};
   const std::string text = text_arg(fcinfo, 0);
@@ -81,7 +62,7 @@ int64_t queue_problog_job(FunctionCallInfo fcinfo) {
       "        $2) RETURNING id",
       {{JSONBOID, options, no_options}, int8_param(static_cast<int64_t>(o.samples_total()))});
   const int64_t job = r.int8(0, 0);
-  store_ground(spi, job, bytes);
+  store_job_bytes(spi, "mln.problog_ground", job, bytes);
   spi.exec("SELECT pg_notify('mln_jobs', $1::text)", {int8_param(job)});
   return job;
 }

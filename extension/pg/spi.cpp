@@ -1,6 +1,7 @@
 // SPI wrappers (see spi.hpp).
 #include "pg/spi.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 
@@ -170,6 +171,22 @@ std::vector<int32_t> Rows::int4_array(size_t row, int col) const {
     out.assign(p, p + n);
   });
   return out;
+}
+
+void store_job_bytes(Spi& spi, const char* table, int64_t job, const std::string& bytes) {
+  constexpr size_t kPiece = size_t(64) << 20;
+  const std::string sql = std::string("INSERT INTO ") + table + "(job, piece, data) VALUES ($1, $2, $3)";
+  for (size_t at = 0, piece = 0; at < bytes.size() || piece == 0; at += kPiece, ++piece) {
+    const size_t n = std::min(kPiece, bytes.size() - at);
+    bytea* b = pg_call([&] {
+      bytea* v = static_cast<bytea*>(palloc(VARHDRSZ + n));
+      SET_VARSIZE(v, VARHDRSZ + n);
+      return v;
+    });
+    std::copy_n(bytes.data() + at, n, VARDATA(b));
+    spi.exec(sql, {int8_param(job), int4_param(static_cast<int32_t>(piece)), {BYTEAOID, PointerGetDatum(b)}});
+    pg_call([&] { pfree(b); });
+  }
 }
 
 std::string qi(const std::string& ident) {

@@ -70,6 +70,11 @@ class Spi {
   bool connected_ = false;
 };
 
+// Stores `bytes` as a job's rows (job, piece, data) of `table`, one of
+// pg_mln's (mln.problog_ground, mln.rules_input), in pieces of 64 MiB in
+// order (a bytea holds at most 1 GB), each piece's bytea freed once written.
+void store_job_bytes(Spi& spi, const char* table, int64_t job, const std::string& bytes);
+
 // Identifier quoting (quote_identifier), for names that reach SQL.
 std::string qi(const std::string& ident);
 // "schema"."name"

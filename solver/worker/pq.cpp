@@ -187,4 +187,23 @@ void le_int4s(const char* p, int32_t len, HostArray<int32_t>& out) { le_values(p
 void le_float8s(const char* p, int32_t len, HostArray<double>& out) { le_values(p, len, out); }
 
 }  // namespace binary
+bool read_job_bytes(Conn& c, const char* table, int64_t job, std::string& bytes) {
+  std::vector<std::pair<const char*, int32_t>> f;
+  bool first = true;
+  int64_t pieces = 0;
+  bool in_order = true;  // (said after the COPY: throwing inside it would leave the connection in it)
+  c.copy_out("COPY (SELECT piece, data FROM " + std::string(table) + " WHERE job = " + std::to_string(job) +
+                 " ORDER BY piece) TO STDOUT (FORMAT binary)",
+             [&](const char* data, size_t len) {
+               if (binary::parse_row(data, len, first, f) && in_order) {
+                 in_order = f.size() == 2 && f[0].second == 4 && f[1].second >= 0 && binary::int4(f[0].first) == pieces;
+                 if (in_order) bytes.append(f[1].first, static_cast<size_t>(f[1].second));
+                 ++pieces;
+               }
+               first = false;
+             });
+  if (!in_order) throw DbError(std::string("corrupt ") + table + " rows: their pieces are not 0, 1, 2, ...");
+  return pieces > 0;
+}
+
 }  // namespace mln::worker

@@ -152,4 +152,9 @@ void le_int4s(const char* p, int32_t len, HostArray<int32_t>& out);
 void le_float8s(const char* p, int32_t len, HostArray<double>& out);
 }  // namespace binary
 
+// A job's bytes from one of pg_mln's tables of (job, piece, data) rows
+// (mln.problog_ground, mln.rules_input): its pieces in order, joined into
+// `bytes`.  False when the job has none; DbError when they are out of order.
+bool read_job_bytes(Conn& c, const char* table, int64_t job, std::string& bytes);
+
 }  // namespace mln::worker

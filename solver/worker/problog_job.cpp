@@ -43,22 +43,7 @@ gpu::ProblogOptions job_options(Conn& c, const WorkerOptions& wo, const Job& job
 // The job's ground program: its pieces in order, joined and decoded.
 gpu::CpPayload read_ground(Conn& c, const Job& job) {
   std::string bytes;
-  std::vector<std::pair<const char*, int32_t>> f;
-  bool first = true;
-  int64_t pieces = 0;
-  bool in_order = true;  // (said after the COPY: throwing inside it would leave the connection in it)
-  c.copy_out("COPY (SELECT piece, data FROM mln.problog_ground WHERE job = " + std::to_string(job.id) +
-                 " ORDER BY piece) TO STDOUT (FORMAT binary)",
-             [&](const char* data, size_t len) {
-               if (binary::parse_row(data, len, first, f) && in_order) {
-                 in_order = f.size() == 2 && f[0].second == 4 && f[1].second >= 0 && binary::int4(f[0].first) == pieces;
-                 if (in_order) bytes.append(f[1].first, static_cast<size_t>(f[1].second));
-                 ++pieces;
-               }
-               first = false;
-             });
-  if (!in_order) throw std::invalid_argument("corrupt ground program: its pieces are not 0, 1, 2, ...");
-  if (pieces == 0)
+  if (!read_job_bytes(c, "mln.problog_ground", job.id, bytes))
     throw std::invalid_argument("the job has no ground program (queue ProbLog programs with mln.problog_job)");
   return gpu::decode_cp_payload(bytes);
 }

@@ -17,6 +17,7 @@
 
 #include "mln/option_entries.hpp"
 #include "mln/relation.hpp"
+#include "rules/evidence_snapshot.hpp"
 #include "rules/options.hpp"
 #include "rules/program_task.hpp"
 #include "rules/rules.hpp"
@@ -101,7 +102,10 @@ rules::LearnOptions job_options(Conn& c, const Job& job, std::string& target) {
       OptionEntries(job_option_entries(c, job.id, "target"), "mln.learn_rules_job", rules::kOptionList));
 }
 
-// The task, from one snapshot of the program's evidence.
+// The task, from one snapshot of the program's evidence: the one
+// mln.learn_rules_job stored in mln.rules_input (read with the caller's
+// privileges), or, for a job queued before 0.13.0, the evidence tables
+// themselves, each checked before it is read (worker/trusted.hpp).
 rules::Task read_task(Conn& c, const Job& job, const std::string& target, const rules::LearnOptions& opts) {
   c.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
   try {
@@ -109,8 +113,13 @@ rules::Task read_task(Conn& c, const Job& job, const std::string& target, const 
     std::vector<rules::DeclaredPredicate> preds;
     for (int i = 0; i < r.rows(); ++i)
       preds.push_back(rules::declared_predicate(r.get(i, 0), r.get(i, 1), r.get(i, 2), r.get(i, 3)));
-    PqEvidence src(c, job.program, job.schema);
-    rules::Task task = rules::program_task(preds, job.program, target, src, opts.negatives_per_positive,
+    std::string bytes;
+    const bool stored = c.exec("SELECT to_regclass('mln.rules_input') IS NOT NULL").get(0, 0) == "t" &&
+                        read_job_bytes(c, "mln.rules_input", job.id, bytes);
+    std::unique_ptr<rules::EvidenceSource> src;
+    if (stored) src = std::make_unique<rules::SnapshotEvidence>(bytes);
+    else src = std::make_unique<PqEvidence>(c, job.program, job.schema);
+    rules::Task task = rules::program_task(preds, job.program, target, *src, opts.negatives_per_positive,
                                            static_cast<uint64_t>(opts.seed));
     c.exec("COMMIT");
     return task;

@@ -214,6 +214,31 @@ q11 "INSERT INTO mln_smoke._staging VALUES (0, 1, 'Smokes(Zed)')" >/dev/null
 check "and the streaming path loads evidence through it" test "$(q11 "SELECT mln.ingest_evidence('smoke')")" = 1
 dropdb mln_e2e_upgrade11
 
+# 0.12.0 -> 0.13.0 on its own: a rules job queued under 0.12.0 (its evidence
+# granted to mln_worker, nothing stored) is served after the update, by
+# reads of the tables checked first; the update takes the grants back; a
+# rules job queued after it stores its evidence, is served, and leaves none.
+q12() { psql -d mln_e2e_upgrade12 -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
+at 0.12.0 mln_e2e_upgrade12
+q12 "SELECT mln.load_evidence('smoke', E'Cancer(Anna)\nCancer(Edward)\n!Cancer(Bob)\n')" >/dev/null
+r12=$(q12 "SELECT mln.learn_rules_job('smoke', 'Cancer', '{\"min_pos\": 1}')")
+smokes_granted() { q12 "SELECT has_table_privilege('mln_worker', 'mln_smoke.\"Smokes\"', 'SELECT')"; }
+check "0.12.0: queueing a rules job granted mln_worker the evidence" test "$(smokes_granted)" = t
+q12 "ALTER EXTENSION pg_mln UPDATE TO '0.13.0'" >/dev/null
+check "ALTER EXTENSION pg_mln UPDATE TO '0.13.0' from 0.12.0" test "$(q12 "SELECT extversion FROM pg_extension WHERE extname = 'pg_mln'")" = 0.13.0
+check "the update takes the grant back" test "$(smokes_granted)" = f
+for _ in 1 2; do PGDATABASE=mln_e2e_upgrade12 "$WORKER" --quiet --once >/dev/null 2>&1; done
+check "the rules job queued under 0.12.0 is served after the update" \
+  test "$(q12 "SELECT (mln.wait($r12, interval '30 s'))->>'status'")" = done
+r13=$(q12 "SELECT mln.learn_rules_job('smoke', 'Cancer', '{\"min_pos\": 1}')")
+check "a rules job queued after it stores its evidence and grants nothing" \
+  test "$(q12 "SELECT count(*) > 0 FROM mln.rules_input WHERE job = $r13")$(smokes_granted)" = tf
+PGDATABASE=mln_e2e_upgrade12 "$WORKER" --quiet --once >/dev/null 2>&1
+check "... is served, with the rules of the job before it, and leaves no input behind" \
+  test "$(q12 "SELECT (mln.wait($r13, interval '30 s'))->>'status'")$(q12 "SELECT count(*) FROM mln.rules_input")$(q12 \
+        "SELECT (SELECT array_agg(rule ORDER BY rule) FROM mln.learned_rules WHERE job = $r13) = (SELECT array_agg(rule ORDER BY rule) FROM mln.learned_rules WHERE job = $r12)")" = done0t
+dropdb mln_e2e_upgrade12
+
 # The command line against a database whose extension is older than the
 # server's: it stops before changing anything and says how to update.
 dropdb --if-exists mln_e2e_old; createdb mln_e2e_old
