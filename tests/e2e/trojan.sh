@@ -25,7 +25,7 @@ SQL
 check "setup: the extension, a victim, an attacker and a worker role" test $? -eq 0
 as() { local u=$1; shift; PGUSER=$u PGOPTIONS='-c client_min_messages=warning' psql -qXAt "$@"; }
 prog=$(cat "$DATA/smoke/prog.mln")
-evid=$(cat "$DATA/smoke/evidence.db")
+evid=$(cat "$DATA/smoke/evidence.db"; printf 'Cancer(Anna)\nCancer(Edward)\n')  # examples for the rules jobs
 
 as mln_e2e_victim -v ON_ERROR_STOP=1 -v prog="$prog" -v ev="$evid" >/dev/null <<'SQL'
 SELECT mln.create_program('vic', :'prog');
