@@ -139,11 +139,10 @@ class Parser {
   // input, as the MLN parser bounds its formulas (kMaxNesting, shared).
   int depth_ = 0, nodes_ = 0;
   static constexpr int kMaxExprNodes = 1000;
-  // Relation by name (Program::find is a scan: a program of 10^5 relations
-  // took minutes to parse).
+  // Relation by name (Program::find scans: 10^5 relations took minutes).
   std::unordered_map<std::string, int> index_;
   int find(std::string_view name) const {
-    const auto it = index_.find(std::string(name));
+    const auto it = index_.find(std::string(name));  // (string_view keys need C++20)
     return it == index_.end() ? -1 : it->second;
   }
   int add(Relation rel) {
@@ -361,10 +360,8 @@ class Parser {
     return a;
   }
 
-  // (A throw leaves depth_ as it is: the parse is over.)
-  Expr primary() {
-    if (++depth_ > kMaxNesting)
-      throw syntax_error(peek(), "nesting deeper than " + std::to_string(kMaxNesting) + " levels");
+  Expr primary() {  // (a throw leaves depth_ as it is: the parse is over)
+    if (++depth_ > kMaxNesting) throw syntax_error(peek(), "nesting deeper than " + std::to_string(kMaxNesting) + " levels");
     if (++nodes_ > kMaxExprNodes)
       throw syntax_error(peek(), "expression with more than " + std::to_string(kMaxExprNodes) +
                                      " terms and operators: split it over several comparisons");
