@@ -95,3 +95,56 @@ BEGIN
     END;
   END LOOP;
 END $$;
+
+-- == Queueing a job grants nothing ==
+-- mln.ground (and the learning grounding) opens the network and result
+-- tables it makes to role mln_worker (mln._grant_worker, as it has since
+-- 0.2.0); mln.infer and mln.learn_weights no longer do it when a job is
+-- queued.  Their bodies are 0.6.0's otherwise.
+CREATE OR REPLACE FUNCTION mln.infer(name text, task text DEFAULT 'map', options jsonb DEFAULT '{}') RETURNS bigint
+LANGUAGE plpgsql VOLATILE STRICT AS $$
+DECLARE
+  r mln.programs;
+  st text;
+  j bigint;
+BEGIN
+  r := mln._program(name);
+  PERFORM mln._check_infer_options(task, options);
+  st := mln.program_state(name);
+  IF st = 'grounded for learning' THEN
+    RAISE EXCEPTION 'program "%" is grounded for weight learning, not for inference', name
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+      DETAIL = 'mln.learn_weights replaced its network with the learning network; a learning job that finishes marks '
+               'the program for grounding, one that was cancelled or failed leaves that network in place',
+      HINT = 'run mln.ground(name) first';
+  ELSIF st <> 'grounded' THEN
+    RAISE EXCEPTION 'program "%" is not grounded (or its evidence changed since)', name
+      USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'run mln.ground(name) first';
+  END IF;
+  INSERT INTO mln.jobs(program, task, options, samples_total)
+  VALUES (name, task, options,
+          CASE WHEN task <> 'map' THEN coalesce(mln._infer_number(options, 'samples'), 100) END)
+  RETURNING id INTO j;
+  PERFORM pg_notify('mln_jobs', j::text);
+  RETURN j;
+END $$;
+
+CREATE OR REPLACE FUNCTION mln.learn_weights(name text, options jsonb DEFAULT '{}', device text DEFAULT 'auto') RETURNS bigint
+LANGUAGE plpgsql VOLATILE STRICT AS $$
+DECLARE
+  r mln.programs;
+  j bigint;
+BEGIN
+  r := mln._program(name);
+  PERFORM mln._check_learn_options(options);
+  IF EXISTS (SELECT 1 FROM mln.jobs WHERE program = name AND task = 'learn' AND status IN ('queued', 'running')) THEN
+    RAISE EXCEPTION 'program "%" already has a learning job queued or running', name
+      USING ERRCODE = 'object_in_use', HINT = 'wait for it (mln.wait) or cancel it (mln.cancel)';
+  END IF;
+  PERFORM mln._ground_learning(name, device);
+  INSERT INTO mln.jobs(program, task, options, iterations_total)
+  VALUES (name, 'learn', options, coalesce(mln._infer_number(options, 'iterations'), 100))
+  RETURNING id INTO j;
+  PERFORM pg_notify('mln_jobs', j::text);
+  RETURN j;
+END $$;

@@ -346,6 +346,11 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   if (learning) stats.insert(stats.size() - 1, ", \"learning\": true");
   spi.exec("UPDATE mln.programs SET grounded_at = now(), ground_stats = $2 WHERE name = $1",
            {text_param(name), jsonb_param(stats)});
+  // The network and result tables just made are opened to role mln_worker
+  // here, not when a job is queued (issue #59: queueing grants nothing).
+  // (A database at 0.1.0, before the role, has no such function.)
+  if (spi.query("SELECT to_regprocedure('mln._grant_worker(name)') IS NOT NULL").boolean(0, 0))
+    spi.exec("SELECT mln._grant_worker(schema_name) FROM mln.programs WHERE name = $1", {text_param(name)});
   // SPI_palloc: the result must outlive SPI_finish (pstrdup here would land in SPI's own context).
   return pg_call([&] { return strcpy(static_cast<char*>(SPI_palloc(stats.size() + 1)), stats.c_str()); });
 }
