@@ -32,8 +32,10 @@ bool interrupt_pending() { return InterruptPending && (QueryCancelPending || Pro
 gpu::EngineOptions options() {
   gpu::EngineOptions o;
   o.memory_budget_bytes = static_cast<size_t>(guc_gpu_memory_limit_mb) * 1024 * 1024;
+  // The machine's memory is read once per backend (it reads /proc and /sys).
+  static const size_t half_machine = static_cast<size_t>(ground::datalog::detail::host_memory_bytes() / 2);
   o.host_memory_limit_bytes = guc_cpu_memory_limit_mb > 0 ? static_cast<size_t>(guc_cpu_memory_limit_mb) << 20
-                                                           : static_cast<size_t>(ground::datalog::detail::host_memory_bytes() / 2);
+                                                           : half_machine;
   o.cpu_threads = guc_cpu_threads;
   o.cancel = &interrupt_pending;
   return o;
@@ -146,10 +148,11 @@ gpu::Engine& engine_for(const std::string& device_arg) {
   if (device != "cpu") {
     probe_cuda();
     if (cuda_usable) {
-      if (!cuda_engine || !same_settings(cuda_made_with, options())) {
+      const gpu::EngineOptions want = options();
+      if (!cuda_engine || !same_settings(cuda_made_with, want)) {
         cuda_engine.reset();
-        cuda_made_with = options();
-        cuda_engine = gpu::make_cuda_engine(cuda_made_with);
+        cuda_made_with = want;
+        cuda_engine = gpu::make_cuda_engine(want);
       }
       return *cuda_engine;
     }
@@ -157,9 +160,10 @@ gpu::Engine& engine_for(const std::string& device_arg) {
       throw gpu::EngineError(gpu::EngineError::Kind::DeviceUnavailable,
                              "device 'gpu' requested but no GPU is usable: " + cuda_reason);
   }
-  if (!cpu_engine || !same_settings(cpu_made_with, options())) {
-    cpu_made_with = options();
-    cpu_engine = gpu::make_cpu_engine(cpu_made_with);
+  const gpu::EngineOptions want = options();
+  if (!cpu_engine || !same_settings(cpu_made_with, want)) {
+    cpu_made_with = want;
+    cpu_engine = gpu::make_cpu_engine(want);
   }
   return *cpu_engine;
 }

@@ -73,8 +73,7 @@ GuardResult translate_current_exception() noexcept {
       r.hint = pdup("use device => 'cpu' or 'auto', or SET mln.device = 'auto'");
     // The hint names the setting that bounds the memory that ran out: the
     // CPU backend's (mln.cpu_memory_limit) or the device's.
-    const bool host = e.kind() == gpu::EngineError::Kind::HostMemoryLimit ||
-                      std::string(e.what()).rfind("cpu backend", 0) == 0;
+    const bool host = std::string(e.what()).rfind("cpu backend", 0) == 0;
     if (e.kind() == gpu::EngineError::Kind::HostMemoryLimit)
       r.hint = pdup("mln.cpu_memory_limit bounds the CPU backend's memory (a superuser's setting); a smaller input, "
                     "a lower max_rows, or device => 'gpu' needs less of it");

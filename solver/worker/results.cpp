@@ -55,7 +55,7 @@ void replace_rows(Conn& c, const Job& job, const std::string& name, const std::s
 // are true get a row: map_result and mln.map read an atom without one as
 // false, and the rest is what the materialisation would join for nothing
 // (RC at 10^5 papers: 228k rows instead of 990k).
-void write_map(Conn& c, const std::string& s, const Job& job, const Network& net, const solver::SolveResult& res) {
+void write_map(Conn& c, const Job& job, const Network& net, const solver::SolveResult& res) {
   int32_t next = 1;
   const bool all_query = net.is_query.empty();
   replace_rows(c, job, "_map", "_map_pkey", "(atom, truth)", [&](std::string& chunk) {
@@ -156,7 +156,7 @@ std::string finish_job(Conn& c, const Job& job, const std::string& me, const std
   const std::string id = std::to_string(job.id);
   return finish_owned(c, job, me, net_oid, [&] {
     const std::string s = c.quote_ident(job.schema);
-    if (out.have_map) write_map(c, s, job, net, out.map);
+    if (out.have_map) write_map(c, job, net, out.map);
     if (out.have_marginal) write_marginal(c, s, job, net, out.marginal);
 
     const solver::SolveResult& m = out.map;
