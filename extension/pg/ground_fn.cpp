@@ -258,6 +258,26 @@ std::string stats_json(const ground::GroundOutput& out, const std::string& devic
 }
 
 
+// What a grounding read, for the staleness of its network (SQL 0.14.0's
+// mln._begin_ground and mln._end_ground; a database at an earlier version
+// has neither).  Begun before anything is read, so that every change the
+// grounding does not see is logged.
+struct SourceRecord {
+  bool on = false;
+  std::string snapshot;
+  void begin(Spi& spi, const std::string& name) {
+    on = spi.query("SELECT to_regprocedure('mln._begin_ground(text)') IS NOT NULL").boolean(0, 0);
+    if (on) snapshot = spi.query("SELECT mln._begin_ground($1)", {text_param(name)}).text(0, 0);
+  }
+  void end(Spi& spi, const std::string& name, const std::string& device, bool activate_all,
+           const std::vector<std::string>& cw) {
+    if (!on) return;
+    const std::string args = "{\"device\": " + json_quote(device) + ", \"activate_all\": " +
+                             (activate_all ? "true" : "false") + ", \"closed_world\": " + json_str_array(cw) + "}";
+    spi.exec("SELECT mln._end_ground($1, $2, $3)", {text_param(name), text_param(snapshot), jsonb_param(args)});
+  }
+};
+
 }  // namespace
 }  // namespace mln::pg
 
@@ -282,6 +302,8 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   mln::gpu::Engine* eng = sql_path ? nullptr : &engine_for(device);
   if (eng) eng->reset_peak_memory();
   Spi spi;
+  SourceRecord sources;
+  sources.begin(spi, name);
   ProgramCtx ctx = load_program(spi, name);
   SymbolTable syms;
   // Evidence bound to a user's table is read as text and interned row by
@@ -346,6 +368,7 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   if (learning) stats.insert(stats.size() - 1, ", \"learning\": true");
   spi.exec("UPDATE mln.programs SET grounded_at = now(), ground_stats = $2 WHERE name = $1",
            {text_param(name), jsonb_param(stats)});
+  sources.end(spi, name, device, activate_all, cw);
   // The network and result tables just made are opened to role mln_worker
   // here, not when a job is queued (issue #59: queueing grants nothing).
   // (A database at 0.1.0, before the role, has no such function.)

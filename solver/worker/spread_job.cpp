@@ -211,6 +211,28 @@ int spread_parts(Conn& c, const Job& job, const Network& net) {
   return static_cast<int>(std::clamp<long long>(r.num(0, 0), 1, 4096));
 }
 
+// The job's answer from its parts' reports: their devices, and the bounds
+// of the parts that share no clause (a cut part's bound holds only with its
+// neighbours held, so it counts 0 for the job; the whole network's LP bound
+// covers it).
+static void finish_spread(Conn& c, const std::string& id, int cut, solver::WholeBound& whole,
+                          std::vector<uint8_t>&& best, double best_cost, solver::SolveResult& res) {
+  Result s = c.exec("SELECT coalesce(sum(bound) FILTER (WHERE round = 1), 0), "
+                    "  coalesce(bool_and(optimal) FILTER (WHERE round = 1), false), "
+                    "  string_agg(DISTINCT device, ',') FROM mln.job_parts WHERE job = $1 AND round >= 1 "
+                    "  AND status = 'done'",
+                    {id});
+  res.device_used = solver::device_used_of(s.get(0, 2));
+  res.truth = std::move(best);
+  res.cost = best_cost;
+  res.bound = whole.finish(s.dbl(0, 0), best_cost);
+  res.optimal = !res.cancelled && cut == 0 && s.get(0, 1) == "t";
+  // No state costs less than 0: a cost of 0 with every hard clause held is
+  // optimal whatever the parts proved.
+  if (!res.cancelled && best_cost == 0 && res.hard_violated == 0) res.optimal = true, res.bound = 0;
+  res.stop_reason = res.optimal ? "proven optimal" : res.cancelled ? "stopped before its rounds ended" : "search finished";
+}
+
 solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me, const Job& job, const Network& net) {
   const auto t0 = Clock::now();
   const solver::SolveOptions& o = job.map;
@@ -310,19 +332,7 @@ solver::SolveResult solve_spread(const WorkerOptions& wo, const std::string& me,
     best_cost = t.cost;
     res.hard_violated = t.hard_violated;
   }
-  // What the parts report: their devices, and the bounds of the parts that
-  // share no clause (a cut part's bound holds only with its neighbours
-  // held, so it counts 0 for the job; the whole network's LP bound covers it).
-  Result s = c.exec("SELECT coalesce(sum(bound) FILTER (WHERE round = 1), 0), "
-                    "  coalesce(bool_and(optimal) FILTER (WHERE round = 1), false), "
-                    "  string_agg(DISTINCT device, ',') FROM mln.job_parts WHERE job = $1 AND round >= 1 "
-                    "  AND status = 'done'",
-                    {id});
-  res.device_used = solver::device_used_of(s.get(0, 2));
-  res.truth = std::move(best);
-  res.cost = best_cost;
-  res.bound = whole.finish(s.dbl(0, 0), best_cost);
-  res.optimal = !res.cancelled && cut == 0 && s.get(0, 1) == "t";
+  finish_spread(c, id, cut, whole, std::move(best), best_cost, res);
   res.components = pi.plan.components;
   res.solved_components = pi.plan.solved_components;
   res.partitions = pi.plan.parts;

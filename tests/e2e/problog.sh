@@ -102,5 +102,12 @@ wait $pid
 rc=$?
 check "Ctrl-C cancels the call: exit 130, the server's cancel, no output file" \
   test $rc -eq 130 -a ! -e "$tmp/c.tsv" -a -n "$(grep 'canceling statement due to user request' "$tmp/err")"
+# docs/problog.md's example prints what the function prints (seeded).
+doc_sql=$(awk '/^## An example/ {on = 1} on && /^```sql/ {inb = 1; next} inb && /^```/ {exit} inb && !/^--/ {print}' "$root/docs/problog.md")
+doc_out=$(awk '/^## An example/ {on = 1} on && /^```sql/ {inb = 1; next} inb && /^```/ {exit} inb && /^--/ {print}' "$root/docs/problog.md")
+psql -qX -c "CREATE EXTENSION IF NOT EXISTS pg_mln" >/dev/null 2>&1
+got=$(psql -X -c "$doc_sql" | head -4 | sed 's/^/-- /; s/ *$//')
+check "docs/problog.md's example output is the function's" test "$got" = "$doc_out"
+
 dropdb "$PGDATABASE"
 finish

@@ -318,6 +318,23 @@ check "the same seeded answer ($a3)" test "$a3 $d3" = "$a1 $d1"
 [ -n "$a3" ] || { echo "# read3's log and job:"; sed 's/^/#   /' "$tmp/read3.log"; q "SELECT status, error FROM mln.jobs WHERE id = $r3" | sed 's/^/#   /'; }
 psql -qX -c "REASSIGN OWNED BY mln_e2e_one TO CURRENT_USER" -c "DROP OWNED BY mln_e2e_one" -c "DROP ROLE mln_e2e_one" >/dev/null 2>&1
 
+# 8. A spread job whose answer costs 0 (every hard clause held) is proven
+# optimal, as the same job unspread is.
+psql -qX -v ON_ERROR_STOP=1 >/dev/null <<SQL
+SELECT mln.create_program('smoke', pg_read_file('$DATA/smoke/prog.mln'));
+SELECT mln.load_evidence('smoke', pg_read_file('$DATA/smoke/evidence.db'));
+SELECT mln.set_query('smoke', 'Cancer(x)');
+SELECT mln.ground('smoke');
+SQL
+for parts in 2 1; do
+  js=$(q "SELECT mln.infer('smoke', options => '{\"partitions\": $parts, \"rounds\": 2, \"solver\": \"walksat\", \"device\": \"cpu\"}')")
+  "$WORKER" --quiet --once >/dev/null 2>&1
+  check "cost 0, partitions $parts: proven optimal, bound 0" \
+    test "$(q "SELECT concat_ws(' ', s->>'best_cost', s->>'optimal', s->>'bound', s->>'stop_reason') FROM mln.wait($js, interval '60 s') s")" \
+         = "0 true 0 proven optimal"
+done
+check "and the first of the two was spread" test "$(q "SELECT count(*) FROM mln.jobs WHERE program = 'smoke' AND parts = 2")" = 1
+
 # 7. Bad options are refused before a job is queued.
 check "partitions must be an integer >= 0" \
   sh -c "psql -qXAt -c \"SELECT mln.infer('rc', options => '{\\\"partitions\\\": -1}')\" 2>&1 | grep -q 'partitions'"

@@ -239,6 +239,25 @@ check "... is served, with the rules of the job before it, and leaves no input b
         "SELECT (SELECT array_agg(rule ORDER BY rule) FROM mln.learned_rules WHERE job = $r13) = (SELECT array_agg(rule ORDER BY rule) FROM mln.learned_rules WHERE job = $r12)")" = done0t
 dropdb mln_e2e_upgrade12
 
+# 0.13.0 -> 0.14.0 on its own: a network grounded under 0.13.0 is served;
+# whether its answer is current is not known (NULL, and a NOTICE says why)
+# until it is grounded again, which records its tables: then a change to one
+# makes it stale.
+q13() { psql -d mln_e2e_upgrade13 -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
+at 0.13.0 mln_e2e_upgrade13
+q13 "ALTER EXTENSION pg_mln UPDATE TO '0.14.0'" >/dev/null
+check "ALTER EXTENSION pg_mln UPDATE TO '0.14.0' from 0.13.0" test "$(q13 "SELECT extversion FROM pg_extension WHERE extname = 'pg_mln'")" = 0.14.0
+for _ in 1 2; do PGDATABASE=mln_e2e_upgrade13 "$WORKER" --quiet --once >/dev/null 2>&1; done
+check "the network grounded under 0.13.0 is solved after the update, and stays 'grounded'" \
+  test "$(q13 "SELECT count(*) FROM mln.jobs WHERE status = 'done'")$(q13 "SELECT mln.program_state('smoke')")" = 1grounded
+out13=$(psql -d mln_e2e_upgrade13 -qXAt -c "SELECT DISTINCT stale IS NULL FROM mln.map('smoke')" 2>&1)
+check "its answer's staleness is not known, and a NOTICE says it was grounded before 0.14.0" \
+  bash -c "grep -qx t <<<'$out13' && grep -q 'grounded before pg_mln 0.14.0' <<<'$out13'"
+q13 "SELECT mln.ground('smoke')" >/dev/null
+q13 "DELETE FROM mln_smoke.\"Smokes\" WHERE ctid = (SELECT min(ctid) FROM mln_smoke.\"Smokes\")" >/dev/null
+check "grounded again, a change to its evidence table makes it stale" test "$(q13 "SELECT mln.program_state('smoke')")" = stale
+dropdb mln_e2e_upgrade13
+
 # The command line against a database whose extension is older than the
 # server's: it stops before changing anything and says how to update.
 dropdb --if-exists mln_e2e_old; createdb mln_e2e_old

@@ -2,11 +2,11 @@
 -- programs, clauses, predicates, jobs or learning history through any view,
 -- and every function that names them answers "does not exist"; a member of
 -- the owner's role sees and acts on them; no function of the schema is
--- SECURITY DEFINER.
+-- SECURITY DEFINER but the change log's three.
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(37);
+SELECT plan(38);
 
 CREATE ROLE mln_t_alice NOLOGIN;
 CREATE ROLE mln_t_bob NOLOGIN;
@@ -75,10 +75,21 @@ SELECT is((SELECT count(*)::int FROM mln.program_clauses WHERE program = 'rp'), 
 SELECT throws_like($$SELECT mln.create_program('big', E'P(t)\n1e300 P(x)\n')$$, '%line 2%column 1%out of range%',
                    'a weight beyond 1e15: an error naming line and column');
 
--- No function of the schema runs with its owner's rights.
-SELECT is((SELECT string_agg(p.oid::regprocedure::text, ', ')
+-- No function of the schema runs with its owner's rights but the change
+-- log's three (0.14.0): the trigger that logs a write to a source table
+-- (the writer may not read pg_mln's catalog), the read of the log and the
+-- removal of the changes every program has seen (no role may write or
+-- trim it).  Each runs with its search path pinned.
+SELECT is((SELECT string_agg(p.oid::regprocedure::text, ', ' ORDER BY p.oid::regprocedure::text)
              FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-            WHERE n.nspname = 'mln' AND p.prosecdef), NULL, 'no SECURITY DEFINER function in schema mln');
+            WHERE n.nspname = 'mln' AND p.prosecdef
+              AND NOT coalesce(p.proconfig = ARRAY['search_path=pg_catalog, pg_temp'], false)), NULL,
+          'every SECURITY DEFINER function in schema mln pins its search path');
+SELECT is((SELECT string_agg(p.oid::regprocedure::text, ', ' ORDER BY p.oid::regprocedure::text)
+             FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+            WHERE n.nspname = 'mln' AND p.prosecdef),
+          'mln._changed_tables(oid[],pg_snapshot,xid8), mln._forget_changes(oid[]), mln._note_change()',
+          'the SECURITY DEFINER functions of schema mln are the change log''s three');
 SELECT is((SELECT string_agg(c.relname, ', ' ORDER BY c.relname)
              FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = 'mln' AND c.relkind = 'v'
