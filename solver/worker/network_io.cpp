@@ -137,6 +137,8 @@ int64_t read_ranges(Conn& c, const std::string& s, bool codes, const std::string
                     int64_t hi, Network& net) {
   int64_t helpers = 0;
   {
+    // This transaction waits, idle, while its helpers read: no limit on that.
+    c.exec("SET LOCAL idle_in_transaction_session_timeout = 0");
     const std::string snap = c.exec("SELECT pg_export_snapshot()").get(0, 0);
     std::vector<ClauseSet> parts(static_cast<size_t>(streams));
     std::vector<std::exception_ptr> errors(static_cast<size_t>(streams));
@@ -149,6 +151,7 @@ int64_t read_ranges(Conn& c, const std::string& s, bool codes, const std::string
         try {
           Conn h(dsn);
           h.pin_search_path();
+          h.limit_idle_transactions(WorkerOptions::kIdleTransactionFloorSeconds);
           h.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
           h.exec("SET TRANSACTION SNAPSHOT " + h.quote_literal(snap));
           read_chunks(h, chunk_sql(s, codes, " WHERE chunk BETWEEN " + std::to_string(a) + " AND " + std::to_string(b)),

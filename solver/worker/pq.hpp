@@ -52,6 +52,11 @@ class Conn {
   // temporary schema, last): no name in its SQL or in the functions it
   // calls can resolve to an object a role put in "$user" or public.
   void pin_search_path() { exec("SET search_path = pg_catalog, pg_temp"); }
+  // The server ends a transaction of this connection left idle `seconds`
+  // (WorkerOptions::idle_transaction_seconds says why).
+  void limit_idle_transactions(int seconds) {
+    exec("SET idle_in_transaction_session_timeout = " + std::to_string(int64_t{seconds} * 1000));
+  }
   ~Conn();
   Conn(const Conn&) = delete;
   Conn& operator=(const Conn&) = delete;

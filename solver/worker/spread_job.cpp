@@ -97,6 +97,7 @@ struct Lead {
   Lead(const WorkerOptions& w, const Job& job, const Network& net, std::atomic<bool>* flag)
       : wo(w), id(std::to_string(job.id)), c(w.dsn), cancel(flag ? *flag : never()) {
     c.pin_search_path();
+    c.limit_idle_transactions(w.idle_transaction_seconds());
     c.exec("SET application_name = 'mln_worker_leader'");
     c.exec("LISTEN mln_parts");
     lead_plan(c, job, net, pi, [this](const std::string& s) { log(s); });

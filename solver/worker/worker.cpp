@@ -25,6 +25,7 @@ int serve(const WorkerOptions& wo, std::atomic<bool>& stop) {
   std::string me = wo.name.empty() ? default_name() : wo.name;
   Conn c(wo.dsn);
   c.pin_search_path();
+  c.limit_idle_transactions(wo.idle_transaction_seconds());
   // A worker for one job (a command line's own) is not one that serves the
   // database: other command lines must not count on it for their jobs.
   c.exec(wo.only_job ? "SET application_name = 'mln_worker_job'" : "SET application_name = 'mln_worker'");

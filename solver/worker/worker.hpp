@@ -3,6 +3,7 @@
 // dual job), and writes the MAP state / the marginal probabilities back.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -23,6 +24,14 @@ struct WorkerOptions {
   int64_t only_job = 0;        // serve this job only, then exit
   int gpu = -1;                // --gpu N: the GPU this worker is bound to (CUDA_VISIBLE_DEVICES), shown with its parts
   std::function<void(const std::string&)> log;  // progress lines; may be empty
+  // A transaction of the worker's left idle this long is ended by the
+  // server, with its locks: a worker stopped or hung inside one (SIGSTOP, a
+  // debugger, a lost machine whose socket stays open) holds up no one for
+  // longer than its lease, after which its job is another's.  Its own
+  // statements follow each other at once; a transaction that waits on its
+  // helpers lifts the limit for itself (read_ranges).
+  int idle_transaction_seconds() const { return std::max(lease_seconds, kIdleTransactionFloorSeconds); }
+  static constexpr int kIdleTransactionFloorSeconds = 5;
 };
 
 // Serves jobs until `stop` is set (or, with once/only_job, the work is

@@ -158,7 +158,7 @@ kill "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null; wpid=
 # A worker that claims the job and then stops (SIGSTOP: connected, silent):
 # once its lease has run out, the run serves the job itself.
 "$WORKER" --quiet --lease 2 & wpid=$!
-timeout 60 "$PGMLN" --dsn "$dsn" -i "$tmp/lc.mln" -e "$tmp/lc.db" -q Q -r "$tmp/lc2.out" -learnwt -dMaxIter 4 -mcsatSamples 600000 \
+timeout 180 "$PGMLN" --dsn "$dsn" -i "$tmp/lc.mln" -e "$tmp/lc.db" -q Q -r "$tmp/lc2.out" -learnwt -dMaxIter 4 -mcsatSamples 600000 \
   --exact-max-atoms 0 >"$tmp/lease.log" 2>&1 &
 cpid=$!
 for i in $(seq 1 100); do
