@@ -132,7 +132,7 @@ void learn(Spi& spi, FunctionCallInfo fcinfo, Learned& out) {
     if (bg.back().name == target)
       throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "background relation " + source_name(bg.back()) +
                           " has the target's name \"" + target + "\"", "",
-                      "the target reads its own positive examples when recursion is on"};
+                      "with recursion on, the target reads what the rules derive of it"};
   }
   if (bg.empty())
     throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "mln.learn_rules needs at least one background relation", "", ""};
