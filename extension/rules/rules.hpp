@@ -38,6 +38,14 @@ struct Task {
   gpu::HostTable pos, neg;              // example tuples, target arity columns
   // Renders a value of a type as text (constants in rules); default: the number.
   std::function<std::string(int type, int32_t value)> show;
+  // The table the negatives were read from, for messages; "" when they are
+  // the evidence's false atoms or sampled from the closed world.
+  std::string negatives_source;
+};
+
+// Something the caller tells the user (the SQL glue: a WARNING with its hint).
+struct Warning {
+  std::string message, hint;
 };
 
 struct SearchOptions {
@@ -108,9 +116,15 @@ class TaskError : public std::runtime_error {
 // target's arity, and with wpll no recursion.  Throws TaskError.
 void check_search_options(const SearchOptions& o, size_t arity);
 
+// What a search of `task` should warn of: no negative example, so that
+// every rule covering min_pos positives is accepted (an empty negatives
+// table reads as none given).
+std::vector<Warning> task_warnings(const Task& task);
+
 // Closed-world negatives: `n` distinct tuples of the target's arity, not
-// positives, each column drawn uniformly from the values its type takes in
-// the background and the positives; fewer when the domain runs out.
+// positives, each column drawn uniformly from the values it can take: the
+// positives' values in it and those of every background column of its
+// type that shares one with them; fewer when the domain runs out.
 // Deterministic in `seed`.
 gpu::HostTable sample_negatives(const Task& task, size_t n, uint64_t seed);
 

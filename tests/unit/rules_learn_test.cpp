@@ -344,6 +344,47 @@ TEST(RulesPlanted, GrandparentWithClosedWorldNegatives) {
   EXPECT_EQ(sample_negatives(tiny, 100, 1).rows(), 2u);
 }
 
+// A type as wide as SQL's text holds values no column of the target takes
+// (colours beside people): closed-world negatives are drawn from the
+// target's own columns' values, so the sample is one an over-general rule
+// over people covers.
+TEST(RulesPlanted, ClosedWorldNegativesComeFromTheTargetsValues) {
+  auto eng = gpu::make_cpu_engine();
+  std::mt19937 rng(19);
+  Set parent = family(4, 12, rng);
+  Set gp = compose(parent, parent);
+  Task t = family_task(parent, "grandparent", gp, 48, rng);
+  Set colours;
+  for (int32_t c = 1000; c < 3000; ++c) colours.insert({c});
+  t.background.push_back({"colour", {0}, table_of(colours, 1)});
+  t.neg = sample_negatives(t, 3 * gp.size(), 7);
+  ASSERT_GT(t.neg.rows(), gp.size());
+  for (const Tuple& e : rows_of(t.neg)) ASSERT_TRUE(e[0] < 48 && e[1] < 48) << e[0] << ", " << e[1];
+  std::vector<LearnedRule> theory = learn_rules(*eng, t, SearchOptions{});
+  ASSERT_EQ(theory.size(), 1u) << theory_text(theory);
+  EXPECT_EQ(derive(t, theory, 48), gp) << theory[0].text;
+}
+
+// An empty negatives table is no negatives: the search then takes any rule
+// that covers min_pos positives, so the caller is warned.
+TEST(RulesPlanted, AnEmptyNegativesTableIsWarnedOf) {
+  std::mt19937 rng(11);
+  Set parent = family(4, 12, rng);
+  Task t = family_task(parent, "grandparent", compose(parent, parent), 48, rng);
+  EXPECT_TRUE(task_warnings(t).empty());
+  t.neg = table_of({}, 2);
+  t.negatives_source = "gp_neg";
+  const std::vector<Warning> w = task_warnings(t);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].message.find("gp_neg are empty"), std::string::npos) << w[0].message;
+  EXPECT_NE(w[0].message.find("no negatives were given"), std::string::npos) << w[0].message;
+  EXPECT_NE(w[0].message.find("over-general"), std::string::npos) << w[0].message;
+  EXPECT_NE(w[0].hint.find("NULL"), std::string::npos) << w[0].hint;
+  t.negatives_source.clear();  // none sampled: the closed world had none left
+  ASSERT_EQ(task_warnings(t).size(), 1u);
+  EXPECT_NE(task_warnings(t)[0].message.find("no negative example of \"grandparent\""), std::string::npos);
+}
+
 TEST(RulesPlanted, RecursiveAncestorFromParent) {
   for (auto& eng : ground::test::engines()) {
     std::mt19937 rng(5);
