@@ -180,7 +180,7 @@ CoverageEngine::Node CoverageEngine::extend_recursive(const Node& parent, const 
   Fixpoint fix(eng_, bg_, task_.target.types.size(), max_rows_);
   gpu::Relation facts;
   try {
-    facts = fix.derive(rules, theory_facts_);
+    facts = fix.derive(rules, theory_facts_, theory_.size());
   } catch (const FixpointTooLarge&) {
     n.bindings = eng_.empty(static_cast<int>(child.var_types.size()) + 1);
     n.refinable = false;

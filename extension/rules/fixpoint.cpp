@@ -1,8 +1,8 @@
 // Least fixpoints of a theory of the target (fixpoint.hpp).  Semi-naive:
-// the first round applies every rule to the start facts; each later round
-// applies the recursive rules once per target literal, that literal reading
-// the facts new in the round before and the others every fact, and keeps
-// what is new, until nothing is.  A step joins a body's literals in an
+// the first round applies to the start facts every rule they are not
+// closed under; each later round applies the recursive rules once per
+// target literal, that literal reading the facts new in the round before
+// and the others every fact, and keeps what is new, until nothing is.  A step joins a body's literals in an
 // order that keeps each joined on a variable already bound where one is
 // (a literal sharing none is a cross product, on the host: rare, a body of
 // parts linked only through the head).
@@ -159,11 +159,11 @@ gpu::Relation Fixpoint::step(const Clause& c, const gpu::Relation& full, const g
   return eng_.distinct(eng_.project(b.rel, head));
 }
 
-gpu::Relation Fixpoint::derive(const std::vector<const Clause*>& rules, const gpu::Relation& start) {
+gpu::Relation Fixpoint::derive(const std::vector<const Clause*>& rules, const gpu::Relation& start, size_t closed) {
   gpu::Relation facts = eng_.distinct(start);
   gpu::Relation delta = empty();
-  for (const Clause* r : rules)
-    if (!r->body.empty()) delta = eng_.union_all(delta, step(*r, facts, facts, -1));
+  for (size_t i = closed; i < rules.size(); ++i)
+    if (!rules[i]->body.empty()) delta = eng_.union_all(delta, step(*rules[i], facts, facts, -1));
   for (;;) {
     delta = eng_.difference(delta, facts);
     if (delta.rows() == 0) return facts;

@@ -38,9 +38,10 @@ class Fixpoint {
  public:
   Fixpoint(gpu::Engine& eng, const std::vector<gpu::Relation>& background, size_t arity, uint64_t max_rows);
   // The least fixpoint of `rules` (each binding its head) over the
-  // background, from `start`: facts that fixpoint holds (the fixpoint of a
-  // subset of the rules, or an empty relation).  Throws FixpointTooLarge.
-  gpu::Relation derive(const std::vector<const Clause*>& rules, const gpu::Relation& start);
+  // background, from `start`: facts that fixpoint holds, closed under the
+  // first `closed` rules (their own fixpoint, or an empty relation with
+  // closed 0), which the first round then skips.  Throws FixpointTooLarge.
+  gpu::Relation derive(const std::vector<const Clause*>& rules, const gpu::Relation& start, size_t closed = 0);
   gpu::Relation empty();
 
  private:
