@@ -97,9 +97,12 @@ UserError task_error(const rules::TaskError& e, const std::string& fn) {
   return UserError{ERRCODE_INVALID_PARAMETER_VALUE, fn + ": " + e.what(), "", ""};
 }
 
-// The search on the engine mln.device (or the option) names, progress as
-// NOTICE or DEBUG1, a cancel between depths.
+// The search on the engine mln.device (or the option) names, the task's
+// warnings (no negative example) as WARNING, progress as NOTICE or DEBUG1,
+// a cancel between depths.
 void run_search(const rules::Task& task, const LearnOptions& opts, Learned& out) {
+  for (const rules::Warning& w : rules::task_warnings(task))
+    pg_call([&] { ereport(WARNING, (errmsg("%s", w.message.c_str()), errhint("%s", w.hint.c_str()))); });
   rules::SearchOptions so = opts.search;
   const int level = opts.verbose ? NOTICE : DEBUG1;
   so.progress = [&](int rule, int depth, int64_t cands) {
@@ -132,7 +135,7 @@ void learn(Spi& spi, FunctionCallInfo fcinfo, Learned& out) {
     if (bg.back().name == target)
       throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "background relation " + source_name(bg.back()) +
                           " has the target's name \"" + target + "\"", "",
-                      "the target reads its own positive examples when recursion is on"};
+                      "with recursion on, the target reads what the rules derive of it"};
   }
   if (bg.empty())
     throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "mln.learn_rules needs at least one background relation", "", ""};
@@ -156,6 +159,7 @@ void learn(Spi& spi, FunctionCallInfo fcinfo, Learned& out) {
   }
   task.pos = read_input(spi, pos, syms);
   task.type_names = typing.names;
+  if (!closed_world) task.negatives_source = source_name(neg);
   task.neg = closed_world ? rules::sample_negatives(task, static_cast<size_t>(opts.negatives_per_positive) * task.pos.rows(),
                                                     static_cast<uint64_t>(opts.seed))
                           : read_input(spi, neg, syms);

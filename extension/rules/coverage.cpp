@@ -6,11 +6,14 @@
 // variable), so a refinement reuses its parent's bindings instead of
 // re-proving its prefix: Aleph's coverage lists, held on the device.  A
 // clause covers the examples whose index survives; the counts are a
-// distinct and a selection, never a download of the bindings.
+// distinct and a selection, never a download of the bindings.  A target
+// literal reads the fixpoint of the theory so far and the candidate
+// (fixpoint.hpp): a recursive candidate's parent read another one, so it is
+// joined up from the root again.
 #include <algorithm>
 #include <numeric>
 
-#include "rules/rules.hpp"
+#include "rules/fixpoint.hpp"
 
 namespace mln::rules {
 
@@ -44,7 +47,32 @@ CoverageEngine::CoverageEngine(gpu::Engine& eng, const Task& task, uint64_t max_
     if (task.neg.rows() > 0) col.insert(col.end(), task.neg.cols[c].begin(), task.neg.cols[c].end());
   }
   examples_ = eng.upload(ex);
-  target_rows_ = upload_distinct(eng, task.pos.rows() > 0 ? task.pos : gpu::HostTable{std::vector<std::vector<int32_t>>(k)});
+  theory_facts_ = eng.empty(k);
+}
+
+bool CoverageEngine::set_theory(const std::vector<Clause>& theory) {
+  std::vector<const Clause*> rules;
+  for (const Clause& c : theory) rules.push_back(&c);
+  Fixpoint fix(eng_, bg_, task_.target.types.size(), max_rows_);
+  try {
+    theory_facts_ = fix.derive(rules, fix.empty());
+  } catch (const FixpointTooLarge&) {
+    return false;
+  }
+  theory_ = theory;
+  return true;
+}
+
+std::vector<char> CoverageEngine::derived_pos() {
+  std::vector<int> cols(task_.target.types.size());
+  std::iota(cols.begin(), cols.end(), 0);
+  std::vector<int> ex_cols = cols;
+  for (int& c : ex_cols) ++c;
+  gpu::HostTable ids = eng_.download(eng_.project(eng_.semi_join(examples_, theory_facts_, ex_cols, cols), {0}));
+  std::vector<char> out(static_cast<size_t>(npos_), 0);
+  for (int32_t i : ids.cols[0])
+    if (i < npos_) out[static_cast<size_t>(i)] = 1;
+  return out;
 }
 
 Coverage CoverageEngine::count(const gpu::Relation& bindings) {
@@ -72,47 +100,15 @@ CoverageEngine::Node CoverageEngine::root(const std::vector<char>& active_pos) {
   for (size_t i = 0; i < task_.neg.rows(); ++i) keep.cols[0].push_back(static_cast<int32_t>(npos_ + i));
   n.bindings = eng_.semi_join(examples_, eng_.upload(keep), {0}, {0});
   n.cov = count(n.bindings);
+  root_ = n;
   return n;
 }
 
-// The literal's relation with constants selected, repeated variables
-// equated, and one column per distinct variable (keep_cols: those
-// variables, in order of first occurrence).
-gpu::Relation CoverageEngine::literal_rows(const Literal& lit, std::vector<int>& keep_cols) {
-  const gpu::Relation& base = lit.pred == kTarget ? target_rows_ : bg_.at(static_cast<size_t>(lit.pred));
-  std::vector<gpu::Predicate> preds;
-  std::vector<int> cols;
-  keep_cols.clear();
-  for (size_t i = 0; i < lit.args.size(); ++i) {
-    const Arg& a = lit.args[i];
-    gpu::Predicate p;
-    p.col = static_cast<int>(i);
-    if (a.var < 0) {
-      p.rhs_const = a.value;
-      preds.push_back(p);
-      continue;
-    }
-    auto seen = std::find(keep_cols.begin(), keep_cols.end(), a.var);
-    if (seen != keep_cols.end()) {
-      p.rhs_is_col = true;
-      p.rhs_col = cols[static_cast<size_t>(seen - keep_cols.begin())];
-      preds.push_back(p);
-      continue;
-    }
-    keep_cols.push_back(a.var);
-    cols.push_back(static_cast<int>(i));
-  }
-  gpu::Relation r = preds.empty() ? base : eng_.select(base, preds);
-  bool identity = cols.size() == lit.args.size();
-  for (size_t i = 0; identity && i < cols.size(); ++i) identity = cols[i] == static_cast<int>(i);
-  return identity ? r : eng_.project(r, cols);
-}
-
-CoverageEngine::Node CoverageEngine::extend(const Node& parent, const Clause& child) {
+CoverageEngine::Node CoverageEngine::join_last(const Node& parent, const Clause& child, const gpu::Relation& target) {
   const Literal& lit = child.body.back();
   const int old_vars = static_cast<int>(parent.clause.var_types.size());
   std::vector<int> vars;
-  gpu::Relation rows = literal_rows(lit, vars);
+  gpu::Relation rows = literal_rows(eng_, lit.pred == kTarget ? target : bg_.at(static_cast<size_t>(lit.pred)), lit, vars);
   std::vector<int> lkeys, rkeys;
   std::vector<gpu::OutCol> out;
   for (int c = 0; c <= old_vars; ++c) out.push_back({0, c});
@@ -140,8 +136,8 @@ CoverageEngine::Node CoverageEngine::extend(const Node& parent, const Clause& ch
   return n;
 }
 
-Coverage CoverageEngine::cover(const Clause& c, const std::vector<char>& active_pos) {
-  Node n = root(active_pos);
+CoverageEngine::Node CoverageEngine::from_root(const Node& from, const Clause& c, const gpu::Relation& target) {
+  Node n = from;
   Clause prefix;
   prefix.var_types = task_.target.types;
   for (const Literal& lit : c.body) {
@@ -149,9 +145,52 @@ Coverage CoverageEngine::cover(const Clause& c, const std::vector<char>& active_
     int top = static_cast<int>(prefix.var_types.size()) - 1;
     for (const Arg& a : lit.args) top = std::max(top, a.var);
     prefix.var_types.assign(c.var_types.begin(), c.var_types.begin() + top + 1);
-    n = extend(n, prefix);
+    const bool refinable = n.refinable;
+    n = join_last(n, prefix, target);
+    n.refinable = n.refinable && refinable;
   }
-  return n.cov;
+  n.clause = c;
+  return n;
+}
+
+CoverageEngine::Node CoverageEngine::extend(const Node& parent, const Clause& child) {
+  if (is_recursive(child)) return extend_recursive(parent, child);
+  return join_last(parent, child, theory_facts_);
+}
+
+// The child's target literals read the fixpoint of the theory and the
+// child, from the theory's own (which it holds).  A child whose head is
+// not bound has none that is finite: it keeps its parent's coverage, a
+// bound on its refinements' (a literal more never derives more, so never
+// covers more), for the beam and the pruning; one whose fixpoint passes
+// max_rows is given up (covers nothing, not refined).
+CoverageEngine::Node CoverageEngine::extend_recursive(const Node& parent, const Clause& child) {
+  Node n;
+  n.clause = child;
+  if (!binds_head(child, task_.target.types.size())) {
+    n.bindings = parent.bindings;
+    n.cov = parent.cov;
+    n.refinable = parent.refinable;
+    n.bound_only = true;
+    return n;
+  }
+  std::vector<const Clause*> rules;
+  for (const Clause& c : theory_) rules.push_back(&c);
+  rules.push_back(&child);
+  Fixpoint fix(eng_, bg_, task_.target.types.size(), max_rows_);
+  gpu::Relation facts;
+  try {
+    facts = fix.derive(rules, theory_facts_, theory_.size());
+  } catch (const FixpointTooLarge&) {
+    n.bindings = eng_.empty(static_cast<int>(child.var_types.size()) + 1);
+    n.refinable = false;
+    return n;
+  }
+  return from_root(root_, child, facts);
+}
+
+Coverage CoverageEngine::cover(const Clause& c, const std::vector<char>& active_pos) {
+  return from_root(root(active_pos), c, theory_facts_).cov;
 }
 
 std::vector<char> CoverageEngine::covered_pos(const Node& n) {

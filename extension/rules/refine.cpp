@@ -6,6 +6,7 @@
 // over the head's own variables, are never offered.
 #include <algorithm>
 #include <set>
+#include <string>
 
 #include "rules/refine.hpp"
 
@@ -37,17 +38,78 @@ std::vector<std::vector<std::vector<int32_t>>> constant_columns(const Task& t, i
 
 Refiner::Refiner(const Task& t, const SearchOptions& o) : t_(t), o_(o), consts_(constant_columns(t, o.max_constants)) {}
 
-std::string Refiner::key(const Clause& c) {
-  std::vector<std::string> lits;
-  for (const Literal& l : c.body) {
-    std::string s = std::to_string(l.pred) + "(";
-    for (const Arg& a : l.args) s += (a.var >= 0 ? "v" + std::to_string(a.var) : "c" + std::to_string(a.value)) + ",";
-    lits.push_back(s);
-  }
-  std::sort(lits.begin(), lits.end());
+namespace {
+
+// A literal with the head's variables by number and every other one as
+// `_`: what renaming the other variables leaves unchanged.
+std::string literal_shape(const Literal& l, size_t arity) {
+  std::string s = std::to_string(l.pred) + "(";
+  for (const Arg& a : l.args)
+    s += (a.var < 0 ? "c" + std::to_string(a.value) : static_cast<size_t>(a.var) < arity ? "h" + std::to_string(a.var) : "_") + ",";
+  return s + ")";
+}
+
+// The body in this order, the variables past the head renumbered in order
+// of first occurrence.
+std::string body_text(const Clause& c, const std::vector<size_t>& order, size_t arity) {
+  std::vector<int> rename(c.var_types.size(), -1);
+  int next = static_cast<int>(arity);
   std::string k;
-  for (const std::string& s : lits) k += s + ")";
+  for (size_t i : order) {
+    k += std::to_string(c.body[i].pred) + "(";
+    for (const Arg& a : c.body[i].args) {
+      if (a.var < 0) {
+        k += "c" + std::to_string(a.value) + ",";
+        continue;
+      }
+      int v = a.var;
+      if (static_cast<size_t>(v) >= arity) {
+        int& r = rename.at(static_cast<size_t>(v));
+        if (r < 0) r = next++;
+        v = r;
+      }
+      k += "v" + std::to_string(v) + ",";
+    }
+    k += ")";
+  }
   return k;
+}
+
+}  // namespace
+
+// The least body_text over the orders of the body that sort its literals
+// by shape: two clauses get one key exactly when they are equal up to the
+// order of their literals and the names of their non-head variables (the
+// orders tried are those that permute literals of one shape; past 720 of
+// them, the sorted order alone, which only misses some equal pairs).
+std::string Refiner::key(const Clause& c, size_t arity) {
+  const size_t n = c.body.size();
+  std::vector<std::string> shape(n);
+  for (size_t i = 0; i < n; ++i) shape[i] = literal_shape(c.body[i], arity);
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return shape[a] < shape[b]; });
+  std::vector<std::pair<size_t, size_t>> groups;  // [begin, end) of equal shapes in `order`
+  double orders = 1;
+  for (size_t b = 0, e = 0; b < n; b = e) {
+    for (e = b + 1; e < n && shape[order[e]] == shape[order[b]];) ++e;
+    for (size_t f = 2; f <= e - b; ++f) orders *= static_cast<double>(f);
+    if (e - b > 1) groups.emplace_back(b, e);
+  }
+  std::string best = body_text(c, order, arity);
+  if (orders > 720) return best;
+  // Every order: odometer over the groups, each stepping through its permutations.
+  for (size_t g = 0; g < groups.size();) {
+    auto first = order.begin() + static_cast<std::ptrdiff_t>(groups[g].first);
+    auto last = order.begin() + static_cast<std::ptrdiff_t>(groups[g].second);
+    if (std::next_permutation(first, last)) {
+      best = std::min(best, body_text(c, order, arity));
+      g = 0;
+    } else {
+      ++g;  // this group is back to sorted order: carry into the next
+    }
+  }
+  return best;
 }
 
 // Every argument choice for columns col.. of `lit` (a literal of `pred`

@@ -14,8 +14,9 @@ class Refiner {
   Refiner(const Task& t, const SearchOptions& o);
   // Every clause `base` plus one literal, in a fixed order.
   void refine(const Clause& base, std::vector<Clause>& out) const;
-  // The same for clauses whose bodies hold the same literals in any order.
-  static std::string key(const Clause& c);
+  // One string for clauses equal up to the order of their body literals
+  // and the names of their variables past the head's `arity`.
+  static std::string key(const Clause& c, size_t arity);
 
  private:
   void fill(const Clause& base, int pred, const std::vector<int>& types, size_t col, Literal& lit,

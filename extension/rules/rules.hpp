@@ -9,8 +9,9 @@
 // columns of one type.  A learned rule is a definite clause
 //   target(V0, .., Vk-1) :- l1, .., ln.
 // whose body literals are background atoms (or the target itself, read as
-// its positive examples, when recursion is allowed) over variables and, for
-// columns with few distinct values, constants.
+// what the theory derives, when recursion is allowed) over variables and,
+// for columns with few distinct values, constants.  Every head variable
+// occurs in the body, so mln.datalog runs the rules as they are.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +38,14 @@ struct Task {
   gpu::HostTable pos, neg;              // example tuples, target arity columns
   // Renders a value of a type as text (constants in rules); default: the number.
   std::function<std::string(int type, int32_t value)> show;
+  // The table the negatives were read from, for messages; "" when they are
+  // the evidence's false atoms or sampled from the closed world.
+  std::string negatives_source;
+};
+
+// Something the caller tells the user (the SQL glue: a WARNING with its hint).
+struct Warning {
+  std::string message, hint;
 };
 
 struct SearchOptions {
@@ -46,7 +55,7 @@ struct SearchOptions {
   int64_t min_pos = 2;      // a rule covers at least this many (remaining) positives
   int64_t noise = 0;        // and at most this many negatives
   int max_rules = 10;       // rules in the theory
-  bool recursion = false;   // the target may appear in a body (as its positive examples)
+  bool recursion = false;   // the target may appear in a body (read as the theory's fixpoint)
   int max_constants = 8;    // a column with at most this many distinct values offers constants (0: none)
   uint64_t max_rows = 50000000;  // most binding rows one candidate may hold; beyond it it is not refined
   // Scoring: coverage (Aleph: definite clauses, P - N) or wpll (MLN clauses
@@ -67,7 +76,7 @@ struct Arg {
 };
 
 struct Literal {
-  int pred = -1;  // index into Task::background, or kTarget (the target, read as its positives)
+  int pred = -1;  // index into Task::background, or kTarget (the target, read as what the theory derives)
   std::vector<Arg> args;
 };
 constexpr int kTarget = -2;
@@ -107,9 +116,15 @@ class TaskError : public std::runtime_error {
 // target's arity, and with wpll no recursion.  Throws TaskError.
 void check_search_options(const SearchOptions& o, size_t arity);
 
+// What a search of `task` should warn of: no negative example, so that
+// every rule covering min_pos positives is accepted (an empty negatives
+// table reads as none given).
+std::vector<Warning> task_warnings(const Task& task);
+
 // Closed-world negatives: `n` distinct tuples of the target's arity, not
-// positives, each column drawn uniformly from the values its type takes in
-// the background and the positives; fewer when the domain runs out.
+// positives, each column drawn uniformly from the values it can take: the
+// positives' values in it and those of every background column of its
+// type that shares one with them; fewer when the domain runs out.
 // Deterministic in `seed`.
 gpu::HostTable sample_negatives(const Task& task, size_t n, uint64_t seed);
 
@@ -140,7 +155,10 @@ std::string render_formula(const Task& task, const Clause& c);
 
 // Coverage of clauses on the engine, the examples and background uploaded
 // once; each candidate extends its parent's bindings by one literal, so
-// candidates that share a prefix share that prefix's joins.
+// candidates that share a prefix share that prefix's joins.  A target
+// literal reads the least fixpoint of the theory learned so far plus the
+// candidate (set_theory; fixpoint.hpp), so a recursive candidate is scored
+// by what it derives, as mln.datalog would run it.
 class CoverageEngine {
  public:
   // Bindings of a clause: one row per (example, satisfying assignment of the
@@ -150,16 +168,29 @@ class CoverageEngine {
     Clause clause;
     gpu::Relation bindings;
     Coverage cov;
-    bool refinable = true;  // false: its bindings passed max_rows
+    bool refinable = true;  // false: its bindings (or its fixpoint) passed max_rows
+    // A recursive clause with a head variable its body does not bind has no
+    // finite fixpoint to read: cov is its parent's, which bounds what every
+    // refinement of it covers, and bindings are its parent's.  Never a rule.
+    bool bound_only = false;
   };
 
   CoverageEngine(gpu::Engine& eng, const Task& task, uint64_t max_rows);
+  // The rules learned so far, whose fixpoint target literals read (with the
+  // candidate's own derivations); every one binds its head.  False, and the
+  // theory unchanged, when that fixpoint passes max_rows rows.
+  bool set_theory(const std::vector<Clause>& theory);
+  // Which positives the theory's fixpoint holds (by index).
+  std::vector<char> derived_pos();
   // The empty body over the examples whose `active` flag is set (a positive
   // already covered is left out of a covering loop's later searches).
   Node root(const std::vector<char>& active_pos);
   // `parent` with `lit` added (its new variables already in clause.var_types).
+  // A recursive child is evaluated from the last root() up, as its parent's
+  // bindings read another fixpoint.
   Node extend(const Node& parent, const Clause& child);
-  // A whole clause from scratch (tests, and a theory's final coverage).
+  // A whole clause from scratch (tests, and a theory's final coverage), its
+  // target literals reading the theory's fixpoint (set_theory).
   Coverage cover(const Clause& c, const std::vector<char>& active_pos);
   // Which positives a clause covers (by index), from a node's bindings.
   std::vector<char> covered_pos(const Node& n);
@@ -169,15 +200,21 @@ class CoverageEngine {
 
  private:
   Coverage count(const gpu::Relation& bindings);
-  gpu::Relation literal_rows(const Literal& lit, std::vector<int>& keep_cols);
+  // `parent` joined with child's last literal, a target literal reading `target`.
+  Node join_last(const Node& parent, const Clause& child, const gpu::Relation& target);
+  // `c` from `from` (a root) up, target literals reading `target`.
+  Node from_root(const Node& from, const Clause& c, const gpu::Relation& target);
+  Node extend_recursive(const Node& parent, const Clause& child);
 
   gpu::Engine& eng_;
   const Task& task_;
   uint64_t max_rows_;
   int64_t npos_ = 0;
   std::vector<gpu::Relation> bg_;  // background relations, uploaded
-  gpu::Relation target_rows_;      // the positives as a relation (recursion)
   gpu::Relation examples_;         // index, then the target's columns
+  std::vector<Clause> theory_;     // set_theory's rules
+  gpu::Relation theory_facts_;     // their least fixpoint over the background
+  Node root_;                      // the last root()
 };
 
 }  // namespace mln::rules

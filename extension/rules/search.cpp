@@ -4,14 +4,17 @@
 // column with few values, at least one argument an existing variable so the
 // clause stays linked.  Score: covered positives less covered negatives
 // (Aleph's `coverage` evaluation); a rule is acceptable when it covers at
-// least min_pos positives and at most `noise` negatives.  A refinement never
-// covers more than its parent (adding a literal only removes bindings), so
-// a node whose positives cannot beat the best acceptable score is pruned.
+// least min_pos positives and at most `noise` negatives, binds every head
+// variable (mln.datalog runs no other) and is no tautology.  A refinement
+// never covers more than its parent (adding a literal only removes
+// bindings, and the fixpoint a target literal reads only shrinks), so a
+// node whose positives cannot beat the best acceptable score is pruned.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <unordered_set>
 
+#include "rules/fixpoint.hpp"
 #include "rules/refine.hpp"
 
 namespace mln::rules {
@@ -21,16 +24,25 @@ namespace {
 class Search {
  public:
   Search(const Task& t, const SearchOptions& o, CoverageEngine& ce, SearchStats& st)
-      : o_(o), ce_(ce), st_(st), refiner_(t, o) {}
+      : arity_(t.target.types.size()), o_(o), ce_(ce), st_(st), refiner_(t, o) {}
 
   // The best acceptable clause found from `root`, if any.
   bool best_from(const CoverageEngine::Node& root, int rule_no, CoverageEngine::Node& best);
+  // A rule of the theory: one equal to it up to renaming is not found again.
+  void take(const Clause& c) { taken_.insert(Refiner::key(c, arity_)); }
 
  private:
+  // A rule mln.datalog runs as it is, and that says something.
+  bool is_rule(const CoverageEngine::Node& n) const {
+    return !n.bound_only && binds_head(n.clause, arity_) && !is_tautology(n.clause, arity_);
+  }
+
+  size_t arity_;
   const SearchOptions& o_;
   CoverageEngine& ce_;
   SearchStats& st_;
   Refiner refiner_;
+  std::unordered_set<std::string> taken_;
 };
 
 bool Search::best_from(const CoverageEngine::Node& root, int rule_no, CoverageEngine::Node& best) {
@@ -46,7 +58,8 @@ bool Search::best_from(const CoverageEngine::Node& root, int rule_no, CoverageEn
       std::vector<Clause> kids;
       refiner_.refine(n.clause, kids);
       for (const Clause& c : kids) {
-        if (!seen.insert(Refiner::key(c)).second) continue;
+        const std::string key = Refiner::key(c, arity_);
+        if (!seen.insert(key).second || taken_.count(key)) continue;
         const auto t0 = std::chrono::steady_clock::now();
         CoverageEngine::Node kid = ce_.extend(n, c);
         st_.coverage_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -54,12 +67,15 @@ bool Search::best_from(const CoverageEngine::Node& root, int rule_no, CoverageEn
         ++evaluated;
         if (kid.cov.pos < o_.min_pos) continue;  // and so would every refinement of it
         const int64_t score = kid.cov.pos - kid.cov.neg;
-        if (kid.cov.neg <= o_.noise && (!found || score > best_score)) {
+        const bool rule = is_rule(kid);
+        if (rule && kid.cov.neg <= o_.noise && (!found || score > best_score)) {
           best = kid;
           best_score = score;
           found = true;
         }
-        if (kid.cov.neg > 0) cands.push_back(std::move(kid));  // with no negative left, refining only loses positives
+        // With no negative left, refining a rule only loses positives; a
+        // body that does not bind the head yet is refined to bind it.
+        if (kid.cov.neg > 0 || !rule) cands.push_back(std::move(kid));
       }
     }
     if (o_.progress) o_.progress(rule_no, depth, evaluated);
@@ -89,6 +105,11 @@ void check_search_options(const SearchOptions& o, size_t arity) {
     throw TaskError("min_gain, penalty and l2 must be at least 0");
 }
 
+// The covering loop.  With recursion a rule's positives are those the
+// theory's fixpoint holds once it is added (a recursive rule read with an
+// earlier one derives more than either alone), and each rule's coverage
+// over all examples reads the whole theory's fixpoint, as mln.datalog runs
+// it.
 std::vector<LearnedRule> learn_rules(gpu::Engine& eng, const Task& task, const SearchOptions& opts,
                                      SearchStats* stats) {
   check_search_options(opts, task.target.types.size());
@@ -98,12 +119,18 @@ std::vector<LearnedRule> learn_rules(gpu::Engine& eng, const Task& task, const S
   Search search(task, opts, ce, st);
   std::vector<char> active(static_cast<size_t>(ce.num_pos()), 1);
   std::vector<LearnedRule> theory;
+  std::vector<Clause> clauses;
   while (static_cast<int>(theory.size()) < opts.max_rules) {
     const int64_t left = std::count(active.begin(), active.end(), 1);
     if (left < opts.min_pos) break;
     CoverageEngine::Node best;
     if (!search.best_from(ce.root(active), static_cast<int>(theory.size()), best)) break;
     std::vector<char> covered = ce.covered_pos(best);
+    clauses.push_back(best.clause);
+    if (opts.recursion) {
+      if (!ce.set_theory(clauses)) break;  // its fixpoint passes max_rows
+      covered = ce.derived_pos();
+    }
     LearnedRule r;
     r.clause = best.clause;
     r.score = static_cast<double>(best.cov.pos - best.cov.neg);
@@ -113,10 +140,13 @@ std::vector<LearnedRule> learn_rules(gpu::Engine& eng, const Task& task, const S
         ++r.new_pos;
       }
     if (r.new_pos == 0) break;
-    r.on_all = ce.cover(r.clause, {});
     r.text = render(task, r.clause);
+    search.take(r.clause);
     theory.push_back(std::move(r));
   }
+  clauses.resize(theory.size());
+  if (opts.recursion && !ce.set_theory(clauses)) throw TaskError("the theory's fixpoint passes max_rows (internal)");
+  for (LearnedRule& r : theory) r.on_all = ce.cover(r.clause, {});
   return theory;
 }
 

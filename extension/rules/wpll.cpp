@@ -189,7 +189,7 @@ std::vector<LearnedRule> learn_mln_rules(gpu::Engine& eng, const Task& task, con
         std::vector<Clause> kids;
         refiner.refine(n.clause, kids);
         for (const Clause& c : kids) {
-          const std::string key = Refiner::key(c);
+          const std::string key = Refiner::key(c, task.target.types.size());
           if (!seen.insert(key).second || taken.count(key)) continue;
           const auto t0 = std::chrono::steady_clock::now();
           CoverageEngine::Node kid = ce.extend(n, c);
@@ -212,7 +212,7 @@ std::vector<LearnedRule> learn_mln_rules(gpu::Engine& eng, const Task& task, con
       beam = std::move(cands);
     }
     if (!found) break;
-    taken.insert(Refiner::key(best.clause));
+    taken.insert(Refiner::key(best.clause, task.target.types.size()));
     chosen.push_back(best.clause);
     gains.push_back(best_gain);
     md.feats.push_back(ce.counts(best));

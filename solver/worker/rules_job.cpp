@@ -231,6 +231,7 @@ void run_rules_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job&
   log("rules for " + target + ": " + std::to_string(task.pos.rows()) + " positive and " +
       std::to_string(task.neg.rows()) + " negative examples, " + std::to_string(task.background.size()) +
       " background relations");
+  for (const rules::Warning& w : rules::task_warnings(task)) log("warning: " + w.message);
   RulesOutcome out;
   std::string error;
   const bool keep = run_supervised(

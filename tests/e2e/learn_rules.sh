@@ -5,7 +5,8 @@
 # rules with their coverage; -ruleOptions passes mln.learn_rules_from's
 # options; bad flags are refused before anything runs.  The worker's path
 # (mln.learn_rules_job): the same rule, progress while it searches, and a
-# cancel that stops it between depths and leaves no rule.
+# cancel that stops it between depths and leaves no rule.  mln.learn_rules
+# warns of an empty negatives table (a WARNING pgTAP cannot see).
 source "$(dirname "$0")/lib.sh"
 export PGDATABASE=mln_e2e_learn_rules
 dropdb --if-exists "$PGDATABASE" 2>/dev/null; createdb "$PGDATABASE"
@@ -69,6 +70,24 @@ check "an inference flag is refused" grep -q 'applies to inference, not to -lear
 run -learnrules grandparent -ruleOptions '{"beam": 0}' -r "$tmp/x.txt" >"$tmp/err" 2>&1
 check "a bad rule option is the server's error" \
   grep -q 'option "beam" of mln.learn_rules must be a whole number >= 1' "$tmp/err"
+
+# An empty negatives table means no negatives were given: a WARNING with a hint.
+psql -qXAt -v ON_ERROR_STOP=1 >/dev/null 2>"$tmp/warn" <<'SQL'
+CREATE EXTENSION IF NOT EXISTS pg_mln;
+CREATE TABLE parent(a text, b text);
+INSERT INTO parent VALUES ('ann', 'bob'), ('bob', 'cy'), ('ann', 'dan'), ('dan', 'eve'), ('cy', 'fay');
+CREATE TABLE gp_pos AS SELECT DISTINCT x.a, y.b FROM parent x JOIN parent y ON x.b = y.a;
+CREATE TABLE gp_neg(a text, b text);
+SELECT * FROM mln.learn_rules('grandparent', 'gp_pos', 'gp_neg', ARRAY['parent'], '{"device": "cpu"}');
+SQL
+check "mln.learn_rules warns of an empty negatives table" \
+  grep -q 'WARNING:  the negative examples public.gp_neg are empty: an empty negatives table means no negatives were given' "$tmp/warn"
+check "that the rules can be over-general, with a hint" \
+  bash -c "grep -q 'can be over-general' '$tmp/warn' && grep -q 'HINT:  .*pass NULL as the negatives' '$tmp/warn'"
+psql -qXAt -v ON_ERROR_STOP=1 >/dev/null 2>"$tmp/nowarn" \
+  -c "SELECT * FROM mln.learn_rules('grandparent', 'gp_pos', NULL, ARRAY['parent'], '{\"device\": \"cpu\"}')"
+check "NULL negatives (closed-world ones sampled) are not warned of" bash -c "! grep -q WARNING '$tmp/nowarn'"
+psql -qXAt -v ON_ERROR_STOP=1 -c "DROP TABLE parent, gp_pos, gp_neg" >/dev/null
 
 # The worker's path: the rule and coverage the command line wrote.
 q() { psql -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
