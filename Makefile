@@ -1,6 +1,6 @@
 # pg_mln: the commands users type.
 #
-#   make demo    install what is missing, build, install the extension, start
+#   make demo    build, install the extension, start
 #                the private cluster and run the bundled example
 #   make check   the same set-up, then every test suite (GoogleTest via ctest,
 #                pgTAP via pg_prove, end-to-end); exits non-zero on failure
@@ -8,6 +8,8 @@
 #                entry per case; labels gpu, lang, ground, solver, needs_gpu)
 #   make test-slow   the full-size statistical tests that check leaves out
 #                (ctest -L slow; check runs a reduced version of each)
+#   make deps    install the Debian packages that are missing (apt-get);
+#                build, install and check only say what is missing
 #   make build | install | cluster-start | cluster-stop | bench | clean
 #
 # Both demo and check are idempotent: a second run skips what is done.
@@ -19,17 +21,20 @@ JOBS        ?= $(shell nproc)
 PG_CONFIG   ?= pg_config
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build install cluster-start cluster-stop demo check test-unit test-slow test-sql test-e2e bench clean
+.PHONY: all deps deps-check build install cluster-start cluster-stop demo check test-unit test-slow test-sql test-e2e bench clean
 
 all: build
 
 deps:
-	@bash scripts/deps.sh
+	@bash scripts/deps.sh install
 
-build: deps
+deps-check:
+	@bash scripts/deps.sh check
+
+build: deps-check
 	@bash scripts/build.sh $(BUILD) $(JOBS) $(PG_CONFIG) -- $(CMAKE_FLAGS)
 
-install: deps
+install: deps-check
 	@bash scripts/build.sh $(BUILD) $(JOBS) $(PG_CONFIG) install -- $(CMAKE_FLAGS)
 
 cluster-start:
