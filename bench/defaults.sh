@@ -5,7 +5,7 @@
 # -timeout T; seconds are the whole command against the running server, after one discarded
 # warm-up run of the default (with -keepData: its ground network is exported as WCNF for NuWLS
 # by bench/wcnf_export.py, then its program dropped; NuWLS runs on it twice, with the dummy hard
-# clause docs/baselines.md advises and without it, one core each).  GPU rows say "no GPU" where
+# clause docs/peers.md says and without it, one core each).  GPU rows say "no GPU" where
 # nvidia-smi finds none or the command line reports none.  Checks the targets: the default is never
 # more than 10% + 0.2 s slower than the fastest single path reaching its cost, and never ends at
 # a worse cost than any single path.  Writes OUT_DIR/defaults.md (logs: OUT_DIR/defaults.log).
@@ -81,7 +81,7 @@ run() {  # load tag [flags...]
   echo "  weights; seconds: CPU time of its last improvement (time to its best), export not counted."
   echo "  NuWLS target: the default's solver time ('### Search ended ... bound at': its answer and bound, the"
   echo "  worker's read and write-back not counted, as NuWLS's parse is not) against 2x NuWLS's time to its best."
-  echo "  NuWLS: with one dummy hard clause, as docs/baselines.md advises; NuWLS,no-dummy: the same file without it."
+  echo "  NuWLS: with one dummy hard clause, as docs/peers.md says; NuWLS,no-dummy: the same file without it."
   echo "- check: on the default row the issue's two targets (time: <= 1.1 x fastest single path reaching its cost"
   echo "  + 0.2 s; cost: no single path ends lower in the same time, i.e. within that allowance of the default's), on the others whether the path reaches the default's cost."
   echo "  Costs are compared to the printed 0.01."
@@ -106,7 +106,7 @@ for l in $loads; do
     echo "NuWLS no-network" >>"$res"
   else
     if [ -x "$nuwls" ] && python3 "$root/bench/wcnf_export.py" export "$schema" "$work/$l"; then
-      for f in "" .nodummy; do  # as docs/baselines.md says (one dummy hard clause), and without
+      for f in "" .nodummy; do  # as docs/peers.md says (one dummy hard clause), and without
         timeout -s TERM "$T" "$nuwls" "$work/$l$f.wcnf" 1 >"$work/$l-nuwls$f.log" 2>&1
         set -- $(python3 "$root/bench/wcnf_export.py" score "$work/$l" "$work/$l-nuwls$f.log")
         echo "NuWLS${f:+,no-dummy} ${2:--} ${1:--} - - -" >>"$res"

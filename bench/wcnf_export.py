@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The ground network a `pg_mln -keepData` run left in its schema, as old-format WCNF for
-NuWLS (issue #39; encoding as in docs/baselines.md), and NuWLS's answer scored on the network.
+NuWLS (issue #39; encoding as in docs/peers.md), and NuWLS's answer scored on the network.
 
   wcnf_export.py export SCHEMA PREFIX     writes PREFIX.wcnf, PREFIX.nodummy.wcnf (the same without
                                           the dummy hard clause) and PREFIX.net (the network, JSON)
@@ -16,7 +16,7 @@ the weight of every violated clause of w > 0 plus |w| of every satisfied clause 
 clauses are only large weights here, and stay finite).  WCNF weights are round(100 |w|); a
 w < 0 clause is its negated unit, or with several literals an aux variable: soft (!aux) of
 weight |w| and hard (aux v !l) for each literal l.  One dummy hard clause on a fresh variable
-keeps NuWLS's clause weighting on (it switches it off when a file has none; docs/baselines.md):
+keeps NuWLS's clause weighting on (it switches it off when a file has none; docs/peers.md):
 PREFIX.wcnf has it, PREFIX.nodummy.wcnf not.  top exceeds the sum of soft weights.
 """
 import json

@@ -27,6 +27,9 @@ for part in $parts; do
       echo "== sizes (files under 500 lines, functions under 120, or a comment says why)"
       python3 "$root/scripts/check_sizes.py" "$root"
       record "sizes" $?
+      echo "== file tables (the docs' tables of files name what the tree holds)"
+      python3 "$root/scripts/check_file_tables.py" "$root"
+      record "file tables" $?
       ;;
     unit)
       # One ctest entry per GoogleTest case, run side by side (MLN_TEST_JOBS,
