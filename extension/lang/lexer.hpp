@@ -28,6 +28,11 @@ struct Token {
 // Splits `text` into tokens; the last one is Tok::End.  Throws LangError(Syntax).
 std::vector<Token> tokenize(std::string_view text);
 
+// `s` as a string constant: in double quotes, with the Java escapes that
+// decode_java_string reads back.  The one quoter of constants, for program text
+// and the command line's output files alike.
+std::string quoted_string(const std::string& s);
+
 // Decodes the Java escapes of a string body (quotes excluded) into `out`.
 // Returns the offset of the first bad escape, or npos when it decoded.
 size_t decode_java_string(std::string_view body, std::string& out);

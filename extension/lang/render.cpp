@@ -10,19 +10,7 @@ namespace mln::lang {
 
 namespace detail {
 
-namespace {
-
-// Looks `name` up in a rename list; returns the name itself when absent.
-const std::string& renamed(const std::string& name, const RenameMap* rename) {
-  if (rename) {
-    auto it = rename->find(name);
-    if (it != rename->end()) return it->second;
-  }
-  return name;
-}
-
-// A Java-style quoted string.
-std::string quote(const std::string& s) {
+std::string quoted_string(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
@@ -46,10 +34,22 @@ std::string quote(const std::string& s) {
   return out + "\"";
 }
 
+namespace {
+
+// Looks `name` up in a rename list; returns the name itself when absent.
+const std::string& renamed(const std::string& name, const RenameMap* rename) {
+  if (rename) {
+    auto it = rename->find(name);
+    if (it != rename->end()) return it->second;
+  }
+  return name;
+}
+
+
 // A constant written bare when it reads back as the same constant.
 std::string constant_text(const std::string& s) {
   if (is_constant_name(s) && scan_identifier(s) == s.size() && !is_reserved_word(s)) return s;
-  return quote(s);
+  return quoted_string(s);
 }
 
 // Shortest text that reads back as `v`.

@@ -12,31 +12,14 @@
 
 #include "cli/embedded.hpp"
 #include "cli/server.hpp"
+#include "lang/lexer.hpp"
 #include "worker/pq.hpp"
 
 namespace mln::cli {
 
 std::string format_arg(const std::string& v) {
   if (!v.empty() && std::isdigit(static_cast<unsigned char>(v[0])) && v.find(' ') == std::string::npos) return v;
-  std::string o = "\"";
-  for (unsigned char c : v) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      case '\r': o += "\\r"; break;
-      default:
-        if (c < 0x20) {
-          char b[8];
-          std::snprintf(b, sizeof b, "\\u%04x", c);
-          o += b;
-        } else {
-          o += static_cast<char>(c);
-        }
-    }
-  }
-  return o + "\"";
+  return lang::detail::quoted_string(v);
 }
 
 namespace {
