@@ -557,7 +557,7 @@ SolveOptions weighted_seeded(uint64_t seed) {
   // Walks end after stall_rounds rounds without a better state, not by the
   // clock or by the flip budget (checked once per batch of rounds, whose
   // size follows the clock): runs repeat exactly.
-  o.weighted.stall_min_s = 1e6;
+  o.weighted.stall_work = 1e18;
   o.max_flips = 0;
   return o;
 }
