@@ -74,7 +74,7 @@ TEST(SolverRepro, ASlowedRunGivesTheSameAnswer) {
   const SolveOptions fast = defaults();
   SolveOptions slow = defaults();
   slow.progress_interval_s = 0;
-  slow.progress = [](double, int64_t) { std::this_thread::sleep_for(std::chrono::milliseconds(2)); };
+  slow.progress = [](double, int64_t) { std::this_thread::sleep_for(std::chrono::milliseconds(10)); };
   const SolveResult a = solve_map(network(), fast);
   const SolveResult b = solve_map(network(), slow);
   expect_same_answer(a, b);

@@ -51,16 +51,17 @@ struct WeightedOptions {
   // instance, so the floor is a fixed amount of work, long on a small
   // network and a few dozen rounds on a very large one, where a round is
   // long and stall_rounds of them far outlast the search.
-  // With stall_cap_work > 0 (the GPU driver's) the walk also ends once
+  // With stall_cap_work > 0 (the GPU driver's) the walk instead ends once
   // stall_cap_work over atoms plus clauses rounds (at least
   // kStallMaxMinRounds) pass without a new best, however long it took to
   // reach it: on a GPU the rounds of a large network kept the job going well
   // past the walk's convergence (#39).  These replace the former time rules
-  // (stall_min_s, stall_max_s) at about the rounds those allowed at each end.
+  // (stall_min_s, stall_max_s: a second) at about the rounds those allowed,
+  // on the CPU driver and on the GPU, at each end of the sizes walked.
   int64_t stall_rounds = 2000;
   double stall_time = 1;
-  double stall_work = 268435456.0;       // 2^28 atom and clause visits
-  double stall_cap_work = 4294967296.0;  // 2^32; 0: no cap rule
+  double stall_work = 67108864.0;        // 2^26 atom and clause visits
+  double stall_cap_work = 4294967296.0;  // 2^32; 0: the floor rule instead
   // Rounds of greedy descent on the true weights from the best state at the
   // end (stops earlier when a round flips nothing).
   int64_t polish_rounds = 10000;
@@ -180,6 +181,7 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
   auto stalled = [&] {
     const int64_t since = round - best_round, to_best = best_round - first_round;
     if (since > wo.stall_rounds || since >= cap_rounds) return true;
+    if (wo.stall_cap_work > 0) return false;  // the cap instead of the floor rule
     // At least a round since the best: a start at its best (all false,
     // solve_map's rule) must still be walked.
     return since > 0 && static_cast<double>(since) > std::max(static_cast<double>(floor_rounds), wo.stall_time * to_best);
