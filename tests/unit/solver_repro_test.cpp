@@ -14,6 +14,7 @@
 #include "core/map/solve_map.hpp"
 #include "core/walk/walk_instance.hpp"
 #include "core/walk/walk_weighted.hpp"
+#include "solver_gpu_case.hpp"
 #include "solver_test_util.hpp"
 
 namespace mln::solver {
@@ -145,6 +146,24 @@ TEST(SolverRepro, ATinyTimeoutSaysTheCapDecided) {
   bool said = false;
   for (const std::string& w : r.warnings) said |= w.find("a time cap (timeout)") != std::string::npos;
   EXPECT_TRUE(said) << "no warning names the time cap";
+}
+
+// The same on the GPU (skipped without one): two runs of the default MAP
+// with device "gpu" (the walk's kernels, the PDHG bound beside it on the
+// device, the exact path after it), and with device "auto" and the
+// component large enough for the GPU walk, give the same answer.
+class SolverReproGpu : public testing::GpuCase {};
+
+TEST_F(SolverReproGpu, TwoDefaultGpuRunsGiveTheSameAnswer) {
+  for (const char* device : {"gpu", "auto"}) {
+    SolveOptions o = defaults();
+    o.device = device;
+    o.gpu_min_atoms = 1000;
+    const SolveResult a = solve_map(network(), o);
+    const SolveResult b = solve_map(network(), o);
+    EXPECT_NE(a.device_used.find("gpu"), std::string::npos) << device;
+    expect_same_answer(a, b);
+  }
 }
 
 }  // namespace
