@@ -554,10 +554,9 @@ TEST(SolverSpreadGpu, KeptWalksOnTheGpuReportTheirPartsCost) {
 SolveOptions weighted_seeded(uint64_t seed) {
   SolveOptions o = seeded(seed);
   o.cpu_walk = "weighted";
-  // Walks end after stall_rounds rounds without a better state, not by the
-  // clock or by the flip budget (checked once per batch of rounds, whose
-  // size follows the clock): runs repeat exactly.
-  o.weighted.stall_min_s = 1e6;
+  // Walks end after stall_rounds rounds without a better state (the work
+  // floor set out of reach), not by the flip budget: runs repeat exactly.
+  o.weighted.stall_work = 1e18;
   o.max_flips = 0;
   return o;
 }

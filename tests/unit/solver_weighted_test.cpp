@@ -201,7 +201,7 @@ TEST(WeightedWalk, PartsKeepTheirOwnBest) {
   p.seed = 3;
   WeightedOptions wo;
   wo.threads = 2;
-  wo.stall_min_s = 1e9;  // the rounds rule alone: a loaded machine must not cut the walk short
+  wo.stall_work = 1e18;  // the stall_rounds rule alone
   std::vector<uint8_t> init(inst.n, 0);
   WalkOutcome out = walk_weighted_cpu(inst, init, p, wo, &part);
   std::vector<uint8_t> t(inst.n + 1, 0);

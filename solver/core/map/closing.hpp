@@ -2,32 +2,21 @@
 // (issue #39): while it still closes the gap between the answer and the
 // bound by at least kShare of what is left every window, it goes on; once a
 // window passes without that, it stops.  One rule for the PDHG bound
-// (PdhgThread::wait_while_closing) and CBC's branch and bound (ilp_map.cpp).
+// (PdhgThread::finish, windows of iterations) and CBC's branch and bound
+// (ilp_map.cpp, windows of simplex work).  Windows are counts of the
+// solver's own work, never seconds: where the rule stops a solve then does
+// not depend on the machine's speed or load, and a seeded job repeats its
+// answer (issue #60).
 #pragma once
 
 #include <algorithm>
-#include <chrono>
 #include <limits>
 
 namespace mln::solver {
 
 class GapClosing {
  public:
-  using Clock = std::chrono::steady_clock;
-  // 1% every 3 s: longer than the time between two of PDHG's bound
-  // evaluations on large networks, and than CBC's node events far apart.
   static constexpr double kShare = 0.01;
-  static constexpr double kWindowS = 3.0;
-
-  // After a search of search_s seconds, the window is as long as the search
-  // was, between kMinWindowS and kWindowS: a proof that closes nothing for
-  // as long as the answer took is given up, so a small network's futile
-  // proof costs the job at most about its search time again (mis-2000 on 2
-  // cores: 3.7 s with the fixed 3 s window, where the walk alone ends at
-  // 0.9 s; docs/solver/map.md).  kMinWindowS: CBC's root and first nodes on
-  // class-sized models.
-  static constexpr double kMinWindowS = 0.5;
-  static double window_after(double search_s) { return std::clamp(search_s, kMinWindowS, kWindowS); }
 
   // The exact path after the walk (solver auto) runs only where the LP
   // relaxation's optimum is within kExactMaxGap of the walk's answer.  A
@@ -43,25 +32,25 @@ class GapClosing {
     return clauses <= kExactAnyGapClauses || relative_gap(cost, lp_bound) <= kExactMaxGap;
   }
 
-  explicit GapClosing(double window_s = kWindowS) : window_s_(window_s), since_(Clock::now()) {}
-  double window_s() const { return window_s_; }
-  // Records the gap now (answer minus bound; +infinity while one is
-  // missing); false once a whole window passed without closing kShare of
-  // the gap at the window's start.
-  bool still_closing(double gap) {
-    const auto now = Clock::now();
+  explicit GapClosing(double window) : window_(window) {}
+  double window() const { return window_; }
+  // Records the gap (answer minus bound; +infinity while one is missing)
+  // after `work` units of the solver's work (a count that never falls);
+  // false once `window` units passed without closing kShare of the gap at
+  // the window's start.
+  bool still_closing(double gap, double work) {
     if (gap < ref_ && (ref_ == std::numeric_limits<double>::infinity() || ref_ - gap >= kShare * ref_)) {
       ref_ = gap;
-      since_ = now;
+      since_ = work;
       return true;
     }
-    return std::chrono::duration<double>(now - since_).count() < window_s_;
+    return work - since_ < window_;
   }
 
  private:
-  double window_s_;
+  double window_;
   double ref_ = std::numeric_limits<double>::infinity();
-  Clock::time_point since_;
+  double since_ = 0;
 };
 
 }  // namespace mln::solver

@@ -110,7 +110,10 @@ struct IlpSolve {
   double value = 0;          // objective of the solution (constant included)
   double bound = -std::numeric_limits<double>::infinity();  // CBC's proven bound (constant included)
   bool stalled = false;      // stopped because its gap stopped closing
+  bool out_of_work = false;  // stopped at its work budget
   bool skipped = false;      // too little time left to start CBC (kMinCbcSeconds)
+  bool timed_out = false;    // the caller's time cap ended it (or skipped it)
+  double work = 0;           // CbcProgress::work
 };
 
 // Rows above which the root LP skips Clp's presolve (see run_cbc).
@@ -134,16 +137,18 @@ constexpr double kSetupSecondsPerClause = 2e-6;
 // limits of a few milliseconds, IlpTest.ATimeLimitLeavesAValidBound, two
 // copies on 2 cores); with less left the round is not started at all.
 constexpr double kMinCbcSeconds = 0.5;
-// Below this much time CBC runs without its preprocessing, so that its
-// clock cannot stop it there (the crash above) on a model whose
-// preprocessing alone takes longer than what is left.
-constexpr double kPreprocessMinSeconds = 5.0;
+// The LP relaxation's simplex iterations at most: a dual simplex solve
+// takes a few iterations per row and column; an LP that needs far more is
+// given up (the unit bound stands) by this count rather than by a clock.
+constexpr double kLpIterationsMin = 100000;
+constexpr double kLpIterationsPerRow = 20;
 constexpr const char* kTooLittleForCbc = "too little time left for CBC (under 0.5 s): the exact path was skipped";
 
 // Solves the model with CBC's standard driver (presolve, cuts, heuristics),
-// from the MIP start `start` (by atom id), within `seconds` (<= 0: none).
-IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seconds, StopToken* stop,
-                 bool stop_when_stalled, double stall_window_s) {
+// from the MIP start `start` (by atom id), within `work` units of simplex
+// work (CbcProgress; <= 0: none) and the time cap `seconds` (<= 0: none).
+IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seconds, double work, StopToken* stop,
+                 bool stop_when_stalled, double stall_window) {
   std::lock_guard<std::mutex> lock(g_cbc_mu);
   const Clock::time_point deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(seconds, 0.0)));
@@ -169,15 +174,16 @@ IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seco
   // What is left of `seconds` after the model's load (0: no limit).
   const double left = seconds > 0 ? std::chrono::duration<double>(deadline - Clock::now()).count() : 0.0;
   if (seconds > 0 && left < kMinCbcSeconds) {
-    r.skipped = true;
+    r.skipped = r.timed_out = true;
     return r;
   }
-  CbcProgress progress(stall_window_s, left);
-  ClpStop clp_stop(stop, left, stop_when_stalled ? &progress : nullptr);
+  CbcProgress progress(stall_window, work, left, static_cast<double>(md.row_lb.size() + md.obj.size()));
+  progress.stall_rule = stop_when_stalled;
+  ClpStop clp_stop(stop, &progress);
   si.getModelPtr()->passInEventHandler(&clp_stop);
   CbcModel model(si);
   model.setLogLevel(0);
-  StopHandler handler(stop, stop_when_stalled ? &progress : nullptr);
+  StopHandler handler(stop, &progress);
   model.passInEventHandler(&handler);
   // A MIP start by column name (CbcMain1 reads it from the model), every
   // column set: with the atoms alone CBC must complete it by an LP, which on
@@ -204,17 +210,17 @@ IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seco
   CbcSolverUsefulData data;
   data.noPrinting_ = true;
   CbcMain0(model, data);
-  std::string sec = std::to_string(left > 0 ? left : 1e9);
   // MLN_CBC_LOG=1: CBC's own log on stdout (docs/solver/map.md).
   const bool log = std::getenv("MLN_CBC_LOG") != nullptr;
   if (log) model.setLogLevel(1);
-  // -sec in wall-clock seconds: CBC counts CPU time by default, and on a
-  // busy machine (2 cores, other jobs) its clock then lags the job's.
-  std::vector<const char*> argv = {"pg_mln", "-log", log ? "1" : "0", "-slog", log ? "1" : "0", "-timeMode", "elapsed",
-                                   "-sec", sec.c_str(), "-ratioGap", "0", "-allowableGap", "1e-7", "-threads", "0"};
+  // No -sec: CBC's own clock would stop it at a point that depends on the
+  // machine's speed (and, inside its preprocessing, crash CBC 2.10).  The
+  // time cap is the handlers' (CbcProgress), checked at every node and
+  // every 64 simplex iterations; one thread, so that its search repeats.
+  std::vector<const char*> argv = {"pg_mln", "-log", log ? "1" : "0", "-slog", log ? "1" : "0",
+                                   "-ratioGap", "0", "-allowableGap", "1e-7", "-threads", "0"};
   if (md.row_lb.size() > kCutsMaxRows)  // no cut generators, no diving or RINS; smaller models keep CBC's defaults
     argv.insert(argv.end(), {"-cuts", "off", "-DivingCoefficient", "off", "-DivingFractional", "off", "-Rins", "off"});
-  if (left > 0 && left < kPreprocessMinSeconds) argv.insert(argv.end(), {"-preprocess", "off"});
   argv.insert(argv.end(), {"-solve", "-quit"});
   CbcMain1(static_cast<int>(argv.size()), argv.data(), model, no_callback, data);
   const double* sol = model.bestSolution();
@@ -229,14 +235,48 @@ IlpSolve run_cbc(const Model& md, const std::vector<uint8_t>& start, double seco
   // reported "proven optimal" 3-30% above the optimum (IlpTest.
   // AStoppedRunProvesNothing).  A proof finished just past the deadline is
   // given up with them; so is a run GapClosing stopped.
-  const bool cut_short = progress.stalled || (seconds > 0 && Clock::now() >= deadline) || (stop && stop->should_stop());
+  if (seconds > 0 && Clock::now() >= deadline) progress.timed_out = true;
+  const bool cut_short = progress.stalled || progress.out_of_work || progress.timed_out || (stop && stop->should_stop());
   r.stalled = progress.stalled;
+  r.out_of_work = progress.out_of_work;
+  r.timed_out = progress.timed_out;
+  r.work = progress.work;
   r.solved = !cut_short && model.isProvenOptimal() && sol != nullptr;
   // CBC's best possible value is a bound only when its search finished:
   // after a stop inside the root LP it can be any number (seen: 16x the
   // optimum).  An unfinished round contributes no bound.
   if (r.solved) r.bound = std::min(model.getBestPossibleObjValue() + md.constant, r.value);
   return r;
+}
+
+// solve_ilp's starting state: `start` (by atom id), all false when empty.
+std::vector<uint8_t> start_state(const mln::Network& net, const std::vector<uint8_t>& start) {
+  std::vector<uint8_t> best(static_cast<size_t>(net.num_atoms) + 1, 0);
+  if (start.empty()) return best;
+  if (start.size() != best.size()) throw std::invalid_argument("solve_ilp: start must have num_atoms + 1 entries");
+  best = start;
+  best[0] = 0;
+  return best;
+}
+
+// A fixed coin-flip state of size n (index 0 unused).
+std::vector<uint8_t> fixed_coin_state(size_t n) {
+  std::vector<uint8_t> coin(n, 0);
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (size_t a = 1; a < n; ++a) coin[a] = static_cast<uint8_t>(splitmix64(x) & 1);
+  return coin;
+}
+
+// The ILP over the clauses marked in in_ilp.  Clauses with no literal are
+// constant: they count in every ILP so that its value is comparable with
+// the network's cost.
+Model model_of(const ClauseSet& cs, const std::vector<uint8_t>& in_ilp) {
+  Model md;
+  for (size_t c = 0; c < cs.size(); ++c)
+    if (in_ilp[c]) md.add_clause(cs, c);
+  for (size_t c = 0; c < cs.size(); ++c)
+    if (!in_ilp[c] && cs.offsets[c + 1] == cs.offsets[c] && cs.weights[c] > 0) md.constant += cs.weights[c];
+  return md;
 }
 
 }  // namespace
@@ -248,17 +288,14 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
   const auto& cs = net.clauses;
   const size_t m = cs.size();
   IlpOutcome out;
-  out.best.assign(static_cast<size_t>(net.num_atoms) + 1, 0);
-  if (!start.empty()) {
-    if (start.size() != out.best.size()) throw std::invalid_argument("solve_ilp: start must have num_atoms + 1 entries");
-    out.best = start;
-    out.best[0] = 0;
-  }
+  out.best = start_state(net, start);
   out.cost = total_cost(cs, out.best);
   out.bound = unit_bound(net);
   auto time_left = [&]() { return opts.time_limit_s > 0 ? opts.time_limit_s - seconds_since(t0) : 0.0; };
   auto out_of_time = [&]() {
-    return (opts.time_limit_s > 0 && time_left() <= 0) || (opts.stop && opts.stop->should_stop());
+    const bool capped = opts.time_limit_s > 0 && time_left() <= 0;
+    if (capped) out.timed_out = true;
+    return capped || (opts.stop && opts.stop->should_stop());
   };
 
   std::vector<uint8_t> in_ilp(m, 0);
@@ -278,10 +315,7 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
     // With only the start's (a walk violates few) the later rounds, each a
     // full CBC solve, take far longer; the all-false state (RockIt's) violates
     // almost nothing on RC-like programs (docs/solver/map.md, "Cutting-plane").
-    std::vector<uint8_t> coin(out.best.size(), 0);
-    uint64_t x = 0x9E3779B97F4A7C15ull;  // a fixed coin-flip state
-    for (size_t a = 1; a < coin.size(); ++a) coin[a] = static_cast<uint8_t>(splitmix64(x) & 1);
-    add_violated(coin);
+    add_violated(fixed_coin_state(out.best.size()));
     add_violated(out.best);
   } else {
     std::fill(in_ilp.begin(), in_ilp.end(), 1);
@@ -303,18 +337,18 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
     // Building and loading the model cannot be interrupted (about 1 us a
     // clause on 2 cores): with less time left than twice that, no round.
     const bool no_setup = opts.time_limit_s > 0 && time_left() < kSetupSecondsPerClause * static_cast<double>(used);
+    if (no_setup) out.timed_out = true;
+    if (opts.work_limit > 0 && out.work >= opts.work_limit) {
+      out.finished = false;
+      out.status = "the exact path's work budget was spent";
+      break;
+    }
     if (out_of_time() || no_setup) {
       out.finished = false;
       out.status = no_setup ? "too little time left to set up the ILP" : "time limit or cancel before the proof";
       break;
     }
-    Model md;
-    for (size_t c = 0; c < m; ++c)
-      if (in_ilp[c]) md.add_clause(cs, c);
-    // Clauses with no literal are constant: count them in every ILP so that
-    // its value is comparable with the network's cost.
-    for (size_t c = 0; c < m; ++c)
-      if (!in_ilp[c] && cs.offsets[c + 1] == cs.offsets[c] && cs.weights[c] > 0) md.constant += cs.weights[c];
+    Model md = model_of(cs, in_ilp);
     if (out_of_time()) {  // building a large model takes time too (and 0 s would mean no limit below)
       out.finished = false;
       out.status = "time limit or cancel before the proof";
@@ -322,11 +356,15 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
     }
     if (opts.time_limit_s > 0 && time_left() < kMinCbcSeconds) {
       out.finished = false, out.status = kTooLittleForCbc;
+      out.timed_out = true;
       break;
     }
-    IlpSolve s = run_cbc(md, current, opts.time_limit_s > 0 ? time_left() : 0.0, opts.stop, opts.stop_when_stalled,
-                           opts.stall_window_s);
+    IlpSolve s = run_cbc(md, current, opts.time_limit_s > 0 ? time_left() : 0.0,
+                         opts.work_limit > 0 ? opts.work_limit - out.work : 0.0, opts.stop, opts.stop_when_stalled,
+                         opts.stall_window);
     ++out.rounds;
+    out.work += s.work;
+    if (s.timed_out) out.timed_out = true;
     out.clauses_used = static_cast<int64_t>(used);
     if (std::getenv("MLN_ILP_TRACE"))  // docs/solver/map.md
       std::fprintf(stderr, "ilp round %d: %zu clauses, %zu cols, %.3f s, solved %d value %.4f bound %.4f\n", out.rounds,
@@ -348,7 +386,9 @@ IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start,
     current = cand;
     if (!s.solved) {
       out.finished = false;
-      out.status = s.stalled ? "stopped: CBC's gap stopped closing" : "the ILP did not finish within its time";
+      out.status = s.stalled       ? "stopped: CBC's gap stopped closing"
+                   : s.out_of_work ? "the exact path's work budget was spent"
+                                   : "the ILP did not finish within its time";
       break;
     }
     if (add_violated(cand) == 0) {  // violates no clause left out: optimal
@@ -377,8 +417,17 @@ LpOutcome lp_relaxation(const mln::Network& net, double time_limit_s, StopToken*
   }
   OsiClpSolverInterface si;
   md.load(si, false);
-  ClpStop clp_stop(stop, time_limit_s);
+  // Clp's time cap is the caller's alone (time_limit_s, the user's
+  // timeout through `stop`); the default stop is an iteration count that
+  // grows with the model (kLpIterationsPerRow), so that whether the LP is
+  // solved does not depend on the machine's speed.
+  CbcProgress cap(0, 0, time_limit_s, 1);
+  ClpStop clp_stop(stop, &cap);
   si.getModelPtr()->passInEventHandler(&clp_stop);
+  const int max_it = static_cast<int>(std::min<double>(
+      2e9, kLpIterationsMin + kLpIterationsPerRow * static_cast<double>(md.row_lb.size() + md.obj.size())));
+  si.setIntParam(OsiMaxNumIteration, max_it);
+  si.getModelPtr()->setMaximumIterations(max_it);
   si.initialSolve();
   if (!si.isProvenOptimal()) {
     r.state.clear();

@@ -34,7 +34,15 @@
 namespace mln::solver {
 
 struct IlpOptions {
-  double time_limit_s = 0;   // wall clock for the whole solve (all rounds); 0 = none
+  // The caller's time cap for the whole solve (all rounds); 0 = none.
+  // Where it ends a solve, IlpOutcome::timed_out says so: the outcome then
+  // depends on the machine's speed.
+  double time_limit_s = 0;
+  // Simplex work for the whole solve (cbc_stop.hpp's CbcProgress: rows and
+  // columns times iterations, nodes counted as passes); 0 = none.  The
+  // deterministic budget: where it ends the solve, a rerun ends at the same
+  // point.
+  double work_limit = 0;
   int max_rounds = 200;      // cutting-plane rounds at most
   bool cutting_plane = true; // false: every clause in the ILP from the start
   StopToken* stop = nullptr; // polled between rounds and inside CBC
@@ -42,7 +50,7 @@ struct IlpOptions {
   // stops closing (GapClosing, closing.hpp): the default path's exact path,
   // which runs after the walk, under ilp_seconds as a cap.
   bool stop_when_stalled = false;
-  double stall_window_s = GapClosing::kWindowS;  // its window for stop_when_stalled
+  double stall_window = 1e8;  // its window for stop_when_stalled, in work units (work_limit's)
 };
 
 struct IlpOutcome {
@@ -53,6 +61,8 @@ struct IlpOutcome {
   bool finished = false;      // the rounds ended (proof or a stop rule), not cut by time or stop
   int rounds = 0;             // ILPs solved
   int64_t clauses_used = 0;   // clauses in the last ILP
+  double work = 0;            // work units spent (IlpOptions::work_limit's)
+  bool timed_out = false;     // the time cap (time_limit_s) ended or skipped a round
   std::string status;         // a short human-readable account
 };
 
@@ -81,8 +91,9 @@ struct LpOutcome {
   std::vector<uint8_t> state;  // its solution rounded (x >= 0.5), by atom id; empty unless solved
   bool integral = false;       // every x was 0 or 1: state is then an optimal answer
 };
-// Falls back to unit_bound when the LP does not finish within time_limit_s
-// or CBC is not built in.  On RC-like MLNs the LP is often integral: its
+// Falls back to unit_bound when the LP does not finish within its
+// iteration count (a multiple of its size) or the caller's time cap
+// time_limit_s (0: none), or CBC is not built in.  On RC-like MLNs the LP is often integral: its
 // solution is then the optimum, proven without branching.
 LpOutcome lp_relaxation(const mln::Network& net, double time_limit_s, StopToken* stop = nullptr);
 

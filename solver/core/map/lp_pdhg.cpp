@@ -40,10 +40,8 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 
 #include "core/base/network_cost.hpp"
-#include "core/map/closing.hpp"
 #include "core/map/ilp_map.hpp"
 #include "core/map/lp_pdhg_detail.hpp"
 #include "core/map/lp_pdhg_gpu.hpp"
@@ -200,14 +198,21 @@ Eval evaluate(const Lp& lp, const double* xn, const double* y, std::vector<std::
   long double g = lp.constant, gabs = lp.constant_abs, primal = lp.constant;
   nt = std::min(nt, static_cast<int>(lacc.size()));
   int team = 1;
+  // Each thread's sums, added in thread order (OpenMP's reduction adds them
+  // in the order the threads finish, so the bound's last bits, and the
+  // decisions taken on it, changed from run to run): with static schedules
+  // a run is then a function of its input and thread count.
+  std::vector<long double> part(3 * static_cast<size_t>(std::max(1, nt)), 0.0L);
 #pragma omp parallel num_threads(nt) if (nt > 1 && K > 4096)
   {
 #pragma omp single
     team = omp_get_num_threads();
-    std::vector<long double>& acc = lacc[omp_get_thread_num()];
+    const int tid = omp_get_thread_num();
+    std::vector<long double>& acc = lacc[tid];
+    long double tg = 0, tgabs = 0, tprimal = 0;
     if (acc.size() != static_cast<size_t>(n) + 1) acc.assign(static_cast<size_t>(n) + 1, 0.0L);
     else std::fill(acc.begin(), acc.end(), 0.0L);
-#pragma omp for schedule(static, 1024) reduction(+ : g, gabs, primal)
+#pragma omp for schedule(static, 1024)
     for (int64_t k = 0; k < K; ++k) {
       const int64_t c = lp.clause[k], off = cs.offsets[c], len = cs.offsets[c + 1] - off, r0 = lp.row_off[k];
       const double w = std::fabs(cs.weights[c]);
@@ -233,19 +238,32 @@ Eval evaluate(const Lp& lp, const double* xn, const double* y, std::vector<std::
         ysum = std::max(0.0, y[r0]);
         by = (1 - negs) * ysum;
       }
-      g += by + std::min<long double>(0, w - ysum);
-      gabs += std::fabs(by) + w + 2 * ysum + static_cast<long double>(pos ? len : 1) * ysum;
-      primal += w * (pos ? std::max(0.0, 1 - lsum) : lmax);
+      tg += by + std::min<long double>(0, w - ysum);
+      tgabs += std::fabs(by) + w + 2 * ysum + static_cast<long double>(pos ? len : 1) * ysum;
+      tprimal += w * (pos ? std::max(0.0, 1 - lsum) : lmax);
     }
+    part[3 * tid] = tg, part[3 * tid + 1] = tgabs, part[3 * tid + 2] = tprimal;
   }
-#pragma omp parallel for num_threads(nt) schedule(static, 4096) reduction(+ : g, gabs, primal) if (nt > 1 && n > 4096)
-  for (int32_t a = 1; a <= n; ++a) {
-    long double rc = lp.c[a];
-    for (int t = 0; t < team; ++t) rc -= lacc[t][a];
-    g += std::min<long double>(0, rc);
-    gabs += std::fabs(lp.c[a]);
-    primal += lp.c[a] * xn[a];
+  for (int t = 0; t < team; ++t) g += part[3 * t], gabs += part[3 * t + 1], primal += part[3 * t + 2];
+  std::fill(part.begin(), part.end(), 0.0L);
+  int team2 = 1;
+#pragma omp parallel num_threads(nt) if (nt > 1 && n > 4096)
+  {
+#pragma omp single
+    team2 = omp_get_num_threads();
+    const int tid = omp_get_thread_num();
+    long double tg = 0, tgabs = 0, tprimal = 0;
+#pragma omp for schedule(static, 4096)
+    for (int32_t a = 1; a <= n; ++a) {
+      long double rc = lp.c[a];
+      for (int t = 0; t < team; ++t) rc -= lacc[t][a];
+      tg += std::min<long double>(0, rc);
+      tgabs += std::fabs(lp.c[a]);
+      tprimal += lp.c[a] * xn[a];
+    }
+    part[3 * tid] = tg, part[3 * tid + 1] = tgabs, part[3 * tid + 2] = tprimal;
   }
+  for (int t = 0; t < team2; ++t) g += part[3 * t], gabs += part[3 * t + 1], primal += part[3 * t + 2];
   const long double leaves = static_cast<long double>(lp.nnz) * 2 + lp.rows() * 2 + n + 3 * K + lp.constant_terms + 4;
   const long double u = std::numeric_limits<long double>::epsilon() / 2;
   const long double v = g - 2 * leaves * u * gabs;
@@ -333,33 +351,50 @@ StepNorms CpuPdhg::step(double lambda, double gamma, bool) {
   const int nt = nt_;
   double px = 0, dy = 0;
   int team = 1;
+  // Each thread's distances, added in thread order (evaluate's reason).
+  std::vector<double> part(2 * static_cast<size_t>(std::max(1, nt)), 0.0);
 #pragma omp parallel for num_threads(nt) schedule(static, 4096) if (nt > 1 && n > 4096)
   for (int32_t a = 1; a <= n; ++a) xn[a] = x_step(x[a], lp_.tx[a], lp_.c[a], aty[a], p.tau);
 #pragma omp parallel num_threads(nt) if (nt > 1 && K > 4096)
   {
 #pragma omp single
     team = omp_get_num_threads();
-    std::vector<double>& ac = acc[omp_get_thread_num()];
+    const int tid = omp_get_thread_num();
+    std::vector<double>& ac = acc[tid];
     std::fill(ac.begin(), ac.end(), 0.0);
-#pragma omp for schedule(static, 1024) reduction(+ : px, dy)
+    double tpx = 0, tdy = 0;
+#pragma omp for schedule(static, 1024)
     for (int64_t k = 0; k < K; ++k) {
       const int64_t c = lp_.clause[k], off = cs.offsets[c], len = cs.offsets[c + 1] - off, r0 = lp_.row_off[k];
       const double w = cs.weights[c];
       const int32_t* lits = cs.lits.data() + off;
-      clause_step(lits, len, w, y.data() + r0, y0.data() + r0, z[k], z0[k], xn.data(), x.data(), p, px, dy);
+      clause_step(lits, len, w, y.data() + r0, y0.data() + r0, z[k], z0[k], xn.data(), x.data(), p, tpx, tdy);
       for (int64_t i = 0; i < len; ++i) {  // A^T y: the new y of the literal's row
         const double v = y[w > 0 ? r0 : r0 + i];
         ac[std::abs(lits[i])] += x_coef_negative(lits[i], w) ? -v : v;
       }
     }
+    part[2 * tid] = tpx, part[2 * tid + 1] = tdy;
   }
-#pragma omp parallel for num_threads(nt) schedule(static, 4096) reduction(+ : px) if (nt > 1 && n > 4096)
-  for (int32_t a = 1; a <= n; ++a) {
-    double sum = 0;
-    for (int t = 0; t < team; ++t) sum += acc[t][a];
-    aty[a] = sum;
-    px += x_update(x[a], xn[a], x0[a], lp_.tx[a], p);
+  for (int t = 0; t < team; ++t) px += part[2 * t], dy += part[2 * t + 1];
+  std::fill(part.begin(), part.end(), 0.0);
+  int team2 = 1;
+#pragma omp parallel num_threads(nt) if (nt > 1 && n > 4096)
+  {
+#pragma omp single
+    team2 = omp_get_num_threads();
+    const int tid = omp_get_thread_num();
+    double tpx = 0;
+#pragma omp for schedule(static, 4096)
+    for (int32_t a = 1; a <= n; ++a) {
+      double sum = 0;
+      for (int t = 0; t < team; ++t) sum += acc[t][a];
+      aty[a] = sum;
+      tpx += x_update(x[a], xn[a], x0[a], lp_.tx[a], p);
+    }
+    part[2 * tid] = tpx;
   }
+  for (int t = 0; t < team2; ++t) px += part[2 * t];
   return {px, dy};
 }
 
@@ -410,12 +445,14 @@ PdhgOutcome lp_bound_pdhg(const mln::Network& net, const PdhgOptions& opts) {
     if (have) {
       const auto t0 = Clock::now();
       try {
-        return lp_bound_pdhg_gpu(net, opts);
+        PdhgOptions on_gpu = opts;
+        if (opts.gpu_max_iterations > 0) on_gpu.max_iterations = opts.gpu_max_iterations;
+        return lp_bound_pdhg_gpu(net, on_gpu);
       } catch (const GpuError& e) {  // out of device memory, or a failed device: the CPU solves it
         if (!opts.cpu_fallback) throw;
         gpu_error = e.what();
       }
-      // The CPU gets what is left of the time limit.
+      // The CPU gets what is left of the time cap, and its own iterations.
       PdhgOptions rest = opts;
       if (opts.time_limit_s > 0) rest.time_limit_s = std::max(1e-3, opts.time_limit_s - seconds_since(t0));
       PdhgOutcome out = lp_bound_pdhg_cpu(net, rest);
@@ -424,50 +461,6 @@ PdhgOutcome lp_bound_pdhg(const mln::Network& net, const PdhgOptions& opts) {
     }
   }
   return lp_bound_pdhg_cpu(net, opts);
-}
-
-PdhgThread::PdhgThread(const mln::Network& net, PdhgOptions po, StopToken* parent) : stop_(parent, &cancel_) {
-  po.stop = &stop_;
-  po.bound_target = &target_;
-  po.progress = [this](const PdhgProgress& pr) { bound_ = pr.bound; };
-  try {
-    th_ = std::thread([this, &net, po] {
-      try {
-        out_ = lp_bound_pdhg(net, po);
-        ok_ = true;
-        bound_ = out_.bound;
-        if (!out_.state.empty()) state_cost_ = out_.state_cost;
-      } catch (...) {  // out of memory: the caller's other bound stands
-      }
-      done_ = true;
-    });
-    started_ = true;
-  } catch (const std::system_error&) {  // no thread: the caller solves in place or does without
-  }
-}
-
-bool PdhgThread::join(PdhgOutcome& out) {
-  if (th_.joinable()) th_.join();
-  if (!ok_) return false;
-  out = std::move(out_);
-  ok_ = false;
-  return true;
-}
-
-void PdhgThread::wait_while_closing(double target, double window_s) {
-  GapClosing closing(window_s);
-  while (!done_.load()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (!closing.still_closing(target - bound_.load())) {
-      stop_soon();
-      return;
-    }
-  }
-}
-
-void PdhgThread::cancel_and_join() {
-  cancel_ = true;
-  if (th_.joinable()) th_.join();
 }
 
 }  // namespace mln::solver

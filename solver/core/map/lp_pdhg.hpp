@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,8 +58,11 @@ struct LpShape {
 LpShape lp_shape(const ClauseSet& cs);
 
 struct PdhgOptions {
-  double time_limit_s = 0;       // wall clock; 0 = none
+  // The caller's time cap; 0 = none.  The default stops are counts
+  // (iterations, rel_gap, the target), so that a bound repeats on a rerun.
+  double time_limit_s = 0;
   int64_t max_iterations = 100000;
+  int64_t gpu_max_iterations = 0;  // where the iterations run on the GPU; 0: max_iterations
   StopToken* stop = nullptr;     // polled every iteration
   int threads = 0;               // OpenMP threads; 0 = the OpenMP default (the GPU path: for evaluating g)
   // Where the iterations run: "cpu", "gpu" (throws std::runtime_error
@@ -128,24 +132,43 @@ class PdhgThread {
   double bound() const { return bound_.load(); }  // -infinity before the first
   double state_cost() const { return state_cost_.load(); }  // infinity until the end
   void set_target(double bound) { target_ = bound; }
-  // Waits for the solve to end (at its target, time limit or stop); false
-  // when it ran out of memory (out is then untouched).
+  // Waits for the solve to end (at its target, iteration count or stop);
+  // false when it ran out of memory (out is then untouched).
   bool join(PdhgOutcome& out);
   void cancel_and_join();
   // Asks the solve to end now; join() then gives what it has (its best
   // certified bound so far).
   void stop_soon() { cancel_ = true; }
-  // After the work it ran beside has ended: waits while the bound still
-  // closes the distance to `target` (at least 1% of it every `window_s`),
-  // then stops the solve; returns at once when it has ended.
-  void wait_while_closing(double target, double window_s);
+  // After the work it ran beside has ended, with that work's `target`: the
+  // solve ends at the first of its evaluations whose bound reaches the
+  // target, or once `window` iterations pass without the bound closing
+  // GapClosing::kShare of the distance left to it, or at its own end
+  // (rel_gap, its iterations).  The outcome is that evaluation's whether
+  // the thread reached it before or after this call: its bound, primal and
+  // iterations, and the rounded point only where the solve ended on its
+  // own (the point of an earlier evaluation is not kept).  So it is a
+  // function of the iterations and the target, not of how far the thread
+  // had got while the other work ran (issue #60).  False as join's.
+  bool finish(double target, int64_t window, PdhgOutcome& out);
 
  private:
+  // Advances the stop rule of finish() over the evaluations recorded so
+  // far (mu_ held); cancels the solve once it has found its evaluation.
+  void scan_locked();
   std::atomic<bool> cancel_{false}, done_{false};
   StopToken stop_;
   std::atomic<double> target_{std::numeric_limits<double>::infinity()};
   std::atomic<double> bound_{-std::numeric_limits<double>::infinity()};
   std::atomic<double> state_cost_{std::numeric_limits<double>::infinity()};
+  std::mutex mu_;  // guards the members below
+  std::vector<PdhgProgress> history_;  // every evaluation, in order
+  bool finishing_ = false;  // finish() has given the target
+  double finish_target_ = 0;
+  int64_t window_ = 0;
+  size_t scanned_ = 0;      // evaluations the rule has seen
+  double ref_gap_ = std::numeric_limits<double>::infinity();
+  int64_t ref_it_ = 0;
+  long long stop_at_ = -1;  // the evaluation the rule chose
   PdhgOutcome out_;
   bool ok_ = false;  // the solve returned
   bool started_ = false;

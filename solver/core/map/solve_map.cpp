@@ -109,7 +109,8 @@ static std::string stop_reason_of(const Run& run, const SolveResult& res) {
   if (run.opts.cancel && run.opts.cancel->load()) return "cancelled";
   if (res.cancelled) return "timeout";
   if (run.gap_stopped) return "within the gap tolerance";
-  if (run.ilp_used && run.ilp_limit() < 0) return "exact path budget spent";
+  if (run.ilp_spent) return "exact path budget spent";
+  if (run.ilp_used && run.time_capped) return "exact path time cap";
   return "search finished";
 }
 
@@ -279,6 +280,13 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   res.bound_s = run.ilp_used ? res.seconds : res.first_answer_s;
   res.stop_reason = stop_reason_of(run, res);
   res.walk_cut = run.walk_stopped;
+  // Said with the answer: a time cap, not the rules of the search, decided
+  // part of it (a cancelled job has no answer to qualify).
+  res.time_capped = run.time_capped || (res.cancelled && !(opts.cancel && opts.cancel->load()));
+  if (res.time_capped && !(opts.cancel && opts.cancel->load()))
+    res.warnings.push_back("a time cap (" + std::string(run.time_capped && !res.cancelled ? "ilp_seconds" : "timeout") +
+                           ") decided part of this answer, which a rerun may not repeat; without one the answer is a "
+                           "function of the network, the options and the device (docs/options.md)");
   return res;
 }
 

@@ -23,8 +23,8 @@ struct SolveOptions {
   // When set, the CPU walks lower the noise from try to try (p, 0.4p, 0.2p,
   // repeating), each try restarting from the best state so far (COPY_LOW),
   // and after max_tries keep trying (up to 20x as many tries in all) while
-  // one of the last 30 tries improved the best cost, spending at most as long
-  // again as the requested tries took (at least a second).
+  // one of the last 30 tries improved the best cost, making at most as many
+  // flips again as the requested tries (at least 10^7).
   // Used when the caller did not pin -randomStep: on class it reaches
   // Tuffy's cost where a fixed p = 0.5 stalls a few units above it.
   bool adaptive_noise = false;
@@ -36,9 +36,14 @@ struct SolveOptions {
   // uniform picks left 191; on hard-conflict RC with 1,000 papers it reaches
   // the proven optimum (2,170) where uniform picks left 2,200-2,216.
   double hard_first = 0.9;
-  uint64_t seed = 1;            // RNG seed; results are a function of (network, options)
+  // RNG seed.  The answer is a function of the network, the options (the
+  // thread count among them) and the device: every stop rule counts flips,
+  // rounds, iterations or simplex work, and the threads' results are
+  // combined in a fixed order.  Only the time caps (timeout_s, ilp_seconds,
+  // lp_seconds) read the clock; where one decided, SolveResult::time_capped.
+  uint64_t seed = 1;
   int threads = 0;              // CPU worker threads; 0 = hardware concurrency
-  double timeout_s = 0;         // wall-clock limit for the whole solve; 0 = none
+  double timeout_s = 0;         // wall-clock cap for the whole solve; 0 = none
   std::string device = "auto";  // auto | cpu | gpu
   bool skip_components_without_query = true;  // Tuffy's default (no -nopush)
   // Components (or partitions) with at least this many atoms go to the GPU
@@ -103,7 +108,16 @@ struct SolveOptions {
   // solution; the best answer is kept).  Every answer carries a lower bound
   // on the optimum.
   std::string solver = "auto";
-  double ilp_seconds = 10;          // "auto": the exact path's time for the whole solve (s)
+  // "auto": the exact path's time cap for the whole solve (s; 0: no exact
+  // path).  A cap, not the budget: ilp_work ends the exact path first on
+  // the networks it was sized on, and where the cap ends it instead the
+  // answer says so (SolveResult::time_capped).
+  double ilp_seconds = 10;
+  // "auto": the exact path's budget for the whole solve, in CBC's simplex
+  // work (IlpOptions::work_limit: rows and columns times simplex
+  // iterations); 0: none.  With the stall rule's window ilp_stall_work.
+  double ilp_work = 5e9;
+  double ilp_stall_work = 1e9;
   // "auto": the exact path runs, after every component has been walked and
   // bounded, only while the whole answer's gap to its lower bound,
   // (cost - bound) / cost, is above this: an answer proven within it is
@@ -129,10 +143,17 @@ struct SolveOptions {
   // Components of at most this many clauses get the LP relaxation's bound
   // when the exact path did not prove theirs; larger ones the unit bound.
   int64_t lp_bound_max_clauses = 1000000;
-  double lp_seconds = 10;           // time limit of one LP relaxation (s), Clp or PDHG
+  // A time cap on one LP relaxation (s), Clp or PDHG; 0: none.  Clp stops
+  // at an iteration count that grows with the LP (ilp_map.cpp), PDHG at
+  // pdhg_cpu_work or pdhg_gpu_work over the LP's nonzeros in iterations
+  // (between 500 and PdhgOptions::max_iterations; twice that for
+  // components above ilp_max_clauses, which get no exact path).
+  double lp_seconds = 0;
+  double pdhg_cpu_work = 2147483648.0;     // 2^31 nonzero visits
+  double pdhg_gpu_work = 1099511627776.0;  // 2^40
   // Components of at least this many clauses, and every component above
   // lp_bound_max_clauses, get the LP relaxation's bound by PDHG (lp_pdhg.hpp)
-  // instead of Clp, on a thread beside their walk, within lp_seconds.
+  // instead of Clp, on a thread beside their walk (its iterations above).
   // Measured (2 cores, bench/results/cpu-2core/lp_bound.md): at 10^5
   // clauses and above PDHG reaches Clp's optimum within 0.5% several times
   // sooner (RC 10^3 papers, 176k clauses: 0.12 s against 1.8 s); below,
@@ -173,6 +194,11 @@ struct SolveResult {
   size_t gpu_memory_peak_bytes = 0;  // device memory held by the GPU walks at their peak (0 without GPU)
   std::vector<std::string> warnings;
   bool cancelled = false;       // stopped by the cancel flag or the timeout
+  // A time cap (the timeout, ilp_seconds) decided part of the answer: the
+  // search, the bound or the exact path stopped at the clock, so a rerun
+  // may differ.  False: the answer is a function of the network, the
+  // options and the device.
+  bool time_capped = false;
   // A walk ended by the cancel flag or the timeout before its own end (its
   // stall rules or flip budget), or a component left at its start: the
   // answer is the search's so far.  A timeout that ends only the bound or
@@ -181,8 +207,9 @@ struct SolveResult {
   // How the answer was reached: seconds from the start of the search to the
   // first whole answer (every component walked and bounded) and to the
   // final bound; and why the search ended: "proven optimal", "within the gap
-  // tolerance", "exact path budget spent", "timeout", "cancelled" or
-  // "search finished" (walks ended, no exact path asked for or possible).
+  // tolerance", "exact path budget spent" (ilp_work), "exact path time cap"
+  // (ilp_seconds), "timeout", "cancelled" or "search finished" (walks
+  // ended, no exact path asked for or possible).
   double first_answer_s = 0;
   double bound_s = 0;
   std::string stop_reason;

@@ -98,8 +98,16 @@ double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool e
 
 Run::~Run() { side.clear(); }  // each side bound cancels and joins its thread
 
-double Run::pdhg_seconds(int64_t m) const {
-  return opts.lp_seconds + (m > opts.ilp_max_clauses ? opts.ilp_seconds : 0.0);
+void Run::set_pdhg_iterations(const mln::Network& pn, PdhgOptions& po) const {
+  const double nnz = static_cast<double>(std::max<size_t>(1, pn.clauses.lits.size()));
+  const double share = static_cast<int64_t>(pn.clauses.size()) > opts.ilp_max_clauses ? 2.0 : 1.0;
+  auto its = [&](double work) {
+    return static_cast<int64_t>(std::clamp(share * work / nnz, static_cast<double>(kPdhgMinIterations),
+                                           static_cast<double>(po.max_iterations)));
+  };
+  po.time_limit_s = opts.lp_seconds;  // the caller's cap, if any (0: none)
+  po.gpu_max_iterations = its(opts.pdhg_gpu_work);
+  po.max_iterations = its(opts.pdhg_cpu_work);
 }
 
 bool Run::pdhg_sized(int64_t m) const {
@@ -107,14 +115,14 @@ bool Run::pdhg_sized(int64_t m) const {
 }
 
 void Run::start_side_bound(int32_t k, const mln::Network& pn, const SubNetwork& sub, bool on_gpu) {
-  auto sb = std::make_unique<SideBound>(&stop);
+  auto sb = std::make_unique<SideBound>();
   const mln::Network* np = &pn;
   if (&pn != &net) {  // the walk's extraction ends with solve_component: a copy of its own
     sb->sub = sub;
     np = &sb->sub.net;
   }
   PdhgOptions po;
-  po.time_limit_s = pdhg_seconds(static_cast<int64_t>(np->clauses.size()));
+  set_pdhg_iterations(*np, po);
   // The CPU threads walk: one for the bound (its evaluations, where the GPU
   // iterates), unless the GPU walks this component.
   po.threads = on_gpu ? pool_threads(opts.threads) : 1;
@@ -122,6 +130,9 @@ void Run::start_side_bound(int32_t k, const mln::Network& pn, const SubNetwork& 
   // On the GPU whenever the job has one (device "gpu", or "auto" with a GPU
   // present), beside the walk's kernels; the CPU path if the GPU fails.
   po.device = gpu_on ? "auto" : "cpu";
+  // The stall rule's window after the walk: an eighth of the iterations the
+  // bound may take where it runs.
+  sb->window = std::max<int64_t>(kPdhgMinIterations, (gpu_on ? po.gpu_max_iterations : po.max_iterations) / 8);
   sb->lp = std::make_unique<PdhgThread>(*np, po, &stop);
   if (!sb->lp->started()) return;  // no thread: bound_component solves it in place
   std::lock_guard<std::mutex> lock(side_mu);
@@ -153,7 +164,7 @@ BoundPlace Run::plan_bound(int32_t k, const mln::Network& pn, bool on_gpu) {
 PdhgOutcome Run::bound_after_walk(int32_t k, const mln::Network& pn, double target) {
   std::atomic<double> t{target};
   PdhgOptions po;
-  po.time_limit_s = pdhg_seconds(static_cast<int64_t>(pn.clauses.size()));
+  set_pdhg_iterations(pn, po);
   po.stop = &stop;
   po.threads = pool_threads(opts.threads);  // the walk is over: the CPU's threads evaluate
   po.device = "gpu";
@@ -194,23 +205,18 @@ BoundPlace Run::placed(int32_t k) {
   return it == bound_place.end() ? BoundPlace::Beside : it->second;
 }
 
-bool Run::side_closed(int32_t k) {
-  SideBound* sb = side_of(k);
-  return sb && sb->close.load();
-}
-
 PdhgOutcome Run::side_bound(int32_t k, const mln::Network& pn, double target) {
   std::unique_ptr<SideBound> sb = take_side(k);
   PdhgOutcome out;
   if (sb) {
-    sb->lp->set_target(target);
     mark("component " + std::to_string(k) + ": walked; side bound " + std::to_string(sb->lp->bound()) + ", target " +
          std::to_string(target));
-    // The walk has ended: the bound runs on while it closes the gap (#39's
-    // rule: the job ends when the bound stops closing it, or at its time).
-    sb->lp->wait_while_closing(target, GapClosing::window_after(seconds_so_far()));
-    mark("component " + std::to_string(k) + ": side bound stopped at " + std::to_string(sb->lp->bound()));
-    if (sb->lp->join(out)) {
+    // The walk has ended: the bound ends at the target, or once it stops
+    // closing the gap to it (#39's rule), by a rule of its own iterations
+    // (PdhgThread::finish), however far it got beside the walk.
+    const bool joined = sb->lp->finish(target, sb->window, out);
+    mark("component " + std::to_string(k) + ": side bound stopped at " + std::to_string(out.bound));
+    if (joined) {
       if (!out.gpu_error.empty()) warn("the GPU PDHG bound failed, solved on the CPU: " + out.gpu_error);
       return out;
     }
@@ -220,7 +226,8 @@ PdhgOutcome Run::side_bound(int32_t k, const mln::Network& pn, double target) {
   } else if (!stop.should_stop()) {
     std::atomic<double> t{target};
     PdhgOptions po;
-    po.time_limit_s = opts.lp_seconds;
+    set_pdhg_iterations(pn, po);
+    po.gpu_max_iterations = 0;
     po.stop = &stop;
     po.threads = 1;  // on a worker thread, beside the other workers
     po.device = "cpu";  // no side thread: a component walked in a GPU batch, or no thread to be had
@@ -233,7 +240,7 @@ PdhgOutcome Run::side_bound(int32_t k, const mln::Network& pn, double target) {
 }
 
 double Run::ilp_limit() const {
-  const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double now = seconds_so_far();
   double limit = 0;
   if (opts.solver != "ilp") {
     limit = opts.ilp_seconds - static_cast<double>(ilp_micros.load()) * 1e-6;
@@ -247,19 +254,36 @@ double Run::ilp_limit() const {
   return limit;
 }
 
+double Run::ilp_work_left() const {
+  if (opts.solver == "ilp" || opts.ilp_work <= 0) return 0;  // "ilp": until done or the timeout
+  return opts.ilp_work - static_cast<double>(ilp_work.load());
+}
+
 bool Run::run_exact(const mln::Network& pn, const std::vector<uint8_t>& start, bool cutting_plane, IlpOutcome& r) {
+  const double work = ilp_work_left();
+  if (opts.solver != "ilp" && opts.ilp_work > 0 && work <= 0) {
+    ilp_spent = true;
+    return false;
+  }
   const double limit = ilp_limit();
-  if (limit < 0) return false;
+  if (limit < 0) {  // a time cap (ilp_seconds or the timeout) ended the exact path
+    time_capped = true;
+    return false;
+  }
   const auto t_ilp = std::chrono::steady_clock::now();
   IlpOptions io;
   io.time_limit_s = limit;
+  io.work_limit = work;
   io.stop = &stop;
   io.cutting_plane = cutting_plane;
   io.stop_when_stalled = opts.solver == "auto";  // after the walk: #39's stop rule; "ilp" keeps its time
-  io.stall_window_s = GapClosing::window_after(seconds_so_far());
+  io.stall_window = opts.ilp_stall_work;
   r = solve_ilp(pn, start, io);
-  mark("exact path (limit " + std::to_string(limit) + " s): " + r.status);
+  mark("exact path (limit " + std::to_string(limit) + " s, work " + std::to_string(work) + "): " + r.status);
   ilp_used = true;
+  if (r.timed_out) time_capped = true;
+  ilp_work += static_cast<int64_t>(r.work);
+  if (opts.solver != "ilp" && opts.ilp_work > 0 && ilp_work_left() <= 0) ilp_spent = true;
   ilp_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t_ilp).count();
   return true;
 }

@@ -27,6 +27,8 @@ namespace mln::solver::map_detail {
 
 // Mixed into a walk's seed in the second pass (its tries after the first).
 constexpr uint64_t kSecondPassSeed = 0x5041535332ull;
+// The least iterations of a PDHG bound (Run::set_pdhg_iterations).
+constexpr int64_t kPdhgMinIterations = 500;
 
 // Everything the workers share while solving one network.
 struct Run {
@@ -51,6 +53,11 @@ struct Run {
   std::vector<uint8_t> comp_more;
   std::atomic<bool> walk_used{false}, ilp_used{false}, lp_used{false};
   std::atomic<int64_t> ilp_micros{0};
+  std::atomic<int64_t> ilp_work{0};      // the exact path's work so far (IlpOutcome::work)
+  std::atomic<bool> ilp_spent{false};    // the exact path's work budget (ilp_work) ran out
+  // A time cap (the timeout, ilp_seconds, lp_seconds) decided part of the
+  // answer: it may differ from run to run (SolveResult::time_capped).
+  std::atomic<bool> time_capped{false};
   std::atomic<bool> cpu_used{false}, gpu_used{false};
   std::atomic<bool> walk_stopped{false};  // a walk ended by the stop token (SolveResult::walk_cut)
   std::mutex warn_mu;
@@ -78,17 +85,13 @@ struct Run {
 
   // The PDHG bound of one component, on a thread of its own beside the
   // component's walk (solve_map_exact.cpp): started when the walk starts,
-  // joined by bound_component.  The bound target is set from the walk's cost
-  // when it is joined: the solve stops once the bound is within gap_tolerance.
-  // Once it has ended, the component's walk stops as soon as its best cost
-  // is within gap_tolerance of the bound (`close`): no later state can
-  // gain more than the tolerance, which is what the answer promises.
+  // joined by bound_component, which gives it the walk's answer's target.
+  // Its outcome is a function of its own iterations and that target
+  // (PdhgThread::finish), not of how far it got while the walk ran.
   struct SideBound {
-    explicit SideBound(StopToken* parent) : walk_stop(parent, &close) {}
-    std::atomic<bool> close{false};  // the walk is within gap_tolerance of the bound
-    StopToken walk_stop;             // the component's walk's stop token
     SubNetwork sub;                  // the component, when it is not the whole network (outlives lp)
     std::unique_ptr<PdhgThread> lp;
+    int64_t window = 0;              // PdhgThread::finish's, in iterations
   };
   std::mutex side_mu;
   std::map<int32_t, std::unique_ptr<SideBound>> side;
@@ -106,11 +109,11 @@ struct Run {
   // Whether component k (m clauses) is bounded by PDHG rather than Clp or
   // the unit bound.
   bool pdhg_sized(int64_t m) const;
-  // A PDHG bound's time on m clauses, beside the walk or after it: its
-  // time share, and the exact path's where the component is too large for
-  // it (bound_component lets a side bound run on after the walk only while
-  // it still closes the gap).
-  double pdhg_seconds(int64_t m) const;
+  // A PDHG bound's iterations on `pn`, beside the walk or after it
+  // (PdhgOptions::max_iterations, gpu_max_iterations): a fixed amount of
+  // work over the LP's nonzeros, twice as much where the component is too
+  // large for the exact path (the bound is then all the proof it gets).
+  void set_pdhg_iterations(const mln::Network& pn, PdhgOptions& po) const;
   // Starts component k's side bound on `pn` (its network: `net` or an
   // extracted copy, which the side bound then keeps), CPU threads: one, or
   // the pool's when the component is walked on the GPU.
@@ -122,8 +125,6 @@ struct Run {
   SideBound* side_of(int32_t k);
   // Component k's side bound, taken out of `side` (nullptr if none).
   std::unique_ptr<SideBound> take_side(int32_t k);
-  // Whether component k's walk ended within gap_tolerance of its side bound.
-  bool side_closed(int32_t k);
 
   // Whether a piece of n atoms and m clauses is walked on the GPU when one is
   // usable: any with device "gpu"; in "auto", gpu_min_atoms or gpu_min_clauses.
@@ -190,13 +191,17 @@ struct Run {
   double bound_component(int32_t k, const mln::Network& pn, int64_t n, bool enumerated, std::vector<uint8_t>& best,
                          bool* defer, LpOutcome* lp = nullptr);
 
-  // The exact path's time limit now: "ilp" until done or the job's
-  // timeout; "auto" what is left of ilp_seconds (a budget for the whole
+  // The exact path's time cap now: "ilp" until done or the job's
+  // timeout; "auto" what is left of ilp_seconds (a cap for the whole
   // job), within the timeout.  A negative value: no time left.
   double ilp_limit() const;
+  // What is left of the exact path's work budget (SolveOptions::ilp_work,
+  // for the whole job; "auto" only, 0: none).
+  double ilp_work_left() const;
 
-  // The exact path on `pn` from `start` within ilp_limit(), timed into
-  // ilp_micros; false (r untouched) when no time is left.  cutting_plane:
+  // The exact path on `pn` from `start` within ilp_work_left() and the cap
+  // ilp_limit(), its work into ilp_work; false (r untouched) when no work
+  // or no time is left.  cutting_plane:
   // RockIt's rounds (they pay off where few of many clauses are ever
   // violated) rather than one ILP over every clause.
   bool run_exact(const mln::Network& pn, const std::vector<uint8_t>& start, bool cutting_plane, IlpOutcome& r);

@@ -2,7 +2,6 @@
 // CPU, Gauss-Seidel partitions), the GPU batches of small ones, and the
 // starting states and progress seeding.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -30,18 +29,10 @@ WalkParams Run::walk_params(int32_t k, int64_t flips, uint64_t seed, bool whole)
   p.hard_first = opts.hard_first;
   p.seed = seed;
   p.stop = &stop;
-  // With solver "auto" and no flip budget given (a given -maxFlips is walked
-  // out), the walk ends once its best is within gap_tolerance of the side bound.
-  SideBound* sb = whole && opts.solver == "auto" && opts.max_flips == 0 ? side_of(k) : nullptr;
-  if (sb) {
-    p.stop = &sb->walk_stop;
-    p.on_progress = [this, k, sb](double best, int64_t f) {
-      sink.report(k, best, f);
-      // The answer is the better of the walk's best and the LP's rounded
-      // point (bound_component takes it when it is cheaper).
-      if (sb->lp->bound() >= gap_target(std::min(best, sb->lp->state_cost()), opts.gap_tolerance)) sb->close = true;
-    };
-  } else if (whole)
+  // The walk ends by its own rules (flips, tries, rounds), never by how far
+  // the bound running beside it has got: that race made the answer depend
+  // on the two threads' speeds (issue #60).
+  if (whole)
     p.on_progress = [this, k](double best, int64_t f) { sink.report(k, best, f); };
   else
     p.on_progress = [this](double, int64_t f) { sink.add_flips(f); };
@@ -359,8 +350,7 @@ void Run::solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth,
     // LP bound (#39: the job ends within the tolerance; on class the second
     // pass took 0.2 s of 0.8 for 0.02 of 361.58).  Only where the LP is
     // Clp's (small components); bound_component takes the LP solved here.
-    comp_more[k] = comp_cost[k] > 0 && !side_closed(k) &&
-                   !first_try_within_gap(k, piece_net, comp_cost[k] - sub.constant_cost, first_lp);
+    comp_more[k] = comp_cost[k] > 0 && !first_try_within_gap(k, piece_net, comp_cost[k] - sub.constant_cost, first_lp);
     if (comp_more[k] && debug)
       mark("component " + std::to_string(k) + ": first try " + std::to_string(comp_cost[k] - sub.constant_cost) +
            (first_lp.solved ? ", LP bound " + std::to_string(first_lp.bound) : std::string()) + ": a second");

@@ -109,9 +109,11 @@ MLN_HD inline bool holds_alive(const Inst& I, const State& S, uint32_t a, unsign
 // Phase 1a, violated alive entry i of list `in`: a WalkSAT proposal.
 MLN_HD inline void propose_walk(const Inst& I, const State& S, int in, int64_t i, const RoundParams& P) {
   S.cand[i] = 0;
-  Rng rng(derive_seed(P.seed ^ (static_cast<uint64_t>(P.round) * 0xA24BAED4963EE407ull), static_cast<uint64_t>(i)) | 1);
-  if (rng.uniform() < P.sa_probability) return;
   const uint32_t c = static_cast<uint32_t>(S.viol[in][i]);
+  // The clause's stream, not the entry's: the list's order is that of
+  // atomic appends, which changes from run to run (walk_weighted_rules.hpp).
+  Rng rng(derive_seed(P.seed ^ (static_cast<uint64_t>(P.round) * 0xA24BAED4963EE407ull), static_cast<uint64_t>(c)) | 1);
+  if (rng.uniform() < P.sa_probability) return;
   const int64_t lo = I.cl_off[c], hi = I.cl_off[c + 1];
   const bool neg = I.w[c] < 0;
   auto candidate = [&](uint32_t l) { return !neg || S.truth[l >> 1] == (l & 1); };

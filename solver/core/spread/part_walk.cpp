@@ -19,7 +19,7 @@ using Clock = std::chrono::steady_clock;
 bool gpu_allowed(const SolveOptions& o) { return o.device != "cpu"; }
 
 // The kept walk's settings: a round that stops finding better states ends
-// after a quarter of the walk's time floor (0.25 s of the default second),
+// after a quarter of the walk's stall floor (WeightedOptions::stall_work),
 // since the next round goes on from there with its neighbours moved.
 constexpr double kKeptStallShare = 0.25;
 WeightedOptions kept_options(const SolveOptions& o) {
@@ -28,7 +28,8 @@ WeightedOptions kept_options(const SolveOptions& o) {
     return e ? std::atof(e) : kKeptStallShare;
   }();
   WeightedOptions wo = o.weighted;
-  wo.stall_min_s *= share;
+  wo.stall_work *= share;
+  wo.stall_cap_work *= share;
   return wo;
 }
 }  // namespace
@@ -75,8 +76,8 @@ PartWalker::PartWalker(const mln::Network& net, const SpreadPlan& plan, const Pa
     }
   }
   if (!session_) start_cpu(init, o);
-  short_stall_ = kept_options(o).stall_min_s;
-  long_stall_ = o.weighted.stall_min_s;
+  short_stall_ = 1.0;  // the kept walk's own (kept_options)
+  long_stall_ = 1.0 / kKeptStallShare;  // the whole walk's
   phase("laid out");
   build_s_ = std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -119,7 +120,7 @@ PartOutcome PartWalker::step(const std::vector<uint8_t>& truth, const SolveOptio
   // round searches longer before it gives up (it may be the job's last).
   const double stall = found_nothing_ && hv == last_held_ ? long_stall_ : short_stall_;
   try {
-    session_->set_stall_min_s(stall);
+    session_->set_stall_share(stall);
     session_->hold(hv);
     w = session_->walk(wp);
   } catch (const GpuError& e) {
@@ -131,7 +132,7 @@ PartOutcome PartWalker::step(const std::vector<uint8_t>& truth, const SolveOptio
     std::copy(hv.begin(), hv.end(), init.begin() + free_);
     session_.reset();
     start_cpu(init, o);
-    session_->set_stall_min_s(stall);
+    session_->set_stall_share(stall);
     flips = 0;
     w = session_->walk(wp);
   }

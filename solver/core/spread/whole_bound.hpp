@@ -18,7 +18,7 @@ namespace mln::solver {
 
 class WholeBound {
  public:
-  // Starts the solve (one CPU thread, within o.lp_seconds, stopped by
+  // Starts the solve (one CPU thread, its iterations or the cap o.lp_seconds, stopped by
   // o.cancel) where o.pdhg_bound holds, some part is cut and every
   // component is searched; otherwise does nothing.
   WholeBound(const mln::Network& net, const SpreadPlan& plan, const SolveOptions& o);

@@ -40,21 +40,28 @@ struct WeightedOptions {
   int64_t freeze_rounds = 32;
   int64_t smooth_every = 0;
   double smooth_keep = 0.5;
-  // The search ends after this many rounds without a new best cost, or
-  // when the time since the last new best exceeds stall_time times the time
-  // it took to reach it (at least stall_min_s), or at the flip budget, or
-  // the stop token.  The round rule ends it on the GPU, where rounds are
-  // short; the time rule on the CPU, where a round of a large network takes
-  // milliseconds and stall_rounds of them can far outlast the search
-  // (docs/solver/walk.md).
-  // With stall_max_s > 0 (the GPU driver's), also once stall_max_s
-  // seconds and kStallMaxMinRounds rounds have passed without one: on a
-  // GPU a round of 10^8 clauses takes milliseconds, and 2,000 of them kept
-  // the job going seconds past the walk's convergence (#39 asks 2 s).
+  // The search ends after stall_rounds rounds without a new best cost, or
+  // once the rounds since the last new best exceed stall_time times the
+  // rounds it took to reach it (and at least the floor below), or at the
+  // flip budget, or the stop token.  Every rule counts rounds, never time,
+  // so that a seeded walk ends where it ended before on any machine, busy
+  // or not (issue #60).
+  // The floor is stall_work over the instance's atoms plus clauses, at
+  // least kStallMaxMinRounds rounds: a round costs about a pass over the
+  // instance, so the floor is a fixed amount of work, long on a small
+  // network and a few dozen rounds on a very large one, where a round is
+  // long and stall_rounds of them far outlast the search.
+  // With stall_cap_work > 0 (the GPU driver's) the walk instead ends once
+  // stall_cap_work over atoms plus clauses rounds (at least
+  // kStallMaxMinRounds) pass without a new best, however long it took to
+  // reach it: on a GPU the rounds of a large network kept the job going well
+  // past the walk's convergence (#39).  These replace the former time rules
+  // (stall_min_s, stall_max_s: a second) at about the rounds those allowed,
+  // on the CPU driver and on the GPU, at each end of the sizes walked.
   int64_t stall_rounds = 2000;
   double stall_time = 1;
-  double stall_min_s = 1;  // the time rule's floor, seconds
-  double stall_max_s = 1;
+  double stall_work = 67108864.0;        // 2^26 atom and clause visits
+  double stall_cap_work = 4294967296.0;  // 2^32; 0: the floor rule instead
   // Rounds of greedy descent on the true weights from the best state at the
   // end (stops earlier when a round flips nothing).
   int64_t polish_rounds = 10000;
@@ -81,13 +88,31 @@ WalkOutcome walk_weighted_cpu(const WalkInstance& inst, const std::vector<uint8_
 
 namespace weighted {
 
-// WeightedOptions::stall_max_s's rounds: the walk's set-up before its
-// first round counts toward the time since the start's best, and a large
-// network's walk has plateaus of a second.  At 10^8 clauses on an H100
-// (rounds of 30-60 ms), 16 ended the walk on one, 9 units above its
-// cost with 64, before the PDHG bound had certified anything
-// (bench/results/gpu-NVIDIA-H100-80GB-HBM3/big_run_*.md).
+// The least floor of the stall rules (WeightedOptions::stall_work), in
+// rounds: the walk's set-up before its first round counts toward nothing,
+// but a large network's walk has plateaus of a few dozen rounds, and a
+// shorter floor ended it on one, before the PDHG bound had certified
+// anything (bench/results/gpu-NVIDIA-H100-80GB-HBM3/big_run_*.md).
 constexpr int64_t kStallMaxMinRounds = 64;
+
+// Rounds of `work` over an instance of n atoms and m clauses, at least
+// kStallMaxMinRounds (the stall rules' floor and cap).
+inline int64_t work_rounds(double work, int64_t n, int64_t m) {
+  const double r = work / static_cast<double>(std::max<int64_t>(1, n + m));
+  return std::max<int64_t>(kStallMaxMinRounds, r < 1e15 ? static_cast<int64_t>(r) : INT64_C(1000000000000000));
+}
+
+// Rounds per batch (the driver reads the counters and tests the end rules
+// once per batch): 1, then doubling up to max_batch, and never more than
+// kBatchWork over the instance's atoms plus clauses.  A count, not a clock:
+// where the walk stops (the flip budget, the stall rules, the batch a new
+// best is counted in) depends on the batch boundaries, and a batch sized
+// by its measured time made the answer depend on the machine's load.
+constexpr double kBatchWork = 67108864.0;  // 2^26 atom and clause visits
+inline int next_batch(int batch, const WeightedOptions& wo, int64_t n, int64_t m) {
+  const double cap = std::max(1.0, std::min<double>(wo.max_batch, kBatchWork / static_cast<double>(std::max<int64_t>(1, n + m))));
+  return static_cast<int>(std::min<double>(2.0 * batch, cap));
+}
 
 // Number of parts named by part_of_atom (1 without it); throws
 // std::invalid_argument when it has the wrong size or a negative part.
@@ -147,19 +172,19 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
   const int64_t budget = p.flips_per_try > INT64_MAX / tries ? INT64_MAX : std::max<int64_t>(1, p.flips_per_try * tries);
   RoundParams P = round_params(p.seed, wo, in.scale);
   int64_t round = resume ? resume->round + (resume->round & 1) : 0, reported = 0, best_seen = 0;
+  const int64_t first_round = round;
   int64_t best_round = round;
-  const auto start = Clock::now();
+  const auto start = Clock::now();  // MLN_MAP_DEBUG's times only
   auto best_at = start;
+  const int64_t floor_rounds = work_rounds(wo.stall_work, in.n, in.m);
+  const int64_t cap_rounds = wo.stall_cap_work > 0 ? work_rounds(wo.stall_cap_work, in.n, in.m) : INT64_MAX;
   auto stalled = [&] {
-    if (round - best_round > wo.stall_rounds) return true;
-    const double to_best = std::chrono::duration<double>(best_at - start).count();
-    const double since = std::chrono::duration<double>(Clock::now() - best_at).count();
-    if (wo.stall_max_s > 0 && since > wo.stall_max_s && round - best_round >= kStallMaxMinRounds) return true;
-    // At least a round since the best: the set-up counts toward `since`,
-    // and a start at its best (all false, solve_map's rule) with a set-up
-    // over stall_min_s (RC 10^8 on 2 cores: 1.3 s) ended the walk before
-    // its first round.
-    return round > best_round && since > std::max(wo.stall_min_s, wo.stall_time * to_best);
+    const int64_t since = round - best_round, to_best = best_round - first_round;
+    if (since > wo.stall_rounds || since >= cap_rounds) return true;
+    if (wo.stall_cap_work > 0) return false;  // the cap instead of the floor rule
+    // At least a round since the best: a start at its best (all false,
+    // solve_map's rule) must still be walked.
+    return since > 0 && static_cast<double>(since) > std::max(static_cast<double>(floor_rounds), wo.stall_time * to_best);
   };
   int batch = 1;
   auto last_report = Clock::now();
@@ -196,7 +221,6 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
       why = "no new best";
       break;
     }
-    const auto t0 = Clock::now();
     b.rounds(round, batch, P, wo.smooth_keep);
     const bool smooth_due = wo.smooth_every > 0 && (round + batch) / wo.smooth_every != round / wo.smooth_every;
     round += batch;
@@ -208,10 +232,7 @@ WalkOutcome run(B& b, const WalkInstance& in, const WalkParams& p, const Weighte
       best_at = Clock::now();
     }
     if (smooth_due) b.smooth(wo.smooth_keep);
-    // Batches of 2 to 20 ms: few host round trips, prompt stop and progress.
-    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    if (ms < 2 && batch < wo.max_batch) batch = std::min(2 * batch, wo.max_batch);
-    else if (ms > 20 && batch > 1) batch /= 2;
+    batch = next_batch(batch, wo, in.n, in.m);
     if (report(false)) {
       out.stopped = true;
       break;
@@ -268,8 +289,9 @@ class WeightedSession {
   virtual void hold(const std::vector<uint8_t>& held) = 0;
   // One segment under p's budget, stop token and seed.
   virtual WalkOutcome walk(const WalkParams& p) = 0;
-  // The time rule's floor of the segments after this (WeightedOptions::stall_min_s).
-  virtual void set_stall_min_s(double s) = 0;
+  // The segments after this end on stalls after `share` of the work the
+  // options at the start gave (WeightedOptions::stall_work, stall_cap_work).
+  virtual void set_stall_share(double share) = 0;
 };
 
 namespace weighted {
@@ -287,19 +309,22 @@ class Session final : public WeightedSession {
  public:
   template <class... A>
   Session(const WalkInstance& in, int64_t n_free, const WeightedOptions& wo, A&&... a)
-      : in_(in), held_(in.n - n_free), wo_(wo), b_(std::forward<A>(a)...) {}
+      : in_(in), held_(in.n - n_free), wo_(wo), base_(wo), b_(std::forward<A>(a)...) {}
   void hold(const std::vector<uint8_t>& held) override {
     if (static_cast<int64_t>(held.size()) != held_)
       throw std::invalid_argument("weighted session: wrong number of held atoms");
     b_.hold(held.data(), held_);
   }
   WalkOutcome walk(const WalkParams& p) override { return run(b_, in_, p, wo_, -1, &resume_); }
-  void set_stall_min_s(double s) override { wo_.stall_min_s = s; }
+  void set_stall_share(double share) override {
+    wo_.stall_work = base_.stall_work * share;
+    wo_.stall_cap_work = base_.stall_cap_work * share;
+  }
 
  private:
   const WalkInstance& in_;
   int64_t held_;
-  WeightedOptions wo_;
+  WeightedOptions wo_, base_;
   B b_;
   Resume resume_;
 };

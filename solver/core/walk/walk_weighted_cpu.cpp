@@ -119,15 +119,14 @@ class CpuBackend {
 };
 
 // The driver checks for the end after every round: batches amortise the
-// GPU's host round trips, and here their clock-driven size would make where
-// a walk stops (the flip budget, stall_rounds) depend on the machine's
-// speed.  With one thread a seeded walk then repeats exactly.  No
-// stall_max_s: a CPU round of a large network takes tens of milliseconds
-// and the time rule proportional to the time to the best ends the walk
-// (docs/solver/walk.md).
+// GPU's host round trips, which the CPU does not have.  No cap rule
+// (stall_cap_work): a CPU round of a large network is long, and the rule
+// proportional to the rounds to the best ends the walk (docs/solver/walk.md).
+// With a fixed thread count a seeded walk repeats exactly: the rules'
+// random streams are the clauses' and their atomics add integers.
 WeightedOptions cpu_driver_options(WeightedOptions wo) {
   wo.max_batch = 1;
-  wo.stall_max_s = 0;
+  wo.stall_cap_work = 0;
   return wo;
 }
 

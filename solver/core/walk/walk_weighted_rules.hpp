@@ -223,7 +223,11 @@ template <class Score>
 MLN_HD inline void propose_by(const Inst& I, const State& S, int in, int64_t i, const RoundParams& P, Score score,
                               bool lead, int first, int stride) {
   const uint32_t c = static_cast<uint32_t>(S.viol[in][i]);
-  Rng rng(derive_seed(P.seed ^ (static_cast<uint64_t>(P.round) * 0xA24BAED4963EE407ull), static_cast<uint64_t>(i)) | 1);
+  // The stream is the clause's, not the entry's: the lists are filled by
+  // atomic appends, so a clause's place in them changes from run to run
+  // (threads, the GPU's scheduling), and a stream drawn by place made the
+  // tie-breaks and the noise, hence the answer, change with it.
+  Rng rng(derive_seed(P.seed ^ (static_cast<uint64_t>(P.round) * 0xA24BAED4963EE407ull), static_cast<uint64_t>(c)) | 1);
   const int64_t lo = I.cl_off[c], hi = I.cl_off[c + 1];
   if (hi == lo) {  // a clause with no literal costs what it costs
     if (lead) {

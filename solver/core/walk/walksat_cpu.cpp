@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <chrono>
 #include <limits>
 #include <stdexcept>
 
@@ -289,20 +288,19 @@ WalkOutcome walksat_cpu(const WalkInstance& in, const std::vector<uint8_t>& init
   // all) continue while one of the last 30 still improved the best cost.
   const int try_limit = p.adaptive_noise ? p.max_tries * 20 : p.max_tries;
   int last_improved = 0;
-  // The extra tries also stop once they have taken as long as the requested
-  // ones (at least a second), so large instances pay at most twice the time.
-  const auto t_start = std::chrono::steady_clock::now();
-  double base_seconds = 0;
+  // The extra tries also stop once they have made as many flips as the
+  // requested ones (at least kExtraMinFlips), so large instances pay at
+  // most about twice the work.  Counted in flips, not seconds: a try is
+  // flips_per_try flips, so the rule is a number of tries, and where the
+  // walk stops does not depend on the machine's speed or load (issue #60).
+  constexpr int64_t kExtraMinFlips = 10000000;
+  const int64_t per_try = std::max<int64_t>(1, p.flips_per_try);
+  const int64_t extra_tries = std::max<int64_t>(p.max_tries, (kExtraMinFlips + per_try - 1) / per_try);
   const int first = std::max(0, p.first_try);
   const int end = p.last_try > 0 ? std::min(p.last_try, try_limit) : try_limit;
   for (int t = first; t < end && !out.satisfied && !out.stopped; ++t) {
-    if (t == p.max_tries)  // the requested tries' time, those run before this call's included (scaled)
-      base_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count() * p.max_tries /
-                     std::max(1, p.max_tries - first);
     if (t >= p.max_tries && t - last_improved > 30) break;
-    if (t >= p.max_tries && std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count() >
-                                base_seconds + std::max(1.0, base_seconds))
-      break;
+    if (t >= p.max_tries && t - p.max_tries >= extra_tries) break;
     const int64_t best_before = out.best_cost_fixed;
     const int64_t flips_this_try = p.flips_per_try;
     if (t > first) {  // COPY_LOW: restart from the best state so far

@@ -15,7 +15,7 @@ WalkOutcome walksat_gpu_weighted(const WalkInstance& in, const std::vector<uint8
   if (const char* e = std::getenv("MLN_WALK_WARP")) warp = std::atoi(e) != 0;  // tuning runs
   b.set_warp(warp);
   WeightedOptions wo = g.weighted;
-  if (const char* e = std::getenv("MLN_WALK_STALL_MAX_S")) wo.stall_max_s = std::atof(e);  // tuning runs
+  if (const char* e = std::getenv("MLN_WALK_STALL_WORK")) wo.stall_work = std::atof(e);  // tuning runs
   return weighted::run(b, in, p, wo, g.target_cost_fixed);
 }
 
