@@ -31,15 +31,18 @@ run() {  # load k
   local d=$work/$1 log=$work/$1-$2.log t0 t1 rc
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086
-  "$PGMLN" -i "$d/prog.mln" -e "$d/evidence.db" -queryFile "$d/query.db" -r "$d/out$2" --seed 1 $flags >"$log" 2>&1
+  "$PGMLN" --dsn "dbname=$PGDATABASE" -i "$d/prog.mln" -e "$d/evidence.db" -queryFile "$d/query.db" -r "$d/out$2" \
+    --seed 1 -keepData $flags >"$log" 2>&1
   rc=$?
   t1=$(date +%s.%N)
   { echo "== $1 run $2: pg_mln --seed 1 $flags (exit $rc)"; grep -v '^>>>' "$log"; } >&3
   [ $rc = 0 ] || { echo "FAILED"; return; }
   # The job's own figures, in full (the command line prints them rounded).
   local j
+  # (-keepData keeps the run's program, and with it its job, until here.)
   j=$(psql -qXAt -F ' ' -c "SELECT best_cost, coalesce(bound::text, '-'), flips, replace(coalesce(stop_reason, '-'), ' ', '_')
                             FROM mln.jobs WHERE task = 'map' ORDER BY id DESC LIMIT 1")
+  psql -qXAt -c "SELECT mln.drop_program(name) FROM mln.programs WHERE name LIKE 'tuffy\_%'" >/dev/null
   echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') $j"
 }
 

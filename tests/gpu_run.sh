@@ -31,7 +31,8 @@
 #   tests and bench/rules.sh (issue #42); pdhg: the PDHG bound's
 #   tests (ctest -R Pdhg) and bench/lp_bound on RC 10^4 and 10^5 papers, CPU
 #   and GPU side by side (issue #40, MLN_PDHG_PAPERS; not part of full); cplogic: the ProbLog tests and
-#   bench/cplogic.sh on the GPU, the CPU and one core (issue #43); full: all but datalog, rules, pdhg
+#   bench/cplogic.sh on the GPU, the CPU and one core (issue #43); repro: the stop rules' tests and
+#   bench/repro.sh, the default twice per workload (issue #60); full: all but datalog, rules, pdhg, repro
 #   and cplogic.  MLN_PG_OPTS adds server settings
 #   (e.g. "-c shared_buffers=8GB").  Modes join
 #   with '+'.  The builds (PostgreSQL in /tmp/pg, pg_mln in build/gpu-cuda)
@@ -390,6 +391,20 @@ if only cplogic; then
     timeout ${MLN_CPLOGIC_WALL:-170} bash bench/cplogic.sh "$OUT/cplogic.md" >"$OUT/cplogic.log" 2>&1
   note "bench/cplogic.sh: exit $?"
   cat "$OUT/cplogic.md" >>"$summary" 2>/dev/null || tail -40 "$OUT/cplogic.log" >>"$summary"
+fi
+
+if only repro; then
+  # Reproducibility (issue #60): the tests of the stop rules and walks with
+  # the GPU required, then bench/repro.sh: the default command line twice
+  # per workload (MLN_REPRO_LOADS; rc-1000 is UW-CSE's size, rc-100000 17.8M
+  # clauses), the answers compared byte for byte.
+  note ""
+  note "## Reproducibility"
+  ctest_gpu repro 'SolverRepro|PdhgTest|PdhgGpuTest|SolverGpu|SolverWeighted'
+  MLN_REPRO_LOADS=${MLN_REPRO_LOADS:-class rc-1000 rc-100000} PGDATABASE=postgres \
+    timeout ${MLN_REPRO_WALL:-420} bash bench/repro.sh "$OUT" $B >"$OUT/repro_run.log" 2>&1
+  note "bench/repro.sh: exit $?"
+  cat "$OUT/repro.md" >>"$summary" 2>/dev/null || tail -40 "$OUT/repro_run.log" >>"$summary"
 fi
 
 if has kernels; then
