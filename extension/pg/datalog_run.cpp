@@ -27,18 +27,12 @@ namespace dl = lang::datalog;
 namespace ev = ground::datalog;
 
 DatalogOptions datalog_options(Spi& spi, Datum options, bool isnull) {
+  const JsonOptions opts(spi, options, isnull, "mln.datalog", kDatalogOptions);
+  opts.reject_unknown();
   DatalogOptions o;
-  const JsonOptions opts(spi, options, isnull, "mln.datalog", "device ('auto', 'cpu', 'gpu'), max_rows and verbose");
-  for (const JsonOptions::Entry& e : opts.entries()) {
-    if (e.key == "device")
-      o.device = opts.choice(e, {"auto", "cpu", "gpu"});
-    else if (e.key == "max_rows")
-      o.max_rows = static_cast<uint64_t>(opts.whole(e, 0, INT64_MAX, "a whole number >= 0 (0: no limit)"));
-    else if (e.key == "verbose")
-      o.verbose = opts.boolean(e);
-    else
-      throw opts.unknown(e);
-  }
+  o.device = opts.choice("device");
+  o.max_rows = static_cast<uint64_t>(opts.whole("max_rows"));
+  o.verbose = opts.boolean("verbose");
   return o;
 }
 

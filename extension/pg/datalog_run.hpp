@@ -16,7 +16,7 @@ namespace mln::pg {
 
 struct DatalogOptions {
   std::string device;              // '' (the mln.device setting), auto, cpu or gpu
-  uint64_t max_rows = 100000000;   // 0: no limit (EvalOptions::max_rows)
+  uint64_t max_rows = 0;           // 0: no limit (EvalOptions::max_rows); datalog_options gives the table's default
   bool verbose = false;            // progress as NOTICE (else DEBUG1)
 };
 

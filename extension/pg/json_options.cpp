@@ -23,8 +23,8 @@ std::vector<OptionEntry> option_entries(Spi& spi, Datum options, bool isnull) {
   return entries;
 }
 
-JsonOptions::JsonOptions(Spi& spi, Datum options, bool isnull, std::string fn, std::string known)
-    : reader_(option_entries(spi, options, isnull), std::move(fn), std::move(known)) {}
+JsonOptions::JsonOptions(Spi& spi, Datum options, bool isnull, std::string fn, OptionFn fn_bits)
+    : reader_(option_entries(spi, options, isnull), std::move(fn), fn_bits) {}
 
 namespace {
 // Runs a typed read, its refusal raised as the SQL functions' error.
@@ -38,22 +38,20 @@ auto checked(F&& f) -> decltype(f()) {
 }
 }  // namespace
 
-bool JsonOptions::boolean(const Entry& e) const {
-  return checked([&] { return reader_.boolean(e); });
+void JsonOptions::reject_unknown() const {
+  checked([&] { reader_.reject_unknown(); });
 }
 
-int64_t JsonOptions::whole(const Entry& e, int64_t lo, int64_t hi, const std::string& what) const {
-  return checked([&] { return reader_.whole(e, lo, hi, what); });
+bool JsonOptions::boolean(const char* name) const {
+  return checked([&] { return reader_.boolean(name); });
 }
 
-double JsonOptions::number(const Entry& e, double lo, const std::string& what) const {
-  return checked([&] { return reader_.number(e, lo, what); });
+int64_t JsonOptions::whole(const char* name) const {
+  return checked([&] { return reader_.whole(name); });
 }
 
-std::string JsonOptions::choice(const Entry& e, const std::vector<std::string>& allowed) const {
-  return checked([&] { return reader_.choice(e, allowed); });
+std::string JsonOptions::choice(const char* name) const {
+  return checked([&] { return reader_.choice(name); });
 }
-
-UserError JsonOptions::unknown(const Entry& e) const { return option_error(reader_.unknown(e)); }
 
 }  // namespace mln::pg

@@ -45,7 +45,7 @@ using rules::LearnOptions;
 // (rules/options.hpp), for function `fn` (named in the messages).
 LearnOptions learn_options(std::vector<OptionEntry> entries, const std::string& fn = "mln.learn_rules") {
   try {
-    return rules::read_options(OptionEntries(std::move(entries), fn, rules::kOptionList));
+    return rules::read_options(OptionEntries(std::move(entries), fn, kRulesOptions));
   } catch (const OptionEntryError& e) {
     throw option_error(e);
   }

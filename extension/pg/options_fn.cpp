@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "mln/option_entries.hpp"
 #include "mln/options.hpp"
 
 extern "C" {
@@ -60,7 +61,10 @@ Datum mln_check_learn_options(PG_FUNCTION_ARGS) {
   PG_RETURN_VOID();
 }
 
-// mln.options() returns table(name, task, type, "default", allowed, doc)
+// mln.options() returns table(name, task, type, "default", allowed, doc):
+// the job options (task map, marginal, infer, learn, all), then the
+// functions' (task datalog, problog, rules or several).  An empty default
+// (the caller's setting, said in doc) is NULL.
 Datum mln_options(PG_FUNCTION_ARGS) {
   // The rows as text, built once in C++ and kept (static: nothing to
   // destroy when a PostgreSQL error leaves the loop below).
@@ -71,13 +75,16 @@ Datum mln_options(PG_FUNCTION_ARGS) {
     for (const mln::options::Spec& s : mln::options::kSpecs)
       built.push_back({s.name, mln::options::task_name(s.tasks), mln::options::type_name(s.type), s.def,
                        mln::options::allowed_text(s), s.doc});
+    for (const mln::EntrySpec& s : mln::kEntrySpecs)
+      built.push_back({s.name, mln::entry_fn_names(s.fns), mln::options::type_name(s.type), s.def,
+                       mln::entry_allowed(s), s.doc});
     rows.swap(built);
   });
   InitMaterializedSRF(fcinfo, 0);
   ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
   for (const auto& r : rows) {
     Datum values[6];
-    bool nulls[6] = {false, false, false, false, false, false};
+    bool nulls[6] = {false, false, false, r[3].empty(), false, false};
     for (int i = 0; i < 6; ++i) values[i] = CStringGetTextDatum(r[i].c_str());
     tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   }

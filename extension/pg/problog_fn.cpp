@@ -75,7 +75,7 @@ double since(std::chrono::steady_clock::time_point t0) {
 
 gpu::ProblogOptions problog_options(Spi& spi, Datum options, bool isnull, const std::string& fn) {
   try {
-    return gpu::read_problog_options(OptionEntries(option_entries(spi, options, isnull), fn, gpu::kProblogOptionList));
+    return gpu::read_problog_options(OptionEntries(option_entries(spi, options, isnull), fn, kProblogOptions));
   } catch (const OptionEntryError& e) {
     throw option_error(e);
   }

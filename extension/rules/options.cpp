@@ -2,48 +2,31 @@
 #include "rules/options.hpp"
 
 #include <cstdint>
-#include <map>
 
 namespace mln::rules {
 
-const char* const kOptionList =
-    "device, score ('coverage', 'wpll'), link ('type', 'name'), max_body, max_vars, beam, min_pos, noise, "
-    "max_rules, recursion, max_constants, max_rows, min_gain, penalty, l2, negatives_per_positive, seed and verbose";
-
 LearnOptions read_options(const OptionEntries& opts) {
+  opts.reject_unknown();
   LearnOptions o;
-  const std::map<std::string, int*> ints = {{"max_body", &o.search.max_body}, {"max_vars", &o.search.max_vars},
-                                            {"beam", &o.search.beam}, {"max_rules", &o.search.max_rules},
-                                            {"max_constants", &o.search.max_constants}};
-  const std::map<std::string, int64_t*> counts = {{"min_pos", &o.search.min_pos}, {"noise", &o.search.noise},
-                                                  {"negatives_per_positive", &o.negatives_per_positive},
-                                                  {"seed", &o.seed}};
-  const std::map<std::string, double*> reals = {
-      {"min_gain", &o.search.min_gain}, {"penalty", &o.search.penalty}, {"l2", &o.search.l2}};
-  for (const OptionEntry& e : opts.entries()) {
-    // Zero means "none" for these three; every other count starts at 1.
-    const int64_t min = e.key == "noise" || e.key == "max_constants" || e.key == "seed" ? 0 : 1;
-    if (e.key == "device")
-      o.device = opts.choice(e, {"auto", "cpu", "gpu"});
-    else if (e.key == "link")
-      o.link = opts.choice(e, {"type", "name"});
-    else if (e.key == "score")
-      o.search.wpll = opts.choice(e, {"coverage", "wpll"}) == "wpll";
-    else if (e.key == "verbose")
-      o.verbose = opts.boolean(e);
-    else if (e.key == "recursion")
-      o.search.recursion = opts.boolean(e);
-    else if (e.key == "max_rows")
-      o.search.max_rows = static_cast<uint64_t>(opts.whole(e, 1, INT64_MAX));
-    else if (ints.count(e.key))
-      *ints.at(e.key) = static_cast<int>(opts.whole(e, min, 1000000000));
-    else if (counts.count(e.key))
-      *counts.at(e.key) = opts.whole(e, min, INT64_MAX);
-    else if (reals.count(e.key))
-      *reals.at(e.key) = opts.number(e, 0);
-    else
-      throw opts.unknown(e);
-  }
+  const auto small = [&](const char* name) { return static_cast<int>(opts.whole(name)); };  // at most 10^9
+  o.device = opts.choice("device");
+  o.link = opts.choice("link");
+  o.search.wpll = opts.choice("score") == "wpll";
+  o.verbose = opts.boolean("verbose");
+  o.search.recursion = opts.boolean("recursion");
+  o.search.max_rows = static_cast<uint64_t>(opts.whole("max_rows"));
+  o.search.max_body = small("max_body");
+  o.search.max_vars = small("max_vars");
+  o.search.beam = small("beam");
+  o.search.max_rules = small("max_rules");
+  o.search.max_constants = small("max_constants");
+  o.search.min_pos = opts.whole("min_pos");
+  o.search.noise = opts.whole("noise");
+  o.negatives_per_positive = opts.whole("negatives_per_positive");
+  o.seed = opts.whole("seed");
+  o.search.min_gain = opts.number("min_gain");
+  o.search.penalty = opts.number("penalty");
+  o.search.l2 = opts.number("l2");
   return o;
 }
 

@@ -21,11 +21,9 @@ struct LearnOptions {
   SearchOptions search;
 };
 
-// The option names, for the hint of an unknown one.
-extern const char* const kOptionList;
-
 // Reads every entry of `opts` (OptionEntries names the function in its
-// messages); throws OptionEntryError on an unknown option or a bad value.
+// messages; built with kRulesOptions); throws OptionEntryError on an
+// unknown option or a bad value.  Defaults are the table's (mln/option_entries.hpp).
 LearnOptions read_options(const OptionEntries& opts);
 
 }  // namespace mln::rules

@@ -5,38 +5,18 @@
 
 namespace mln::gpu {
 
-const char* const kProblogOptionList =
-    "device ('auto', 'cpu', 'gpu'), samples, delta, max_samples, seed, threads, max_rows and verbose";
-
 ProblogOptions read_problog_options(const OptionEntries& opts) {
+  opts.reject_unknown();
   ProblogOptions o;
-  o.sample.seed = 42;
-  const int64_t big = 1000000000000;  // 10^12 samples
-  for (const OptionEntry& e : opts.entries()) {
-    if (e.key == "device") {
-      o.device = opts.choice(e, {"auto", "cpu", "gpu"});
-    } else if (e.key == "samples") {
-      o.sample.samples = static_cast<uint64_t>(opts.whole(e, 0, big, "a whole number >= 0 (0: the stopping rule)"));
-    } else if (e.key == "max_samples") {
-      o.sample.max_samples = static_cast<uint64_t>(opts.whole(e, 1, big));
-    } else if (e.key == "seed") {
-      o.sample.seed = static_cast<uint64_t>(opts.whole(e, 0, INT64_MAX));
-    } else if (e.key == "threads") {
-      o.sample.threads = static_cast<int>(opts.whole(e, 0, 4096, "a whole number in [0, 4096] (0: all cores)"));
-      o.threads_given = true;
-    } else if (e.key == "max_rows") {
-      o.max_rows = static_cast<uint64_t>(opts.whole(e, 0, INT64_MAX, "a whole number >= 0 (0: no limit)"));
-    } else if (e.key == "delta") {
-      const std::string want = "a number in (0, 1): the width of the 95% interval the stopping rule reaches";
-      o.sample.delta = opts.number(e, 0, want);
-      if (!(o.sample.delta > 0 && o.sample.delta < 1))  // number() checks the lower bound only
-        throw OptionEntryError("option \"delta\" of " + opts.function() + " must be " + want, "");
-    } else if (e.key == "verbose") {
-      o.verbose = opts.boolean(e);
-    } else {
-      throw opts.unknown(e);
-    }
-  }
+  o.device = opts.choice("device");
+  o.sample.samples = static_cast<uint64_t>(opts.whole("samples"));
+  o.sample.max_samples = static_cast<uint64_t>(opts.whole("max_samples"));
+  o.sample.seed = static_cast<uint64_t>(opts.whole("seed"));
+  o.sample.threads = static_cast<int>(opts.whole("threads"));
+  o.threads_given = opts.given("threads");
+  o.max_rows = static_cast<uint64_t>(opts.whole("max_rows"));
+  o.sample.delta = opts.number("delta");
+  o.verbose = opts.boolean("verbose");
   return o;
 }
 

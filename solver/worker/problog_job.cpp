@@ -35,7 +35,7 @@ constexpr const char* kFn = "mln.problog_job";
 // without threads on the worker's --threads.
 gpu::ProblogOptions job_options(Conn& c, const WorkerOptions& wo, const Job& job) {
   gpu::ProblogOptions o =
-      gpu::read_problog_options(OptionEntries(job_option_entries(c, job.id), kFn, gpu::kProblogOptionList));
+      gpu::read_problog_options(OptionEntries(job_option_entries(c, job.id), kFn, kProblogOptions));
   if (!o.threads_given) o.sample.threads = wo.threads;
   return o;
 }

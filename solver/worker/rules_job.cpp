@@ -99,7 +99,7 @@ rules::LearnOptions job_options(Conn& c, const Job& job, std::string& target) {
   Result t = c.exec("SELECT options->>'target' FROM mln.jobs WHERE id = $1", {id});
   target = t.rows() ? t.get(0, 0) : "";
   return rules::read_options(
-      OptionEntries(job_option_entries(c, job.id, "target"), "mln.learn_rules_job", rules::kOptionList));
+      OptionEntries(job_option_entries(c, job.id, "target"), "mln.learn_rules_job", kRulesOptions));
 }
 
 // The task, from one snapshot of the program's evidence: the one

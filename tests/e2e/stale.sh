@@ -63,6 +63,8 @@ q "INSERT INTO records SELECT 'n' || i, 'new' || (i / 2), 'y' || (i / 3) FROM ge
 check "after an update and an insert: stale" test "$(state er)" = stale
 check "mln.sources says records changed" \
   test "$(q "SELECT changed FROM mln.sources('er') WHERE relation = 'records'::regclass")" = t
+check "mln.sources counts the two transactions that wrote records" \
+  test "$(q "SELECT changes FROM mln.sources('er') WHERE relation = 'records'::regclass")" = 2
 out=$(qe "SELECT DISTINCT stale FROM mln.map('er')")
 check "mln.map: stale is true, and a NOTICE names records" \
   bash -c "grep -qx t <<<'$out' && grep -q 'NOTICE:  program \"er\" is stale' <<<'$out' && grep -q 'records changed since' <<<'$out'"
@@ -88,7 +90,14 @@ q "BEGIN; INSERT INTO records VALUES ('x2', 'a', 'b'); SELECT mln.ground('er'); 
 check "a change made before the grounding, in its transaction, leaves it grounded" test "$(state er)" = grounded
 q "BEGIN; SELECT mln.ground('er'); DELETE FROM records WHERE id = 'x2'; COMMIT" >/dev/null
 check "a change after the grounding, in its transaction, makes it stale" test "$(state er)" = stale
-q "SELECT mln.ground('er')" >/dev/null
+out=$(q "SELECT mln.refresh('er')")
+check "mln.refresh grounds a stale network again, with the change counted" \
+  bash -c "grep -q '\"refreshed\": true' <<<'$out' && grep -q '\"changes\": 1' <<<'$out'"
+check "after mln.refresh it is grounded" test "$(state er)" = grounded
+check "mln.refresh of a current network does nothing" bash -c "grep -q '\"refreshed\": false' <<<'$(q "SELECT mln.refresh('er')")'"
+check "mln.refresh of a program never grounded says to ground it" \
+  bash -c "psql -qXAt -c \"SELECT mln.create_program('ng', 'P(t)'); SELECT mln.refresh('ng')\" 2>&1 | grep -q 'has not been grounded'"
+q "SELECT mln.drop_program('ng')" >/dev/null
 
 # A change the grounding cannot see: committed by a transaction that was
 # running when the grounding started.

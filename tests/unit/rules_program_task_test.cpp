@@ -136,7 +136,7 @@ TEST(RulesProgramTask, TheSqlBothReadersRun) {
 }
 
 LearnOptions read(std::vector<OptionEntry> entries) {
-  return read_options(OptionEntries(std::move(entries), "mln.f", kOptionList));
+  return read_options(OptionEntries(std::move(entries), "mln.f", kRulesOptions));
 }
 
 std::string refusal(std::vector<OptionEntry> entries) {

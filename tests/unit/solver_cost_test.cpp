@@ -2,8 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #include "solver_test_util.hpp"
+#include "core/base/gap.hpp"
 #include "core/base/network_cost.hpp"
 #include "core/map/solve_map_run.hpp"
 #include "core/walk/walksat_cpu.hpp"
@@ -12,6 +16,25 @@ namespace mln::solver {
 namespace {
 
 using testing::add_clause;
+
+// The one gap formula against the table that SQL's mln._gap is checked
+// against too (tests/e2e/gap.sh): the solver stops where the user's gap says.
+TEST(SolverCost, RelativeGapFollowsTheOneTable) {
+  std::ifstream in(MLN_TEST_DATA_DIR "/gap_cases.tsv");
+  ASSERT_TRUE(in) << "tests/data/gap_cases.tsv";
+  std::string line;
+  int cases = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream f(line);
+    double cost, bound, gap;
+    ASSERT_TRUE(f >> cost >> bound >> gap) << line;
+    EXPECT_NEAR(relative_gap(cost, bound), gap, 1e-12) << line;
+    if (gap > 0) EXPECT_NEAR(gap_target(cost, gap), bound, 1e-6 * gap_scale(cost)) << line;
+    ++cases;
+  }
+  EXPECT_GE(cases, 10);
+}
 
 TEST(SolverCost, PositiveClauseCostsWeightOnlyWhenViolated) {
   mln::Network net;

@@ -375,6 +375,45 @@ McsatOutcome gpu_one_chain_thread_rounds(const WalkInstance& inst, const McsatPa
   return mcsat_parallel_gpu(inst, {}, p, po);
 }
 
+// Weight learning's features on the one-chain GPU sampler: summed exactly
+// (one sample's sums are the satisfied clauses' coefficients in the chain's
+// final state, to the unit) and the same in every run.  Float atomics gave
+// sums rounded in the order threads arrived, so a feature past 2^24 and the
+// learned weights differed run to run.
+TEST(SolverMcsatGpu, OneChainFeatureSumsAreExactAndRepeat) {
+  if (!have_gpu_or_fail()) GTEST_SKIP() << "no usable GPU";
+  GeneratedInstance gi = generate_planted_maxsat(20000, 60000, 9);
+  WalkInstance inst = build_walk_instance(gi.net);
+  GpuFeatures f;
+  f.k = 3;
+  f.off.push_back(0);
+  for (int64_t c = 0; c < inst.m; ++c) {  // clause c counts for feature c % 3, with sign + or - by c % 2
+    f.idx.push_back(static_cast<int32_t>(c % 3));
+    f.coef.push_back(c % 2 ? -1.0f : 1.0f);
+    f.off.push_back(static_cast<int64_t>(f.idx.size()));
+  }
+  McsatParams p;
+  p.samples = 1;
+  p.seed = 7;
+  auto run = [&] { return mcsat_parallel_gpu(inst, {}, p, McsatParallelOptions{}, &f); };
+  const McsatOutcome a = run(), b = run();
+  ASSERT_EQ(a.counted, 1);
+  ASSERT_EQ(a.feature_sum.size(), 3u);
+  std::vector<double> want(3, 0);
+  for (int64_t c = 0; c < inst.m; ++c) {
+    bool sat = false;
+    for (int64_t q = inst.cl_off[c]; q < inst.cl_off[c + 1]; ++q)
+      sat |= (a.final_state[inst.cl_lit[q] >> 1] != 0) == ((inst.cl_lit[q] & 1u) != 0);
+    if (sat) want[static_cast<size_t>(c % 3)] += c % 2 ? -1 : 1;
+  }
+  EXPECT_EQ(a.feature_sum, want);
+  EXPECT_EQ(a.feature_sum, b.feature_sum);
+  EXPECT_EQ(a.feature_outer, b.feature_outer);
+  EXPECT_EQ(a.true_count, b.true_count);
+  f.coef[0] = 0.5f;  // only integral coefficients are summed
+  EXPECT_THROW(run(), std::invalid_argument);
+}
+
 constexpr int64_t kUnionSamples = 6000;
 constexpr MaeBound kUnionBound{0.04, 0.0115};
 

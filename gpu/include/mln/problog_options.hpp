@@ -16,19 +16,17 @@ namespace mln::gpu {
 
 struct ProblogOptions {
   std::string device;          // '' (the caller's default: the mln.device setting), auto, cpu or gpu
-  SampleOptions sample;        // seed 42 unless given; device is set where the sampler runs
+  SampleOptions sample;        // device is set where the sampler runs
   bool threads_given = false;  // "threads" was set (else a worker uses its --threads)
-  uint64_t max_rows = 100000000;  // the grounding's Datalog program (mln.datalog's max_rows)
+  uint64_t max_rows = 0;       // the grounding's Datalog program (mln.datalog's max_rows)
   bool verbose = false;        // progress as NOTICE (backend) or log lines (worker)
   // The samples a run draws at most: the fixed count, or max_samples.
   uint64_t samples_total() const { return sample.samples ? sample.samples : sample.max_samples; }
 };
 
-// The option names, for the hint of an unknown one.
-extern const char* const kProblogOptionList;
-
 // Reads every entry of `opts` (OptionEntries names the function in its
-// messages); throws OptionEntryError on an unknown option or a bad value.
+// messages; built with kProblogOptions); throws OptionEntryError on an
+// unknown option or a bad value.  Defaults are the table's (mln/option_entries.hpp).
 ProblogOptions read_problog_options(const OptionEntries& opts);
 
 // Where the sampler runs for a requested device: cpu, or gpu where the CUDA

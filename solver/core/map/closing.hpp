@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/base/gap.hpp"
+
 namespace mln::solver {
 
 class GapClosing {
@@ -27,7 +29,6 @@ class GapClosing {
   // clauses try it whatever the gap: CBC proves those in milliseconds.
   static constexpr double kExactMaxGap = 0.10;
   static constexpr long long kExactAnyGapClauses = 1000;
-  static double relative_gap(double cost, double bound) { return (cost - bound) / std::max(cost < 0 ? -cost : cost, 1.0); }
   static bool exact_may_close(double cost, double lp_bound, long long clauses) {
     return clauses <= kExactAnyGapClauses || relative_gap(cost, lp_bound) <= kExactMaxGap;
   }

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "mln/network.hpp"
+#include "core/base/gap.hpp"
 #include "core/base/run_control.hpp"
 
 namespace mln::solver {
@@ -73,7 +74,7 @@ struct PdhgOptions {
   // Whether a GPU that fails leaves the solve to the CPU (above); false: the
   // GpuError reaches the caller (an LP sized for the device alone).
   bool cpu_fallback = true;
-  // Stop once (primal - bound) <= rel_gap * max(1, |primal|): the LP is then
+  // Stop once relative_gap(primal, bound) <= rel_gap: the LP is then
   // solved to that relative accuracy, and the bound is within it of the optimum.
   double rel_gap = 1e-4;
   // When set, stop once the bound reaches *bound_target (a caller that
@@ -107,10 +108,6 @@ struct PdhgOutcome {
 // other than std::bad_alloc, std::invalid_argument for an unknown device and
 // std::runtime_error for device "gpu" without a GPU.
 PdhgOutcome lp_bound_pdhg(const mln::Network& net, const PdhgOptions& opts);
-
-// The bound at which an answer of `cost` is within `tolerance` of it
-// (cost - bound <= tolerance x cost): a solve beside a walk stops there.
-inline double gap_target(double cost, double tolerance) { return cost - tolerance * (cost > 0 ? cost : 0.0); }
 
 // lp_bound_pdhg on a thread of its own, beside other work (a component's
 // walk in solve_map, a spread job's rounds).  The network must outlive it.

@@ -117,7 +117,7 @@ void pdhg_loop(B& b, const PdhgOptions& opts, Clock::time_point t0, PdhgOutcome&
       out.seconds = seconds_since(t0);
       if (opts.progress) opts.progress({out.seconds, it, out.bound, out.primal});
       const double target = opts.bound_target ? opts.bound_target->load() : std::numeric_limits<double>::infinity();
-      if (out.primal - out.bound <= opts.rel_gap * std::max(1.0, std::fabs(out.primal)) || out.bound >= target) {
+      if (relative_gap(out.primal, out.bound) <= opts.rel_gap || out.bound >= target) {
         out.converged = true;
         break;
       }

@@ -120,7 +120,7 @@ struct SolveOptions {
   double ilp_stall_work = 1e9;
   // "auto": the exact path runs, after every component has been walked and
   // bounded, only while the whole answer's gap to its lower bound,
-  // (cost - bound) / cost, is above this: an answer proven within it is
+  // core/base/gap.hpp's relative_gap, is above this: an answer proven within it is
   // returned at once.  0.5% is a bound users of MaxSAT and MIP read as
   // "as good as optimal" for weights that are themselves estimates; on
   // class it saves the 1.2 s batch ILP that closes a 0.23% gap

@@ -74,7 +74,7 @@ double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool e
   const bool closable = !lp_optimal || GapClosing::exact_may_close(cost, bound, m);
   if (opts.solver == "auto" && !closable)
     mark("component " + std::to_string(k) + ": no exact path, the LP leaves a gap of " +
-         std::to_string(100.0 * GapClosing::relative_gap(cost, bound)) + "%");
+         std::to_string(100.0 * relative_gap(cost, bound)) + "%");
   const bool try_ilp = ilp_available() && !stop.should_stop() && !(opts.solver != "ilp" && proven_within_tolerance(cost, bound)) &&
                        (opts.solver == "ilp" || (opts.solver == "auto" && closable && !partitioned &&
                                                  m <= opts.ilp_max_clauses && opts.ilp_seconds > 0));
@@ -336,7 +336,7 @@ bool Run::within_gap() const {
   double cost = 0, bound = batch_bound_extra;
   for (int32_t k = 0; k < comps.count; ++k)
     if (comp_done[k]) cost += comp_cost[k], bound += comp_bound[k];
-  return cost - bound <= opts.gap_tolerance * std::max(cost, 1e-9);
+  return relative_gap(cost, bound) <= opts.gap_tolerance;
 }
 
 void Run::finish_exact(std::vector<uint8_t>& truth) {

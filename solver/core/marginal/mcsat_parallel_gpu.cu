@@ -14,6 +14,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
+#include <vector>
 
 #include <cooperative_groups.h>
 
@@ -77,9 +79,9 @@ struct StepArgs {
   uint32_t* wflips;          // [2] the walk's flips by round parity
   const int64_t* foff;
   const int32_t* fidx;
-  const float* fcoef;
+  const int32_t* fcoef;      // integral coefficients: summed exactly, so in any order the same
   int k;
-  float* fsample;            // [k] this sample's features
+  unsigned long long* fsample;  // [k] this sample's features (two's complement int64)
   double* fstat;             // [k] sums, then [k * k] products, over samples
   double* cost_sum;          // over counted samples, in weight units
   double inv_scale;
@@ -244,7 +246,8 @@ __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
       const int32_t t = A.S.tc[c];
       if (weighted::costly(w, t)) cost += static_cast<unsigned long long>(w > 0 ? w : -w);
       if (A.k > 0 && t > 0)
-        for (int64_t q = A.foff[c]; q < A.foff[c + 1]; ++q) atomicAdd(&A.fsample[A.fidx[q]], A.fcoef[q]);
+        for (int64_t q = A.foff[c]; q < A.foff[c + 1]; ++q)
+          atomicAdd(&A.fsample[A.fidx[q]], static_cast<unsigned long long>(static_cast<long long>(A.fcoef[q])));
     }
     for (int sh = 16; sh > 0; sh >>= 1) cost += __shfl_down_sync(0xffffffffu, cost, sh);
     if ((threadIdx.x & 31) == 0 && cost) atomicAdd(&A.S.ctr[kCost], cost);
@@ -255,10 +258,11 @@ __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
       ++A.out[2];
     }
     for (int64_t q = tid; q < static_cast<int64_t>(A.k) * (A.k + 1); q += T) {
-      if (q < A.k) A.fstat[q] += A.fsample[q];
+      const auto f = [&](int64_t j) { return static_cast<double>(static_cast<long long>(A.fsample[j])); };
+      if (q < A.k) A.fstat[q] += f(q);
       else {
         const int64_t ab = q - A.k;
-        A.fstat[q] += static_cast<double>(A.fsample[ab / A.k]) * A.fsample[ab % A.k];
+        A.fstat[q] += f(ab / A.k) * f(ab % A.k);
       }
     }
     g.sync();
@@ -267,6 +271,23 @@ __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
   if (tid == 0) A.out[0] = static_cast<unsigned long long>(R);
 }
 
+}  // namespace
+
+// Features are summed by many threads at once.  Float atomics would round
+// in the order the threads arrive, and the learned weights would differ run
+// to run; integers add exactly in any order.  Learning's coefficients are
+// +-1 (a clause's sign in its rule), so integers lose nothing.
+namespace {
+std::vector<int32_t> integral_coefficients(const std::vector<float>& coef) {
+  std::vector<int32_t> out(coef.size());
+  for (size_t i = 0; i < coef.size(); ++i) {
+    const float c = coef[i];
+    if (!(std::fabs(c) <= float(1 << 20)) || c != std::nearbyint(c))
+      throw std::invalid_argument("mcsat_parallel_gpu: a feature coefficient that is not a small integer");
+    out[i] = static_cast<int32_t>(c);
+  }
+  return out;
+}
 }  // namespace
 
 }  // namespace gpu_detail
@@ -286,13 +307,13 @@ McsatOutcome mcsat_parallel_gpu(const WalkInstance& in, const std::vector<uint8_
 
   DevInstanceStore store(in);
   DeviceArray<int64_t> wm(m), foff;
-  DeviceArray<float> keep, fcoef;
-  DeviceArray<int32_t> fidx;
+  DeviceArray<float> keep;
+  DeviceArray<int32_t> fidx, fcoef;
   keep.upload(mcsat_keep_probabilities(in, p.mcsat_param));
   if (k > 0) {
     foff.upload(features->off);
     fidx.upload(features->idx);
-    fcoef.upload(features->coef);
+    fcoef.upload(integral_coefficients(features->coef));
   }
   std::vector<uint8_t> start = init;
   if (start.empty()) {  // coin flips, as mcsat_start_state
@@ -373,7 +394,7 @@ McsatOutcome mcsat_parallel_gpu(const WalkInstance& in, const std::vector<uint8_
   DeviceArray<unsigned long long> wprio(m), wctr(weighted::kCounters), wpcost(1), wpbest(1), outd(10);
   DeviceArray<uint8_t> wbump(m), wpimproved(1), wpfrozen(1);
   DeviceArray<uint32_t> wpstill(1);
-  DeviceArray<float> fsample(std::max(1, k));
+  DeviceArray<unsigned long long> fsample(std::max(1, k));
   MLN_CUDA_TRY(cudaMemset(fstat.get(), 0, fstat.size() * sizeof(double)));
   MLN_CUDA_TRY(cudaMemset(cost_sum.get(), 0, sizeof(double)));
   MLN_CUDA_TRY(cudaMemset(outd.get(), 0, 10 * sizeof(unsigned long long)));
