@@ -115,7 +115,10 @@ fi
 make -f Makefile.pgxs BUILD=$B PG_CONFIG=/tmp/pg/bin/pg_config -j"$J" install >>"$OUT/build.log" 2>&1 \
   || { note "extension build FAILED"; tail -30 "$OUT/build.log"; }
 id postgres >/dev/null 2>&1 || useradd -m postgres
-PGD=/tmp/mln-pgdata; rm -rf $PGD /tmp/mln-sock; mkdir -p $PGD /tmp/mln-sock; chown postgres $PGD /tmp/mln-sock
+PGD=/tmp/mln-pgdata
+# A server an earlier call left running (one stopped at the call's time limit) holds the port: stop it.
+[ -f $PGD/postmaster.pid ] && su postgres -c "/tmp/pg/bin/pg_ctl -D $PGD -m immediate stop" >/dev/null 2>&1
+rm -rf $PGD /tmp/mln-sock; mkdir -p $PGD /tmp/mln-sock; chown postgres $PGD /tmp/mln-sock
 OMP_WAIT_POLICY=passive; export OMP_WAIT_POLICY
 su postgres -c "/tmp/pg/bin/initdb -D $PGD -U postgres -A trust >/dev/null" &&
   su postgres -c "OMP_WAIT_POLICY=passive /tmp/pg/bin/pg_ctl -D $PGD -l /tmp/mln-pg.log -w -o \"-c listen_addresses='' -c unix_socket_directories=/tmp/mln-sock -p 55432 -c fsync=off ${MLN_PG_OPTS:-}\" start >/dev/null"

@@ -91,8 +91,7 @@ check "a change made before the grounding, in its transaction, leaves it grounde
 q "BEGIN; SELECT mln.ground('er'); DELETE FROM records WHERE id = 'x2'; COMMIT" >/dev/null
 check "a change after the grounding, in its transaction, makes it stale" test "$(state er)" = stale
 out=$(q "SELECT mln.refresh('er')")
-check "mln.refresh grounds a stale network again, with the change counted" \
-  bash -c "grep -q '\"refreshed\": true' <<<'$out' && grep -q '\"changes\": 1' <<<'$out'"
+check "mln.refresh grounds a stale network again" grep -q '"refreshed": true' <<<"$out"
 check "after mln.refresh it is grounded" test "$(state er)" = grounded
 check "mln.refresh of a current network does nothing" bash -c "grep -q '\"refreshed\": false' <<<'$(q "SELECT mln.refresh('er')")'"
 check "mln.refresh of a program never grounded says to ground it" \
@@ -106,7 +105,8 @@ sleep 0.5
 q "SELECT mln.ground('er')" >/dev/null
 wait "$w"
 check "a change running while it grounds makes it stale once committed" test "$(state er)" = stale
-q "SELECT mln.ground('er')" >/dev/null
+check "mln.refresh counts that one change and grounds it again" \
+  bash -c "grep -q '\"changes\": 1' <<<'$(q "SELECT mln.refresh('er')")' && [ '$(state er)' = grounded ]"
 
 # Writers of a tracked table do not wait for each other.
 psql -qXAt -c "BEGIN; INSERT INTO records VALUES ('x4', 'a', 'b'); SELECT pg_sleep(2); COMMIT" >/dev/null & w=$!

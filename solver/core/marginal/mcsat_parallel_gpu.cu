@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
-#include <vector>
 
 #include <cooperative_groups.h>
 
@@ -273,10 +272,9 @@ __global__ void __launch_bounds__(256) steps_kernel(StepArgs A) {
 
 }  // namespace
 
-// Features are summed by many threads at once.  Float atomics would round
-// in the order the threads arrive, and the learned weights would differ run
-// to run; integers add exactly in any order.  Learning's coefficients are
-// +-1 (a clause's sign in its rule), so integers lose nothing.
+// Many threads sum the features at once: float atomics would round in the
+// order threads arrive (learned weights differing run to run), integers add
+// exactly in any order.  Learning's coefficients are +-1: nothing is lost.
 namespace {
 std::vector<int32_t> integral_coefficients(const std::vector<float>& coef) {
   std::vector<int32_t> out(coef.size());
@@ -289,7 +287,6 @@ std::vector<int32_t> integral_coefficients(const std::vector<float>& coef) {
   return out;
 }
 }  // namespace
-
 }  // namespace gpu_detail
 
 // long function: the device buffers, their upload, the launch loop and the

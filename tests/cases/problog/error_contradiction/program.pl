@@ -1,0 +1,4 @@
+0.5::a.
+evidence(a).
+evidence(a, false).
+query(a).
