@@ -3,6 +3,7 @@
 // table, EXIST groups, and the signed atom-id columns that make the ground
 // clause's literal list.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "ground/expr.hpp"
@@ -12,7 +13,7 @@ namespace mln::ground::detail {
 namespace {
 
 struct ClauseSets {
-  bool ready = false;
+  bool ready = false, have_pos_pass = false, have_neg_pass_neg = false;
   gpu::Relation pos_pass, pos_fail, neg_pass_pos, neg_pass_neg;
   gpu::Relation atoms;  // [args..., +aid, -aid, zero] of active atoms
 };
@@ -42,26 +43,63 @@ class ActiveClauses {
 
  private:
   // Literal sets of predicate p after the closure (fixed from here on).
+  // pos_pass and neg_pass_neg hold an open-world predicate's every unknown
+  // atom (a query predicate's candidate domain): they are built only for a
+  // plan that reads them (pass_sets); pos_fail, the rest of the view, is
+  // built on the host (issue #63).
   ClauseSets& sets(int p) {
     ClauseSets& r = sets_[p];
     if (r.ready) return r;
     st_[p] = static_sets(c_, p);
     const StaticSets& s = st_[p];
     const PredState& ps = c_.preds[p];
-    int nc = ps.arity + 2;
-    gpu::Relation active = with_tids(c_, s.view, p, ps.act);
-    std::vector<gpu::Relation> unknown;  // "unknown" cell of the §5.5 table
-    if (!ps.closed_world) unknown = {s.unknown, s.prior};
-    else if (ps.has_soft) unknown = {active};
-    std::vector<gpu::Relation> pp{s.ev_false}, nn{s.ev_true};
-    pp.insert(pp.end(), unknown.begin(), unknown.end());
-    nn.insert(nn.end(), unknown.begin(), unknown.end());
-    r.pos_pass = union_distinct(c_, pp, nc);
-    r.pos_fail = without_tids(c_, s.view, p, c_.eng.project(r.pos_pass, {ps.arity}));
-    r.neg_pass_pos = union_distinct(c_, {s.ev_true, active}, nc);
-    r.neg_pass_neg = union_distinct(c_, nn, nc);
+    active_[p] = view_rows_of(c_, p, ps.act);
+    std::vector<uint8_t> act(ps.rows(), 0);
+    if (ps.closed_world && ps.has_soft) {
+      const gpu::HostTable a = c_.eng.download(ps.act);
+      if (!a.cols.empty())
+        for (int32_t t : a.cols[0]) act[static_cast<size_t>(t)] = 1;
+    }
+    // The view minus pos_pass: not evidence false, and not in the unknown cell.
+    r.pos_fail = view_rows_where(c_, p, [&](size_t t) {
+      if (ps.truth[t] == 0) return false;
+      if (!ps.closed_world) return ps.club[t] >= 2 && std::isnan(ps.prior[t]);
+      return !(ps.has_soft && act[t]);
+    });
+    r.neg_pass_pos = union_distinct(c_, {s.ev_true, active_[p]}, ps.arity + 2);
     r.atoms = atom_relation(p);
     r.ready = true;
+    return r;
+  }
+
+  // The "unknown" cell of the §5.5 table.
+  std::vector<gpu::Relation> unknown_cell(int p) {
+    const PredState& ps = c_.preds[p];
+    if (!ps.closed_world) return {st_[p].unknown, st_[p].prior};
+    if (ps.has_soft) return {active_[p]};
+    return {};
+  }
+
+  // sets(p) with pos_pass (a positive literal joined with a variable still
+  // unbound, or on a completely specified predicate) and neg_pass_neg (a
+  // negative literal of a negative clause) built where literal i reads them.
+  ClauseSets& pass_sets(const lang::Clause& cl, bool pos, const std::vector<int>& order, int i) {
+    const lang::Literal& l = cl.lits[i];
+    const int p = l.pred;
+    ClauseSets& r = sets(p);
+    const int nc = c_.preds[p].arity + 2;
+    if (l.positive && !r.have_pos_pass && (!bound_at(cl.lits, order, i) || c_.preds[p].completely_specified)) {
+      std::vector<gpu::Relation> pp{st_[p].ev_false}, u = unknown_cell(p);
+      pp.insert(pp.end(), u.begin(), u.end());
+      r.pos_pass = union_distinct(c_, pp, nc);
+      r.have_pos_pass = true;
+    }
+    if (!l.positive && !pos && !r.have_neg_pass_neg) {
+      std::vector<gpu::Relation> nn{st_[p].ev_true}, u = unknown_cell(p);
+      nn.insert(nn.end(), u.begin(), u.end());
+      r.neg_pass_neg = union_distinct(c_, nn, nc);
+      r.have_neg_pass_neg = true;
+    }
     return r;
   }
 
@@ -87,7 +125,7 @@ class ActiveClauses {
     std::vector<int> order = plan_order(cl.lits);
     auto lit_sets = [&](int i) {
       const lang::Literal& l = cl.lits[i];
-      return literal_sets(sets(l.pred), l, c_.preds[l.pred].completely_specified, pos);
+      return literal_sets(pass_sets(cl, pos, order, i), l, c_.preds[l.pred].completely_specified, pos);
     };
     // Without EXIST groups, the plan carries only what the ids and the weight read.
     std::vector<std::string> keep = id_columns(cl, order);
@@ -273,6 +311,7 @@ class ActiveClauses {
   int32_t origin_ = 0;  // learning: +(index + 1) of the clause being grounded, 0 if not learnable
   std::vector<StaticSets> st_;
   std::vector<ClauseSets> sets_;
+  std::vector<gpu::Relation> active_ = std::vector<gpu::Relation>(c_.preds.size());
 };
 
 }  // namespace

@@ -3,6 +3,10 @@
 // a predicate that gained active atoms, the clause with that literal joined
 // against the delta only.  Also -activateAll (§5.8) and the atom table (§5.5.1).
 #include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "ground/plan.hpp"
 
@@ -16,6 +20,10 @@ class Closure {
     act_.resize(n_);
     delta_.resize(n_);
     round_.resize(n_);
+    static_fail_.resize(n_);
+    fail_ready_.assign(n_, 0);
+    ix_ready_.assign(n_, 0);
+    unknown_ix_.resize(n_);
     for (size_t p = 0; p < n_; ++p) {
       st_[p] = static_sets(c, static_cast<int>(p));
       const PredState& s = c.preds[p];
@@ -68,28 +76,79 @@ class Closure {
   std::vector<gpu::Relation>& active() { return act_; }
 
  private:
+  // A predicate's literal sets under the current active set.  The ones that
+  // hold a query predicate's whole candidate domain (pos_pass, and
+  // neg_pass_neg on an open-world predicate: every unknown atom) are built
+  // only for a plan that reads them, never once per round: the domain
+  // (1,500 records: 2.25M pairs) dwarfs the active atoms, and per-round
+  // copies of it were the closure's cost (issue #63).  pos_fail is the
+  // static part (no evidence false, not unknown) minus the active atoms.
   struct RoundSets {
-    bool ready = false;
-    gpu::Relation active, pos_pass, pos_fail, neg_pass_pos, neg_pass_neg, unk_not_act;
+    bool ready = false, have_pos_pass = false, have_neg_pass_neg = false;
+    gpu::Relation active, pos_pass, pos_fail, neg_pass_pos, neg_pass_neg;
   };
 
-  // Per-round literal sets of predicate p under the current active set.
   RoundSets& sets(int p) {
     RoundSets& r = round_[p];
     if (r.ready) return r;
     const StaticSets& s = st_[p];
-    bool ow = !c_.preds[p].closed_world;
-    int nc = c_.preds[p].arity + 2;
-    r.active = with_tids(c_, s.view, p, act_[p]);
-    std::vector<gpu::Relation> pp{s.ev_false, r.active};
-    if (ow) pp.push_back(s.unknown);
-    r.pos_pass = union_distinct(c_, pp, nc);
-    r.pos_fail = without_tids(c_, s.view, p, c_.eng.project(r.pos_pass, {c_.preds[p].arity}));
+    const int nc = c_.preds[p].arity + 2;
+    if (!fail_ready_[p]) {  // view minus (evidence false, unknown if open world): the same every round
+      const PredState& ps = c_.preds[p];
+      static_fail_[p] = view_rows_where(c_, p, [&](size_t t) {
+        return ps.truth[t] != 0 && (ps.closed_world || ps.club[t] >= 2);
+      });
+      fail_ready_[p] = true;
+    }
+    r.active = view_rows_of(c_, p, act_[p]);
+    r.pos_fail = without_tids(c_, static_fail_[p], p, act_[p]);
     r.neg_pass_pos = union_distinct(c_, {s.ev_true, r.active}, nc);
-    r.neg_pass_neg = ow ? union_distinct(c_, {s.ev_true, r.active, s.unknown}, nc) : r.neg_pass_pos;
-    r.unk_not_act = without_tids(c_, s.unknown, p, act_[p]);
     r.ready = true;
     return r;
+  }
+
+  // Evidence false, active, and (open world) unknown: a positive literal's pass set.
+  const gpu::Relation& pos_pass(int p) {
+    RoundSets& r = sets(p);
+    if (!r.have_pos_pass) {
+      std::vector<gpu::Relation> pp{st_[p].ev_false, r.active};
+      if (!c_.preds[p].closed_world) pp.push_back(st_[p].unknown);
+      r.pos_pass = union_distinct(c_, pp, c_.preds[p].arity + 2);
+      r.have_pos_pass = true;
+    }
+    return r.pos_pass;
+  }
+
+  // Evidence true, active, and (open world) unknown: a negative literal's pass set in a negative clause.
+  const gpu::Relation& neg_pass_neg(int p) {
+    RoundSets& r = sets(p);
+    if (!r.have_neg_pass_neg) {
+      r.neg_pass_neg = c_.preds[p].closed_world
+                           ? r.neg_pass_pos
+                           : union_distinct(c_, {st_[p].ev_true, r.active, st_[p].unknown}, c_.preds[p].arity + 2);
+      r.have_neg_pass_neg = true;
+    }
+    return r.neg_pass_neg;
+  }
+
+  // The literal sets of literal i of `cl`, with the domain-sized pass sets
+  // only where the plan reads them: a literal joined while some variable is
+  // still unbound reads `pass` (variables are bound by the literals before
+  // it in `order`; conditions bind none).
+  LiteralSets literal_sets_of(const lang::Clause& cl, bool pos, const std::vector<int>& order, int i) {
+    const lang::Literal& l = cl.lits[i];
+    const int p = l.pred;
+    const bool all_bound = bound_at(cl.lits, order, i);
+    struct Sets {
+      gpu::Relation pos_pass, pos_fail, neg_pass_pos, neg_pass_neg;
+    } v;
+    RoundSets& r = sets(p);
+    v.pos_fail = r.pos_fail;
+    v.neg_pass_pos = r.neg_pass_pos;
+    const bool spec = c_.preds[p].completely_specified;
+    if (l.positive && (!all_bound || spec)) v.pos_pass = pos_pass(p);
+    if (!l.positive && !pos) v.neg_pass_neg = neg_pass_neg(p);
+    return literal_sets(v, l, spec, pos);
   }
 
   // One clause, one weight sign: Tuffy's worth/fresh tests, then the plans.
@@ -118,14 +177,13 @@ class Closure {
     VarTypes types = var_types(c_, cl.lits);
     std::vector<int> order = plan_order(cl.lits);
     auto lit_sets = [&](int i) {
-      const lang::Literal& l = cl.lits[i];
-      int p = l.pred;
+      const int p = cl.lits[i].pred;
       LiteralSets s;
       if (i == delta_lit) {
-        s.pass = with_tids(c_, st_[p].view, p, delta_[p]);
+        s.pass = view_rows_of(c_, p, delta_[p]);
         return s;
       }
-      return literal_sets(sets(p), l, c_.preds[p].completely_specified, pos);
+      return literal_sets_of(cl, pos, order, i);
     };
     Bindings b = run_plan(c_, cl.lits, conds, types, lit_sets, order, true);
     if (!cl.exist_vars.empty()) {
@@ -146,20 +204,96 @@ class Closure {
     return b;
   }
 
-  // Collects the unknown, inactive atoms of the activatable literals.
+  // Collects the unknown atoms of the activatable literals; run() drops the
+  // ones already active (one difference with the active set, where a
+  // per-round "unknown and not active" set would copy the domain).
   void activate(const lang::Clause& cl, bool pos, const Bindings& b, std::vector<std::vector<gpu::Relation>>& fresh) {
     if (b.rel.rows() == 0) return;
     for (size_t i = 0; i < cl.lits.size(); ++i) {
       const lang::Literal& l = cl.lits[i];
       if (l.positive != pos || c_.preds[l.pred].immutable()) continue;
-      RoundSets& r = sets(l.pred);
       int tc = b.col(tid_var(static_cast<int>(i)));
-      gpu::Relation t =
-          tc >= 0 ? c_.eng.semi_join(c_.eng.distinct(c_.eng.project(b.rel, {tc})), r.unk_not_act, {0},
-                                     {c_.preds[l.pred].arity})
-                  : literal_matches(c_, b, l, r.unk_not_act, {c_.preds[l.pred].arity});
+      gpu::Relation t = tc >= 0 ? unknown_of_tids(l.pred, c_.eng.distinct(c_.eng.project(b.rel, {tc})))
+                                : unknown_of_bindings(b, l);
       if (t.rows() > 0) fresh[l.pred].push_back(t);
     }
+  }
+
+  // The tids among `tids` ([tid]) of unknown atoms (club < 2), in their
+  // order: a host pass over a few rows, where a semi-join with the unknown
+  // atoms would index the whole candidate domain at each call.
+  gpu::Relation unknown_of_tids(int p, const gpu::Relation& tids) {
+    gpu::HostTable t = c_.eng.download(tids);
+    const std::vector<uint8_t>& club = c_.preds[p].club;
+    gpu::HostTable keep;
+    keep.cols.resize(1);
+    if (!t.cols.empty())
+      for (int32_t tid : t.cols[0])
+        if (club[static_cast<size_t>(tid)] < 2) keep.cols[0].push_back(tid);
+    return c_.eng.upload(keep);
+  }
+
+  // The tids of the unknown atoms of literal `l` under bindings `b` (every
+  // variable of l bound), through a host index of the unknown atoms by
+  // their arguments' hash, built once per predicate.
+  gpu::Relation unknown_of_bindings(const Bindings& b, const lang::Literal& l) {
+    const int p = l.pred;
+    const PredState& ps = c_.preds[p];
+    const int k = static_cast<int>(l.args.size());
+    std::vector<int> var_col(k, -1);
+    std::vector<int32_t> konst(k, 0);
+    std::vector<int> cols;
+    for (int a = 0; a < k; ++a) {
+      if (l.args[a].is_var()) {
+        const int col = b.col(l.args[a].text);
+        auto at = std::find(cols.begin(), cols.end(), col);
+        var_col[a] = static_cast<int>(at - cols.begin());
+        if (at == cols.end()) cols.push_back(col);
+      } else {
+        konst[a] = c_.constant_id(l.args[a], c_.prog.preds[p].arg_kinds[a]);
+      }
+    }
+    gpu::HostTable rows;
+    if (!cols.empty()) rows = c_.eng.download(c_.eng.distinct(c_.eng.project(b.rel, cols)));
+    const size_t n = cols.empty() ? 1 : rows.rows();
+    const std::vector<std::pair<uint64_t, int32_t>>& index = unknown_index(p);
+    gpu::HostTable out;
+    out.cols.resize(1);
+    std::vector<int32_t> args(k);
+    for (size_t r = 0; r < n; ++r) {
+      for (int a = 0; a < k; ++a) args[a] = var_col[a] >= 0 ? rows.cols[var_col[a]][r] : konst[a];
+      const uint64_t h = args_hash(args.data(), k);
+      for (auto it = std::lower_bound(index.begin(), index.end(), std::make_pair(h, INT32_MIN));
+           it != index.end() && it->first == h; ++it) {
+        bool same = true;
+        for (int a = 0; a < k && same; ++a) same = ps.args[a][static_cast<size_t>(it->second)] == args[a];
+        if (same) out.cols[0].push_back(it->second);
+      }
+    }
+    return c_.eng.upload(out);
+  }
+
+  static uint64_t args_hash(const int32_t* a, int k) {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < k; ++i) h = (h ^ static_cast<uint32_t>(a[i])) * 0x100000001B3ull + (h >> 29);
+    return h;
+  }
+
+  const std::vector<std::pair<uint64_t, int32_t>>& unknown_index(int p) {
+    std::vector<std::pair<uint64_t, int32_t>>& ix = unknown_ix_[p];
+    if (!ix_ready_[p]) {
+      const PredState& ps = c_.preds[p];
+      const int k = ps.arity;
+      std::vector<int32_t> args(k);
+      for (size_t r = 0; r < ps.rows(); ++r) {
+        if (ps.club[r] >= 2) continue;
+        for (int a = 0; a < k; ++a) args[a] = ps.args[a][r];
+        ix.emplace_back(args_hash(args.data(), k), static_cast<int32_t>(r));
+      }
+      std::sort(ix.begin(), ix.end());
+      ix_ready_[p] = true;
+    }
+    return ix;
   }
 
   // Tuffy's second stop test: some mutable predicate has unknown atoms left.
@@ -177,6 +311,9 @@ class Closure {
   Ctx& c_;
   size_t n_;
   std::vector<StaticSets> st_;
+  std::vector<gpu::Relation> static_fail_;
+  std::vector<uint8_t> fail_ready_, ix_ready_;
+  std::vector<std::vector<std::pair<uint64_t, int32_t>>> unknown_ix_;
   std::vector<gpu::Relation> act_, delta_;
   std::vector<RoundSets> round_;
 };

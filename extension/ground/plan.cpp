@@ -199,6 +199,39 @@ gpu::Relation without_tids(Ctx& c, const gpu::Relation& view, int pred, const gp
   return c.eng.anti_join(view, tids, {c.preds[pred].arity}, {0});
 }
 
+gpu::Relation view_rows_where(Ctx& c, int pred, const std::function<bool(size_t)>& keep) {
+  const PredState& s = c.preds[pred];
+  gpu::HostTable t;
+  t.cols.resize(static_cast<size_t>(s.arity) + 2);
+  for (size_t r = 0; r < s.rows(); ++r) {
+    if (!keep(r)) continue;
+    for (int k = 0; k < s.arity; ++k) t.cols[k].push_back(s.args[k][r]);
+    t.cols[s.arity].push_back(static_cast<int32_t>(r));
+    t.cols[s.arity + 1].push_back(0);
+  }
+  return c.eng.upload(t);
+}
+
+gpu::Relation view_rows_of(Ctx& c, int pred, const gpu::Relation& tids) {
+  std::vector<uint8_t> in(c.preds[pred].rows(), 0);
+  gpu::HostTable t = c.eng.download(tids);
+  if (!t.cols.empty())
+    for (int32_t tid : t.cols[0]) in[static_cast<size_t>(tid)] = 1;
+  return view_rows_where(c, pred, [&](size_t r) { return in[r] != 0; });
+}
+
+bool bound_at(const std::vector<lang::Literal>& lits, const std::vector<int>& order, int i) {
+  std::vector<std::string> bound;
+  for (int j : order) {
+    if (j == i) break;
+    for (const auto& t : lits[j].args)
+      if (t.is_var()) bound.push_back(t.text);
+  }
+  for (const auto& t : lits[i].args)
+    if (t.is_var() && std::find(bound.begin(), bound.end(), t.text) == bound.end()) return false;
+  return true;
+}
+
 gpu::Relation literal_matches(Ctx& c, const Bindings& b, const lang::Literal& lit, const gpu::Relation& src,
                               const std::vector<int>& src_cols) {
   gpu::Relation r = restrict_literal(c, src, lit);

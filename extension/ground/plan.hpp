@@ -99,6 +99,18 @@ StaticSets static_sets(Ctx& c, int pred);
 gpu::Relation with_tids(Ctx& c, const gpu::Relation& view, int pred, const gpu::Relation& tids);
 // Literal view rows whose tid is not in `tids`.
 gpu::Relation without_tids(Ctx& c, const gpu::Relation& view, int pred, const gpu::Relation& tids);
+// The rows of the predicate's whole literal view (lit_view of full(pred))
+// whose tid `keep` accepts, in tid order: with_tids / without_tids of that
+// view, built on the host from the predicate's columns.  A query
+// predicate's view is its whole candidate domain; a semi- or anti-join
+// would read all of it on the engine for a handful of rows.
+gpu::Relation view_rows_where(Ctx& c, int pred, const std::function<bool(size_t)>& keep);
+// The same for the tids of a [tid] relation.
+gpu::Relation view_rows_of(Ctx& c, int pred, const gpu::Relation& tids);
+// Whether every variable of literal i of `lits` is bound by the literals
+// before it in `order` (run_plan then joins it all-bound: semi-, anti- or no
+// join; conditions bind no variable).
+bool bound_at(const std::vector<lang::Literal>& lits, const std::vector<int>& order, int i);
 // Joins the bindings with a literal's tuples in `src` and returns the listed
 // source columns (e.g. the tid) of the matches.
 gpu::Relation literal_matches(Ctx& c, const Bindings& b, const lang::Literal& lit, const gpu::Relation& src,
