@@ -72,6 +72,30 @@ class ActiveClauses {
     return r;
   }
 
+  // sets(p) with the pass sets cut to the active atoms (pass_sets), built on
+  // the host from the predicate's columns, once.
+  ClauseSets active_pass_sets(int p, const ClauseSets& r) {
+    if (!have_active_pass_[p]) {
+      const PredState& ps = c_.preds[p];
+      std::vector<uint8_t> act(ps.rows(), 0);
+      const gpu::HostTable a = c_.eng.download(ps.act);
+      if (!a.cols.empty())
+        for (int32_t t : a.cols[0]) act[static_cast<size_t>(t)] = 1;
+      auto unknown_cell = [&](size_t t) {
+        if (!ps.closed_world) return ps.club[t] < 2 || !std::isnan(ps.prior[t]);
+        return ps.has_soft && act[t] != 0;
+      };
+      active_pass_[p] = r;
+      active_pass_[p].pos_pass =
+          view_rows_where(c_, p, [&](size_t t) { return act[t] && (ps.truth[t] == 0 || unknown_cell(t)); });
+      active_pass_[p].neg_pass_neg =
+          view_rows_where(c_, p, [&](size_t t) { return act[t] && (ps.truth[t] == 1 || unknown_cell(t)); });
+      active_pass_[p].neg_pass_pos = active_[p];
+      have_active_pass_[p] = 1;
+    }
+    return active_pass_[p];
+  }
+
   // The "unknown" cell of the §5.5 table.
   std::vector<gpu::Relation> unknown_cell(int p) {
     const PredState& ps = c_.preds[p];
@@ -83,12 +107,22 @@ class ActiveClauses {
   // sets(p) with pos_pass (a positive literal joined with a variable still
   // unbound, or on a completely specified predicate) and neg_pass_neg (a
   // negative literal of a negative clause) built where literal i reads them.
-  ClauseSets& pass_sets(const lang::Clause& cl, bool pos, const std::vector<int>& order, int i) {
+  // The clause's only literal on a mutable predicate, joined unbound, reads
+  // its pass set's active atoms alone: a binding to an inactive one leaves
+  // no literal, and RawClauses::add drops an empty clause (a query
+  // predicate's unit clause would otherwise bind its whole domain).
+  ClauseSets pass_sets(const lang::Clause& cl, bool pos, const std::vector<int>& order, int i) {
     const lang::Literal& l = cl.lits[i];
     const int p = l.pred;
     ClauseSets& r = sets(p);
     const int nc = c_.preds[p].arity + 2;
-    if (l.positive && !r.have_pos_pass && (!bound_at(cl.lits, order, i) || c_.preds[p].completely_specified)) {
+    const bool bound = bound_at(cl.lits, order, i);
+    int mutable_lits = 0;
+    for (const auto& o : cl.lits) mutable_lits += !c_.preds[o.pred].immutable();
+    if (!bound && mutable_lits == 1 && !c_.preds[p].immutable() && !c_.preds[p].completely_specified &&
+        cl.exist_vars.empty())
+      return active_pass_sets(p, r);
+    if (l.positive && !r.have_pos_pass && (!bound || c_.preds[p].completely_specified)) {
       std::vector<gpu::Relation> pp{st_[p].ev_false}, u = unknown_cell(p);
       pp.insert(pp.end(), u.begin(), u.end());
       r.pos_pass = union_distinct(c_, pp, nc);
@@ -312,6 +346,8 @@ class ActiveClauses {
   std::vector<StaticSets> st_;
   std::vector<ClauseSets> sets_;
   std::vector<gpu::Relation> active_ = std::vector<gpu::Relation>(c_.preds.size());
+  std::vector<ClauseSets> active_pass_ = std::vector<ClauseSets>(c_.preds.size());
+  std::vector<uint8_t> have_active_pass_ = std::vector<uint8_t>(c_.preds.size(), 0);
 };
 
 }  // namespace
