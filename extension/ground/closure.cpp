@@ -23,6 +23,7 @@ class Closure {
     static_fail_.resize(n_);
     fail_ready_.assign(n_, 0);
     ix_ready_.assign(n_, 0);
+    sorted_.assign(n_, -1);
     unknown_ix_.resize(n_);
     for (size_t p = 0; p < n_; ++p) {
       st_[p] = static_sets(c, static_cast<int>(p));
@@ -256,10 +257,32 @@ class Closure {
     gpu::HostTable rows;
     if (!cols.empty()) rows = c_.eng.download(c_.eng.distinct(c_.eng.project(b.rel, cols)));
     const size_t n = cols.empty() ? 1 : rows.rows();
-    const std::vector<std::pair<uint64_t, int32_t>>& index = unknown_index(p);
     gpu::HostTable out;
     out.cols.resize(1);
     std::vector<int32_t> args(k);
+    if (rows_sorted(p)) {  // one block of rows in argument order (a query predicate's domain): binary search
+      auto less_row = [&](size_t row, const std::vector<int32_t>& key) {
+        for (int a = 0; a < k; ++a)
+          if (ps.args[a][row] != key[a]) return ps.args[a][row] < key[a];
+        return false;
+      };
+      for (size_t r = 0; r < n; ++r) {
+        for (int a = 0; a < k; ++a) args[a] = var_col[a] >= 0 ? rows.cols[var_col[a]][r] : konst[a];
+        size_t lo = 0, hi = ps.rows();
+        while (lo < hi) {
+          const size_t mid = lo + (hi - lo) / 2;
+          if (less_row(mid, args)) lo = mid + 1;
+          else hi = mid;
+        }
+        if (lo < ps.rows() && !less_row(lo, args) && ps.club[lo] < 2) {
+          bool same = true;
+          for (int a = 0; a < k && same; ++a) same = ps.args[a][lo] == args[a];
+          if (same) out.cols[0].push_back(static_cast<int32_t>(lo));
+        }
+      }
+      return c_.eng.upload(out);
+    }
+    const std::vector<std::pair<uint64_t, int32_t>>& index = unknown_index(p);
     for (size_t r = 0; r < n; ++r) {
       for (int a = 0; a < k; ++a) args[a] = var_col[a] >= 0 ? rows.cols[var_col[a]][r] : konst[a];
       const uint64_t h = args_hash(args.data(), k);
@@ -271,6 +294,21 @@ class Closure {
       }
     }
     return c_.eng.upload(out);
+  }
+
+  // Whether p's rows are in strictly increasing argument order (checked once).
+  bool rows_sorted(int p) {
+    if (sorted_[p] < 0) {
+      const PredState& ps = c_.preds[p];
+      sorted_[p] = 1;
+      for (size_t r = 1; r < ps.rows() && sorted_[p]; ++r) {
+        int cmp = 0;
+        for (int a = 0; a < ps.arity && cmp == 0; ++a)
+          cmp = ps.args[a][r - 1] < ps.args[a][r] ? -1 : ps.args[a][r - 1] > ps.args[a][r] ? 1 : 0;
+        if (cmp >= 0) sorted_[p] = 0;
+      }
+    }
+    return sorted_[p] == 1;
   }
 
   static uint64_t args_hash(const int32_t* a, int k) {
@@ -313,6 +351,7 @@ class Closure {
   std::vector<StaticSets> st_;
   std::vector<gpu::Relation> static_fail_;
   std::vector<uint8_t> fail_ready_, ix_ready_;
+  std::vector<int8_t> sorted_;
   std::vector<std::vector<std::pair<uint64_t, int32_t>>> unknown_ix_;
   std::vector<gpu::Relation> act_, delta_;
   std::vector<RoundSets> round_;

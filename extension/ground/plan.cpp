@@ -213,11 +213,20 @@ gpu::Relation view_rows_where(Ctx& c, int pred, const std::function<bool(size_t)
 }
 
 gpu::Relation view_rows_of(Ctx& c, int pred, const gpu::Relation& tids) {
-  std::vector<uint8_t> in(c.preds[pred].rows(), 0);
-  gpu::HostTable t = c.eng.download(tids);
-  if (!t.cols.empty())
-    for (int32_t tid : t.cols[0]) in[static_cast<size_t>(tid)] = 1;
-  return view_rows_where(c, pred, [&](size_t r) { return in[r] != 0; });
+  const PredState& s = c.preds[pred];
+  gpu::HostTable in = c.eng.download(tids);
+  std::vector<int32_t> ts = in.cols.empty() ? std::vector<int32_t>() : std::move(in.cols[0]);
+  std::sort(ts.begin(), ts.end());  // the view's order
+  ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
+  gpu::HostTable t;
+  t.cols.resize(static_cast<size_t>(s.arity) + 2);
+  for (auto& col : t.cols) col.reserve(ts.size());
+  for (int32_t r : ts) {
+    for (int k = 0; k < s.arity; ++k) t.cols[k].push_back(s.args[k][static_cast<size_t>(r)]);
+    t.cols[s.arity].push_back(r);
+    t.cols[s.arity + 1].push_back(0);
+  }
+  return c.eng.upload(t);
 }
 
 bool bound_at(const std::vector<lang::Literal>& lits, const std::vector<int>& order, int i) {
