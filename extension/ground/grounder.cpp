@@ -98,14 +98,25 @@ size_t Ctx::append(int p, std::vector<std::vector<int32_t>> rows, int8_t truth, 
   PredState& s = preds[p];
   size_t n = rows.empty() ? 0 : rows[0].size();
   if (n == 0) return 0;
-  // Engine output order is unspecified: sort so that tuple ids are deterministic.
+  // Engine output order is unspecified: sort so that tuple ids are
+  // deterministic (rows of at most two columns as one 64-bit key each, in
+  // the same order: a query's domain is millions of rows).
   std::vector<size_t> idx(n);
   std::iota(idx.begin(), idx.end(), 0);
-  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
-    for (const auto& col : rows)
-      if (col[a] != col[b]) return col[a] < col[b];
-    return false;
-  });
+  if (rows.size() <= 2) {
+    auto part = [](int32_t v) { return static_cast<uint64_t>(static_cast<uint32_t>(v) ^ 0x80000000u); };
+    std::vector<std::pair<uint64_t, size_t>> key(n);
+    for (size_t i = 0; i < n; ++i)
+      key[i] = {part(rows[0][i]) << 32 | (rows.size() == 2 ? part(rows[1][i]) : 0), i};
+    std::sort(key.begin(), key.end());
+    for (size_t i = 0; i < n; ++i) idx[i] = key[i].second;
+  } else {
+    std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+      for (const auto& col : rows)
+        if (col[a] != col[b]) return col[a] < col[b];
+      return false;
+    });
+  }
   for (int k = 0; k < s.arity; ++k)
     for (size_t i : idx) s.args[k].push_back(rows[k][i]);
   s.truth.insert(s.truth.end(), n, truth);

@@ -15,6 +15,15 @@ using kbmc::is_var;
 using kbmc::kConst;
 using kbmc::Pattern;
 
+// Whether a type's domain holds each value once.
+bool domain_is_distinct(const Ctx& c, const std::string& type) {
+  auto d = c.domains.find(type);
+  if (d == c.domains.end()) return true;
+  std::vector<int32_t> v = d->second;
+  std::sort(v.begin(), v.end());
+  return std::adjacent_find(v.begin(), v.end()) == v.end();
+}
+
 // Materialises patterns of predicate p: cross products of domains, minus present tuples.
 void materialise(Ctx& c, int p, const std::vector<Pattern>& pats) {
   PredState& s = c.preds[p];
@@ -48,10 +57,14 @@ void materialise(Ctx& c, int p, const std::vector<Pattern>& pats) {
   if (parts.empty()) return;
   gpu::Relation u = parts[0];
   for (size_t i = 1; i < parts.size(); ++i) u = c.eng.union_all(u, parts[i]);
-  u = c.eng.distinct(u);
+  // One pattern over domains without repeats has none (a row is its
+  // variables' values): a query's whole domain is not sorted again for it.
+  bool repeats = parts.size() > 1;
+  for (int a = 0; a < s.arity && !repeats; ++a) repeats = !domain_is_distinct(c, d.arg_types[a]);
+  if (repeats) u = c.eng.distinct(u);
   std::vector<int> keys(s.arity);
   for (int i = 0; i < s.arity; ++i) keys[i] = i;
-  gpu::Relation fresh = c.eng.anti_join(u, c.full(p), keys, keys);
+  gpu::Relation fresh = s.rows() == 0 ? u : c.eng.anti_join(u, c.full(p), keys, keys);
   gpu::HostTable h = c.eng.download(fresh);
   if (s.closed_world) c.append(p, std::move(h.cols), 0, 2, std::nan(""));  // false evidence
   else c.append(p, std::move(h.cols), -1, 0, std::nan(""));
