@@ -21,15 +21,50 @@ COMMENT ON FUNCTION mln._gap(float8, float8) IS
 -- CALL mln.solve does the same before it queues the job.  Today both ground
 -- the program again, with its last grounding's arguments: the grounding of
 -- only what a change touches (issue #62) will take its place here.
+-- The MAP job that follows starts from the previous answer (issue #62):
+-- before grounding again, the true query atoms of the last MAP answer are
+-- kept by predicate and arguments; after it, their new ids go to
+-- <schema>._warm, which the worker reads as the walk's starting state (the
+-- atoms a change left alone start where they were).  Every grounding drops
+-- _warm first (mln._begin_ground), so it never outlives its network.
 CREATE FUNCTION mln._reground(r mln.programs) RETURNS void
 LANGUAGE plpgsql VOLATILE AS $$
+DECLARE prev jsonb;
 BEGIN
+  IF to_regclass(format('%I._map', r.schema_name)) IS NOT NULL
+     AND to_regclass(format('%I.map_result', r.schema_name)) IS NOT NULL THEN
+    EXECUTE 'SELECT jsonb_agg(jsonb_build_array(q.predicate, q.arguments)) FROM (' || mln._map_sql(r.name, r.schema_name)
+            || ') q WHERE q.truth' INTO prev;
+  END IF;
   PERFORM mln.ground(r.name, coalesce(r.ground_args->>'device', 'auto'),
                      coalesce((r.ground_args->>'activate_all')::boolean, false),
                      ARRAY(SELECT jsonb_array_elements_text(coalesce(r.ground_args->'closed_world', '[]'))));
+  IF prev IS NOT NULL THEN
+    EXECUTE format('CREATE TABLE %I._warm (atom int4 PRIMARY KEY)', r.schema_name);
+    EXECUTE format('INSERT INTO %I._warm SELECT DISTINCT a.id FROM mln.ground_atoms($1) a '
+                   'JOIN jsonb_array_elements($2) p(x) ON a.predicate = p.x->>0 '
+                   'AND a.arguments = ARRAY(SELECT jsonb_array_elements_text(p.x->1))', r.schema_name)
+      USING r.name, prev;
+    PERFORM mln._grant_worker(r.schema_name);
+  END IF;
 END $$;
 COMMENT ON FUNCTION mln._reground(mln.programs) IS
-  'internal: grounds a program again with its last grounding''s arguments (mln.refresh, CALL mln.solve)';
+  'internal: grounds a program again with its last grounding''s arguments (mln.refresh, CALL mln.solve), the last '
+  'MAP answer''s true atoms kept in <schema>._warm as the next MAP job''s start';
+
+-- As in 0.14.0, and a grounding drops the warm start of the network it replaces.
+CREATE OR REPLACE FUNCTION mln._begin_ground(prog text) RETURNS text
+LANGUAGE plpgsql VOLATILE STRICT AS $$
+DECLARE sch name;
+BEGIN
+  PERFORM pg_advisory_xact_lock_shared(20261202, 0);
+  PERFORM mln._track_sources(prog);
+  sch := (mln._program(prog)).schema_name;
+  IF to_regclass(format('%I._warm', sch)) IS NOT NULL THEN
+    EXECUTE format('DROP TABLE %I._warm', sch);
+  END IF;
+  RETURN pg_current_snapshot()::text;
+END $$;
 
 -- Writing transactions of each table among relids that the snapshot does
 -- not see, other than own (as mln._changed_tables).

@@ -225,6 +225,23 @@ Network read_checked(Conn& c, const std::string& schema, const std::string* dsn,
 
 }  // namespace
 
+std::vector<uint8_t> read_warm_start(Conn& c, const std::string& program, const std::string& schema,
+                                     const std::string& net_oid, int32_t num_atoms) {
+  const std::string warm = c.quote_ident(schema) + "._warm";
+  if (c.exec("SELECT to_regclass($1) IS NULL", {warm}).get(0, 0) == "t") return {};
+  return trusted_read(c, program, schema, {"_atoms", "_warm"}, [&]() -> std::vector<uint8_t> {
+    Result oid = c.exec("SELECT to_regclass($1)::oid", {c.quote_ident(schema) + "._atoms"});
+    if (oid.rows() != 1 || oid.null(0, 0) || oid.get(0, 0) != net_oid) return {};  // grounded again since
+    std::vector<uint8_t> t(static_cast<size_t>(num_atoms) + 1, 0);
+    Result r = c.exec("SELECT atom FROM " + warm);
+    for (int i = 0; i < r.rows(); ++i) {
+      const long long a = r.num(i, 0);
+      if (a >= 1 && a <= num_atoms) t[static_cast<size_t>(a)] = 1;
+    }
+    return t;
+  });
+}
+
 int read_streams_default() {
   if (const char* e = std::getenv("MLN_READ_STREAMS")) return std::clamp(std::atoi(e), 1, 32);
   return static_cast<int>(std::clamp<unsigned>(std::thread::hardware_concurrency() / 2, 1, 8));

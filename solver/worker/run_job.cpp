@@ -253,6 +253,9 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
       std::to_string(ln ? ln->net.clauses.size() : net.clauses.size()) + " clauses (" + megabytes(rs.bytes) +
       ") in " + seconds_since(t_read) + " s" + (rs.connections > 1 ? " over " + std::to_string(rs.connections) + " connections" : ""));
   if (job.wants_map() || job.wants_marginal()) {
+    net.init_truth = read_warm_start(c, job.program, job.schema, net_oid, net.num_atoms);
+    if (!net.init_truth.empty())
+      log(job.task + ": starts from the previous answer (the network was grounded again after a change)");
     job.spread = spread_parts(c, job, net);
     if (job.spread > 1) {
       log(job.task + ": spread over workers, up to " + std::to_string(job.spread) + " parts");

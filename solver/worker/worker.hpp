@@ -52,6 +52,14 @@ struct ReadStats {
 Network read_network(Conn& c, const std::string& program, const std::string& schema, const std::string* dsn = nullptr,
                      int streams = 1, ReadStats* stats = nullptr);
 
+// The starting state a grounding again left for the next MAP or marginal
+// job (SQL 0.15.0's <schema>._warm: the last MAP answer's true atoms, by
+// their new ids), as Network::init_truth (num_atoms + 1 entries); empty
+// when there is none, or when the network was grounded again after
+// `net_oid` (its _atoms) was read.  Checked like the network's tables.
+std::vector<uint8_t> read_warm_start(Conn& c, const std::string& program, const std::string& schema,
+                                     const std::string& net_oid, int32_t num_atoms);
+
 // Connections for reading a large network: half the cores, 1 to 8 (each
 // takes a core on each side, the server's COPY and the worker's decoding;
 // MLN_READ_STREAMS overrides).
