@@ -8,7 +8,7 @@
 # Writes OUT_DIR/er.md; logs OUT_DIR/er.log.
 #   bash bench/er.sh OUT_DIR [BUILD_DIR]
 #   MLN_ER_SIZES="1500 6000" (records), MLN_ER_SOLVE=0 (grounding only),
-#   MLN_ER_SOLVE_TIMEOUT=300 (seconds for the MAP job)
+#   MLN_ER_SOLVE_TIMEOUT=300 (seconds for the MAP job), MLN_ER_SYLLABLES=3 (2: the denser variant)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/bench/cli_log.sh"
@@ -16,6 +16,7 @@ bench_start er "$@"
 sizes=${MLN_ER_SIZES:-1500}
 solve=${MLN_ER_SOLVE:-1}
 limit=${MLN_ER_SOLVE_TIMEOUT:-300}
+syl=${MLN_ER_SYLLABLES:-3}
 exec 3>"$out/er.log"
 db=mln_bench_er
 q() { psql -d "$db" -qXAt -v ON_ERROR_STOP=1 -c "$1" 2>>"$out/er.log"; }
@@ -25,7 +26,7 @@ trap '[ -n "$worker_pid" ] && kill "$worker_pid" 2>/dev/null; dropdb --if-exists
 {
   echo "# Entity resolution: grounding and MAP (issues #62, #63)"
   echo
-  echo "- command: \`MLN_ER_SIZES=\"$sizes\" MLN_ER_SOLVE=$solve bash bench/er.sh $out\`"
+  echo "- command: \`MLN_ER_SIZES=\"$sizes\" MLN_ER_SOLVE=$solve MLN_ER_SYLLABLES=$syl bash bench/er.sh $out\`"
   echo "- commit: \`$(git -C "$root" rev-parse --short HEAD 2>/dev/null)$(git -C "$root" diff --quiet 2>/dev/null || echo +uncommitted)\`," \
        "date: $(date -u +%Y-%m-%dT%H:%M:%SZ), machine: $(nproc) cores"
   echo "- program: \`python3 bench/gen/er_gen.py program\` (Sim, SameZip bound to views; symmetry hard, transitivity 3.0)"
@@ -37,7 +38,7 @@ trap '[ -n "$worker_pid" ] && kill "$worker_pid" 2>/dev/null; dropdb --if-exists
 for n in $sizes; do
   dropdb --if-exists "$db" 2>/dev/null; createdb "$db"
   python3 "$root/bench/gen/er_gen.py" sql | psql -d "$db" -qX -v ON_ERROR_STOP=1 >&3 2>&1
-  python3 "$root/bench/gen/er_gen.py" records "$n" 1 >"$work/records.tsv"
+  python3 "$root/bench/gen/er_gen.py" records "$n" 1 "$syl" >"$work/records.tsv"
   psql -d "$db" -qX -v ON_ERROR_STOP=1 -c "\\copy records FROM '$work/records.tsv'" >&3 2>&1
   psql -d "$db" -qX -v ON_ERROR_STOP=1 -v prog="$(python3 "$root/bench/gen/er_gen.py" program)" >&3 2>&1 <<'SQL'
 CREATE EXTENSION pg_mln;

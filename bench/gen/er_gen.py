@@ -4,8 +4,13 @@ several per entity, with typos in the names and some changed zips, and the
 MLN program that matches them.  Seeded: the same arguments print the same
 rows.
 
-  er_gen.py records N [SEED]   N records as tab-separated rows id, eid, name, zip
-                               (COPY records FROM ...); eid is the true entity
+  er_gen.py records N [SEED] [SYLLABLES]
+                               N records as tab-separated rows id, eid, name, zip
+                               (COPY records FROM ...); eid is the true entity;
+                               names of SYLLABLES syllables (default 3: at 1,500
+                               records about 6,100 atoms and 42,000 clauses, the
+                               shape of issue #62's program; 2: a denser variant,
+                               600,000 clauses)
   er_gen.py sql                the tables' and views' SQL: records, the views sim
                                (same first letter, levenshtein <= 1) and samezip
                                (same zip and first two letters), from Debian's
@@ -15,7 +20,7 @@ rows.
 Entities: about N / 3, each with 1 to 5 records (mean 3).  A record copies its
 entity's name with probability 0.6, else one edit (a letter replaced, dropped
 or doubled, never the first); its zip is the entity's with probability 0.85,
-else another.  Names are two syllables from a fixed list, so distinct
+else another.  Names are syllables from a fixed list, so distinct
 entities also collide (the matcher's false positives).
 """
 import random
@@ -56,13 +61,13 @@ def typo(rng, name):
     return name[:i] + name[i] + name[i:]
 
 
-def records(n, seed):
+def records(n, seed, syllables=3):
     rng = random.Random(seed)
     out = []
     eid = 0
     while len(out) < n:
         eid += 1
-        name = rng.choice(SYLLABLES) + rng.choice(SYLLABLES)
+        name = "".join(rng.choice(SYLLABLES) for _ in range(syllables))
         zip_code = "%05d" % rng.randrange(100000)
         for _ in range(1 + rng.randrange(5)):
             if len(out) == n:
@@ -75,7 +80,7 @@ def records(n, seed):
 
 def main(argv):
     if len(argv) >= 2 and argv[0] == "records":
-        for r in records(int(argv[1]), int(argv[2]) if len(argv) > 2 else 1):
+        for r in records(int(argv[1]), int(argv[2]) if len(argv) > 2 else 1, int(argv[3]) if len(argv) > 3 else 3):
             print("\t".join(str(x) for x in r))
     elif argv[:1] == ["sql"]:
         sys.stdout.write(SQL)

@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 export PGDATABASE=mln_e2e_er
 dropdb --if-exists "$PGDATABASE"; createdb "$PGDATABASE"
 python3 "$root/bench/gen/er_gen.py" sql | psql -qX -v ON_ERROR_STOP=1 >/dev/null
-python3 "$root/bench/gen/er_gen.py" records 120 3 >"$tmp/records.tsv"
+python3 "$root/bench/gen/er_gen.py" records 120 3 2 >"$tmp/records.tsv"
 psql -qX -v ON_ERROR_STOP=1 -c "\\copy records FROM '$tmp/records.tsv'" >/dev/null
 psql -qX -v ON_ERROR_STOP=1 -v prog="$(python3 "$root/bench/gen/er_gen.py" program)" >/dev/null <<'SQL'
 CREATE EXTENSION pg_mln;
