@@ -40,13 +40,7 @@ for n in $sizes; do
   python3 "$root/bench/gen/er_gen.py" sql | psql -d "$db" -qX -v ON_ERROR_STOP=1 >&3 2>&1
   python3 "$root/bench/gen/er_gen.py" records "$n" 1 "$syl" >"$work/records.tsv"
   psql -d "$db" -qX -v ON_ERROR_STOP=1 -c "\\copy records FROM '$work/records.tsv'" >&3 2>&1
-  psql -d "$db" -qX -v ON_ERROR_STOP=1 -v prog="$(python3 "$root/bench/gen/er_gen.py" program)" >&3 2>&1 <<'SQL'
-CREATE EXTENSION pg_mln;
-SELECT mln.create_program('er', :'prog');
-SELECT mln.bind_predicate('er', 'Sim', 'sim', ARRAY['a', 'b']);
-SELECT mln.bind_predicate('er', 'SameZip', 'samezip', ARRAY['a', 'b']);
-SELECT mln.set_query('er', 'Same(x, y)');
-SQL
+  python3 "$root/bench/gen/er_gen.py" bind | psql -d "$db" -qX -v ON_ERROR_STOP=1 >&3 2>&1
   g=$(q "SELECT concat_ws(' ', g->'seconds'->>'total', g->'seconds'->>'kbmc', g->'seconds'->>'closure', g->>'closure_rounds',
                           g->'seconds'->>'clauses', g->>'atoms', g->>'clauses') FROM (SELECT mln.ground('er') g) s")
   read -r gs gk gc gr gcl ga gn <<<"$g"

@@ -16,6 +16,8 @@ rows.
                                (same zip and first two letters), from Debian's
                                postgresql-15 contrib (fuzzystrmatch)
   er_gen.py program            the MLN program (Sim and SameZip bound to the views)
+  er_gen.py bind               the SQL that makes it program 'er' over the views
+                               (CREATE EXTENSION pg_mln first), query Same(x, y)
 
 Entities: about N / 3, each with 1 to 5 records (mean 3).  A record copies its
 entity's name with probability 0.6, else one edit (a letter replaced, dropped
@@ -86,6 +88,12 @@ def main(argv):
         sys.stdout.write(SQL)
     elif argv[:1] == ["program"]:
         sys.stdout.write(PROGRAM)
+    elif argv[:1] == ["bind"]:
+        sys.stdout.write("CREATE EXTENSION IF NOT EXISTS pg_mln;\n"
+                         "SELECT mln.create_program('er', $prog$" + PROGRAM + "$prog$);\n"
+                         "SELECT mln.bind_predicate('er', 'Sim', 'sim', ARRAY['a', 'b']);\n"
+                         "SELECT mln.bind_predicate('er', 'SameZip', 'samezip', ARRAY['a', 'b']);\n"
+                         "SELECT mln.set_query('er', 'Same(x, y)');\n")
     else:
         sys.stderr.write(__doc__)
         return 2

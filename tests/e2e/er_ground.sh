@@ -11,13 +11,7 @@ dropdb --if-exists "$PGDATABASE"; createdb "$PGDATABASE"
 python3 "$root/bench/gen/er_gen.py" sql | psql -qX -v ON_ERROR_STOP=1 >/dev/null
 python3 "$root/bench/gen/er_gen.py" records 120 3 2 >"$tmp/records.tsv"
 psql -qX -v ON_ERROR_STOP=1 -c "\\copy records FROM '$tmp/records.tsv'" >/dev/null
-psql -qX -v ON_ERROR_STOP=1 -v prog="$(python3 "$root/bench/gen/er_gen.py" program)" >/dev/null <<'SQL'
-CREATE EXTENSION pg_mln;
-SELECT mln.create_program('er', :'prog');
-SELECT mln.bind_predicate('er', 'Sim', 'sim', ARRAY['a', 'b']);
-SELECT mln.bind_predicate('er', 'SameZip', 'samezip', ARRAY['a', 'b']);
-SELECT mln.set_query('er', 'Same(x, y)');
-SQL
+python3 "$root/bench/gen/er_gen.py" bind | psql -qX -v ON_ERROR_STOP=1 >/dev/null
 check "set-up: 120 records, the program bound to the views" test $? -eq 0
 network() {  # device -> "atoms clauses digest-of-clauses digest-of-atoms"
   psql -qXAt -v ON_ERROR_STOP=1 2>/dev/null <<SQL
