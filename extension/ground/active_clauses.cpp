@@ -54,12 +54,7 @@ class ActiveClauses {
     const StaticSets& s = st_[p];
     const PredState& ps = c_.preds[p];
     active_[p] = view_rows_of(c_, p, ps.act);
-    std::vector<uint8_t> act(ps.rows(), 0);
-    if (ps.closed_world && ps.has_soft) {
-      const gpu::HostTable a = c_.eng.download(ps.act);
-      if (!a.cols.empty())
-        for (int32_t t : a.cols[0]) act[static_cast<size_t>(t)] = 1;
-    }
+    const std::vector<uint8_t>& act = ps.active;  // by tid, from the closure (store_active)
     // The view minus pos_pass: not evidence false, and not in the unknown cell.
     r.pos_fail = view_rows_where(c_, p, [&](size_t t) {
       if (ps.truth[t] == 0) return false;
@@ -77,10 +72,7 @@ class ActiveClauses {
   ClauseSets active_pass_sets(int p, const ClauseSets& r) {
     if (!have_active_pass_[p]) {
       const PredState& ps = c_.preds[p];
-      std::vector<uint8_t> act(ps.rows(), 0);
-      const gpu::HostTable a = c_.eng.download(ps.act);
-      if (!a.cols.empty())
-        for (int32_t t : a.cols[0]) act[static_cast<size_t>(t)] = 1;
+      const std::vector<uint8_t>& act = ps.active;
       auto unknown_cell = [&](size_t t) {
         if (!ps.closed_world) return ps.club[t] < 2 || !std::isnan(ps.prior[t]);
         return ps.has_soft && act[t] != 0;
