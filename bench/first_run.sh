@@ -3,7 +3,7 @@
 # with no database named (pg_mln keeps a private server running between
 # runs).  Run 1 starts from a stopped server (pg_mln --stop-server first);
 # runs 2..N reuse it.  Compares the median of runs 2..N, and run 1, with
-# Tuffy's 12.6-14.6 s on a 2-core machine (the shared baselines).  Writes
+# Tuffy's 12.6-14.6 s on a 2-core machine (docs/performance.md, "Tuffy").  Writes
 # OUT_DIR/first_run.md.
 #
 #   bash bench/first_run.sh OUT_DIR [RUNS] [BUILD_DIR]
@@ -19,7 +19,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
 # No database named: neither PG* variables nor --dsn.
 unset PGHOST PGPORT PGDATABASE PGSERVICE PGUSER
-tuffy=12.6  # Tuffy 0.4, class MAP, fastest of its runs (docs: baselines, 12.6-14.6 s)
+tuffy=12.6  # Tuffy 0.4, class MAP, fastest of its runs (docs/performance.md: 12.6-14.6 s)
 
 # A kept server of the benchmark's own, not yet running (run 1 starts it from
 # the cached template, as a user's later cold start does), and no make demo
@@ -53,7 +53,7 @@ first=$(cat "$work/walls_first")
   echo
   echo "- commit: \`${MLN_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null)}\`, date: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "- command: \`bash bench/first_run.sh ${out#$root/} $runs\` (wall seconds of the whole \`pg_mln -i prog.mln -e evidence.db -queryFile query.db -r out\`)"
-  echo "- Tuffy: 12.6-14.6 s on a 2-core machine against a running server (the project's baselines); ratios use 12.6 s"
+  echo "- Tuffy: 12.6-14.6 s on a 2-core machine against a running server (docs/performance.md); ratios use 12.6 s"
   echo
   echo "| run | private server | wall s | start s | cost | vs Tuffy |"
   echo "|---:|---|---:|---:|---|---:|"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Marginal inference end to end (pg_mln -marginal), side by side with Tuffy's
-# figures (the project's baselines, 2-core machine):
+# figures (docs/performance.md, 2-core machine):
 #  1. accuracy on smoke against its exact marginals (enumeration of its
 #     network, which pg_mln does itself for small components): the MC-SAT
 #     sampler alone (--exact-max-atoms 0) at 100 and 5,000 samples, max and
@@ -44,7 +44,7 @@ errors() {
   echo
   echo "- commit: \`${MLN_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null)}\`, date: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores${gpu:+, $gpu}"
   echo "- command: \`bash bench/marginal.sh ${out#$root/}\`; wall seconds of the whole command line against a running server"
-  echo "- Tuffy's figures: the project's baselines (Tuffy 0.4, 2-core machine, against a running server)"
+  echo "- Tuffy's figures: docs/performance.md (Tuffy 0.4, 2-core machine, against a running server)"
   echo
   echo "## Accuracy on smoke (exact marginals by enumeration)"
   echo

@@ -166,6 +166,28 @@ $$;
 COMMENT ON FUNCTION mln._option_default(text, text) IS
   'internal: the default of an option of a task, from the options table (mln.options())';
 
+-- As in 0.13.0, with the iterations default from the table (it was a 100
+-- written here).
+CREATE OR REPLACE FUNCTION mln.learn_weights(name text, options jsonb DEFAULT '{}', device text DEFAULT 'auto') RETURNS bigint
+LANGUAGE plpgsql VOLATILE STRICT AS $$
+DECLARE
+  r mln.programs;
+  j bigint;
+BEGIN
+  r := mln._program(name);
+  PERFORM mln._check_learn_options(options);
+  IF EXISTS (SELECT 1 FROM mln.jobs WHERE program = name AND task = 'learn' AND status IN ('queued', 'running')) THEN
+    RAISE EXCEPTION 'program "%" already has a learning job queued or running', name
+      USING ERRCODE = 'object_in_use', HINT = 'wait for it (mln.wait) or cancel it (mln.cancel)';
+  END IF;
+  PERFORM mln._ground_learning(name, device);
+  INSERT INTO mln.jobs(program, task, options, iterations_total)
+  VALUES (name, 'learn', options, coalesce(mln._infer_number(options, 'iterations'), mln._option_default('iterations', 'learn')::numeric))
+  RETURNING id INTO j;
+  PERFORM pg_notify('mln_jobs', j::text);
+  RETURN j;
+END $$;
+
 -- As in 0.13.0, with the samples default from the table.
 CREATE OR REPLACE FUNCTION mln.infer(name text, task text DEFAULT 'map', options jsonb DEFAULT '{}') RETURNS bigint
 LANGUAGE plpgsql VOLATILE STRICT AS $$

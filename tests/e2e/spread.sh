@@ -180,15 +180,19 @@ check "each part stays with the worker that ran it first" \
 # the leader waits (stopped) until the helper listens, and 0.3 s before each
 # part it claims (MLN_TEST_CLAIM_DELAY_MS), so that the helper takes a part
 # of round 1 (or both): without the delay the leader took every part first
-# now and then (a clean clone's CI run).
+# now and then (a clean clone's CI run).  The leader's lease (10 s) outlasts
+# its stop (at most 8 s): had it run out, the helper would have taken the job
+# over as its leader and died leading it, and the stopped leader, let go,
+# would have left the job to another (a run on 2 loaded cores did).
 k3=$(q "SELECT mln.infer('rch', options => '$KOPTS')")
-MLN_TEST_CLAIM_DELAY_MS=300 "$WORKER" --quiet --once --name kleader3 --lease 3 >/dev/null 2>&1 & wl=$!
+MLN_TEST_CLAIM_DELAY_MS=300 "$WORKER" --quiet --once --name kleader3 --lease 10 >"$tmp/kleader3.log" 2>&1 & wl=$!
 claimed "$k3" kleader3
 kill -STOP $wl
 listening() { q "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'mln_worker' AND query LIKE 'LISTEN%'"; }
 n0=$(listening)
 MLN_TEST_DIE_AT_ROUND=2 "$WORKER" --quiet --name kdoomed --lease 3 >/dev/null 2>&1 & wd=$!
-for _ in $(seq 1 200); do [ "$(listening)" -gt "$n0" ] && break; sleep 0.05; done
+for _ in $(seq 1 160); do [ "$(listening)" -gt "$n0" ] && break; sleep 0.05; done
+check "the helper listens before the stopped leader goes on (within 8 s)" test "$(listening)" -gt "$n0"
 kill -CONT $wl
 wait $wl; kill -9 $wd 2>/dev/null; wait $wd 2>/dev/null
 read -r sk3 ck3 <<<"$(kanswer "$k3" | head -1)"

@@ -47,19 +47,11 @@ struct SolveOptions {
   std::string device = "auto";  // auto | cpu | gpu
   bool skip_components_without_query = true;  // Tuffy's default (no -nopush)
   // Components (or partitions) with at least this many atoms go to the GPU
-  // in "auto" mode.  Measured crossover on an H100 (docs/solver/map.md): the CPU
-  // wins at ~24k atoms, the GPU (parallel flips) at ~240k atoms by 4x.
+  // in "auto" mode: below the crossover the CPU walk ends first
+  // (measurements: docs/solver/map.md, bench/results/*/defaults.md).
   int64_t gpu_min_atoms = 100000;
-  // ... or with at least this many clauses.  Measured end to end on an
-  // H200 with 16 cores (bench/results/gpu-NVIDIA-H200/defaults.md): RC at
-  // 10^3 papers (one component, 9,960 atoms, 146k clauses) 2.76 s on the
-  // GPU against 3.12 s on the CPU, at 10^4 papers (99,600 atoms) 1.85 s
-  // against 6.39 s; class (546 components, 73k clauses in all) 0.87 s on
-  // the CPU against 1.33 s, smokers 10^4 (small components) 0.62 s against
-  // 1.00 s.  On an H100 with 16 cores (bench/results/gpu-NVIDIA-H100-80GB-
-  // HBM3/defaults.md), generated independent sets of 2,000 nodes (8k
-  // clauses) tie, of 20,000 (80k clauses) the GPU walk ends at a lower cost
-  // in 3.5-5.2 s where the CPU's took 5.6-10 s in three runs.
+  // ... or with at least this many clauses (the same crossover, counted in
+  // clauses for networks of many small components).
   int64_t gpu_min_clauses = 50000;
   // Components (or partitions) with at most this many atoms are solved
   // exactly by enumerating their 2^n states (at most kExactMaxAtoms = 20);
@@ -67,12 +59,10 @@ struct SolveOptions {
   // flips each instead of ~34 WalkSAT tries of 1,000 flips, at the optimum.
   int exact_max_atoms = 12;
   // Components with more atoms than this are split by METIS and solved
-  // Gauss-Seidel style.  Tuffy splits at ~4 GB of estimated memory, i.e.
-  // practically never.  This was 2,000,000 (for cache locality, never
-  // measured to pay): on RC at 4 x 10^5 papers (4.0M atoms, 71M clauses, 2
-  // cores) METIS and its graph took ~64 s, so a search with -timeout 20
-  // returned its coin-flip start (0 flips).  Now as for the GPU: a whole
-  // component is walked unless it is far beyond what one walk state holds.
+  // Gauss-Seidel style.  A whole component is walked unless it is far
+  // beyond what one walk state holds: METIS and its graph cost more than
+  // the split saves (docs/solver/map.md).  Tuffy splits at ~4 GB of
+  // estimated memory, i.e. practically never.
   int64_t partition_max_atoms = 64000000;
   // The same limit for components that go to the GPU walk, which holds a
   // whole component in device memory: ~48 bytes per atom and ~40 per clause
