@@ -12,7 +12,8 @@ import sys
 # doc, the folder its paths are relative to, whether it names every file there.
 TABLES = [
     ("docs/solver/README.md", "solver/core", True),
-    ("docs/operators.md", "gpu", False),
+    ("docs/operators.md", "gpu", True),
+    ("docs/options.md", "options", True),
     ("docs/grounding.md", "extension/ground", False),
 ]
 SOURCE = re.compile(r"\.(cpp|hpp|cu|cuh|h)$")

@@ -4,8 +4,12 @@
 Each folder names what its files may include among the project's folders and
 the database's headers; an include of anything else fails `make check`.
 The solver's engine folders form a DAG by rank: a folder includes only its
-own headers and those of a lower rank (base 0, walk 1, map and marginal 2,
-learn and spread 3), so siblings never include each other.
+own headers and those of a lower rank (base and problog 0, walk 1, map and
+marginal 2, learn and spread 3), so siblings never include each other.
+options/ and format/ sit under everything and include only themselves;
+gpu/ (the operator engine) includes them and nothing above.  The extension
+reaches the solver's engines only for the ProbLog sampler (core/problog/),
+which mln.problog runs in the backend.
 Usage: check_layering.py [ROOT]; prints each offending line, exits 1 on any.
 """
 import os
@@ -19,24 +23,27 @@ ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 
 # The solver's engine folders and their ranks.
-CORE_RANK = {"base": 0, "walk": 1, "map": 2, "marginal": 2, "learn": 3, "spread": 3}
+CORE_RANK = {"base": 0, "problog": 0, "walk": 1, "map": 2, "marginal": 2, "learn": 3, "spread": 3}
 
 # Project prefixes an include may start with, and which folder owns each.
-PROJECT = ("mln/", "lang/", "ground/", "rules/", "pg/", "core/", "worker/", "cli/", "gen/")
+PROJECT = ("mln/", "options/", "format/", "lang/", "ground/", "rules/", "pg/", "core/", "worker/", "cli/", "gen/")
 # Headers that only code living with the database server may include.
 SERVER = re.compile(r"^(postgres\.h|postgres_ext\.h|fmgr\.h|funcapi\.h|miscadmin\.h|"
                     r"(access|catalog|commands|executor|nodes|storage|utils|parser|optimizer|lib)/)")
 LIBPQ = "libpq-fe.h"
 
 # folder -> (project prefixes it may include, server headers?, libpq?)
+LOW = {"mln/", "options/", "format/"}  # the engine and what sits under it
 RULES = {
-    "gpu": ({"mln/"}, False, False),
-    "extension/lang": ({"mln/", "lang/"}, False, False),
-    "extension/ground": ({"mln/", "lang/", "ground/"}, False, False),
-    "extension/rules": ({"mln/", "rules/"}, False, False),
-    "extension/pg": ({"mln/", "lang/", "ground/", "rules/", "pg/"}, True, False),
-    "solver/worker": ({"mln/", "core/", "rules/", "worker/"}, False, True),
-    "solver/cli": ({"mln/", "lang/", "core/", "worker/", "cli/"}, False, True),
+    "options": ({"options/"}, False, False),
+    "format": ({"format/"}, False, False),
+    "gpu": ({"mln/", "options/", "format/"}, False, False),
+    "extension/lang": (LOW | {"lang/"}, False, False),
+    "extension/ground": (LOW | {"lang/", "ground/", "core/problog/"}, False, False),
+    "extension/rules": (LOW | {"rules/"}, False, False),
+    "extension/pg": (LOW | {"lang/", "ground/", "rules/", "pg/", "core/problog/"}, True, False),
+    "solver/worker": (LOW | {"core/", "rules/", "worker/"}, False, True),
+    "solver/cli": (LOW | {"lang/", "core/", "worker/", "cli/"}, False, True),
 }
 
 
@@ -53,8 +60,8 @@ def check_core(rel, header):
     if own not in CORE_RANK:
         return f"solver/core/{own} is not an engine folder of the DAG (add it to CORE_RANK)"
     if not header.startswith("core/"):
-        if header.startswith(PROJECT) and not header.startswith("mln/"):
-            return f"the solver's engines include only mln/ and core/, not {header}"
+        if header.startswith(PROJECT) and not header.startswith(tuple(LOW)):
+            return f"the solver's engines include only mln/, options/, format/ and core/, not {header}"
         if SERVER.match(header) or header == LIBPQ:
             return f"the solver's engines know nothing of PostgreSQL ({header})"
         return None
@@ -96,7 +103,7 @@ def check_file(rel, path):
 
 def main():
     problems = []
-    for rel, path in sources(ROOT, ("gpu", "extension", "solver")):
+    for rel, path in sources(ROOT, ("options", "format", "gpu", "extension", "solver")):
         problems += check_file(rel, path)
     return report(problems, f"layering: {len(problems)} include(s) against the rules")
 

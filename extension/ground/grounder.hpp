@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "lang/program.hpp"
-#include "mln/network.hpp"
+#include "format/network.hpp"
 #include "mln/relation.hpp"
 
 namespace mln::ground {

@@ -119,7 +119,7 @@ std::vector<int32_t> constants(const pl::Atom& a, dl::Symbols& syms) {
 // A host rule's one instance (problog_internal.hpp, HostPart), as the
 // Datalog rows would give it: heads of probability 0 left out, a negated
 // atom that cannot be true dropped.  Its positive atoms are all possible.
-void host_instance(const pl::Program& p, const pl::Rule& r, dl::Symbols& syms, Atoms& atoms, gpu::CpProgram& all,
+void host_instance(const pl::Program& p, const pl::Rule& r, dl::Symbols& syms, Atoms& atoms, mln::problog::CpProgram& all,
                    std::vector<int>& stratum) {
   std::vector<int32_t> hv, pv, nv;
   std::vector<double> probs;
@@ -138,7 +138,7 @@ void host_instance(const pl::Program& p, const pl::Rule& r, dl::Symbols& syms, A
 // Every rule's ground instances into `all` (strata ignored; stratum[r]
 // kept), in the program's order.
 void instances(const pl::Program& p, const detail::HostPart& host, const dl::Program& dp,
-               const std::vector<gpu::HostTable>& rows, dl::Symbols& syms, Atoms& atoms, gpu::CpProgram& all,
+               const std::vector<gpu::HostTable>& rows, dl::Symbols& syms, Atoms& atoms, mln::problog::CpProgram& all,
                std::vector<int>& stratum) {
   for (size_t i = 0; i < p.rules.size(); ++i) {
     const pl::Rule& r = p.rules[i];
@@ -177,7 +177,7 @@ void instances(const pl::Program& p, const detail::HostPart& host, const dl::Pro
 }
 
 // The rules that reach a target atom backwards (heads to bodies).
-std::vector<char> relevant_rules(const gpu::CpProgram& all, size_t num_atoms, const std::vector<int32_t>& targets,
+std::vector<char> relevant_rules(const mln::problog::CpProgram& all, size_t num_atoms, const std::vector<int32_t>& targets,
                                  const std::vector<char>& dropped) {
   std::vector<std::vector<int32_t>> defs(num_atoms);
   for (size_t r = 0; r < all.num_rules(); ++r)
@@ -201,7 +201,7 @@ std::vector<char> relevant_rules(const gpu::CpProgram& all, size_t num_atoms, co
 
 // The kept rules of each stratum, each after the rules defining its
 // positive body atoms (a depth-first post-order; a cycle is cut anywhere).
-std::vector<int32_t> firing_order(const gpu::CpProgram& all, size_t num_atoms, const std::vector<char>& keep,
+std::vector<int32_t> firing_order(const mln::problog::CpProgram& all, size_t num_atoms, const std::vector<char>& keep,
                                   const std::vector<int>& stratum, int num_strata) {
   std::vector<std::vector<int32_t>> defs(num_atoms);
   for (size_t r = 0; r < all.num_rules(); ++r)
@@ -265,7 +265,7 @@ void refuse_contradicting_evidence(const pl::Program& p) {
 // facts made certain, the others dropped; false: all dropped).  Every
 // sample then satisfies it (likelihood weighting whose weight, the same
 // for every sample, cancels).  Returns the evidence left to rejection.
-std::vector<std::pair<int32_t, size_t>> fix_fact_evidence(const pl::Program& p, gpu::CpProgram& all,
+std::vector<std::pair<int32_t, size_t>> fix_fact_evidence(const pl::Program& p, mln::problog::CpProgram& all,
                                                           const std::vector<std::pair<int32_t, size_t>>& evidence,
                                                           std::vector<char>& dropped) {
   std::vector<std::pair<int32_t, size_t>> left;
@@ -317,7 +317,7 @@ GroundProgram build_ground(const pl::Program& p, const dl::Program& dp, const st
     }
   }
   g.possible_atoms = atoms.size();
-  gpu::CpProgram all;
+  mln::problog::CpProgram all;
   std::vector<int> stratum;
   instances(p, host, dp, rows, syms, atoms, all, stratum);
   g.instances = all.num_rules();
@@ -391,7 +391,7 @@ GroundProgram build_ground(const pl::Program& p, const dl::Program& dp, const st
     for (int64_t k = all.pos_off[r]; k < all.pos_off[r + 1]; ++k) map(all.pos[k]);
   for (int32_t r : order)
     for (int64_t k = all.neg_off[r]; k < all.neg_off[r + 1]; ++k) map(all.neg[k]);
-  gpu::CpProgram& cp = g.cp;
+  mln::problog::CpProgram& cp = g.cp;
   std::vector<int32_t> pv, nv, hv;
   std::vector<double> probs;
   int cur = 0;

@@ -19,7 +19,7 @@
 
 #include "lang/datalog.hpp"
 #include "lang/problog.hpp"
-#include "mln/forward_sampler.hpp"
+#include "core/problog/forward_sampler.hpp"
 #include "mln/relation.hpp"
 
 namespace mln::ground::problog {
@@ -44,7 +44,7 @@ struct GroundQuery {
 };
 
 struct GroundProgram {
-  gpu::CpProgram cp;
+  mln::problog::CpProgram cp;
   std::vector<GroundQuery> queries;  // program order; a non-ground query's atoms sorted
   uint64_t instances = 0;            // ground rules before relevance
   uint64_t possible_atoms = 0;       // atoms of derived relations that can be true

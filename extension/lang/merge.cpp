@@ -4,7 +4,7 @@
 #include <unordered_set>
 
 #include "lang/formula.hpp"
-#include "mln/network.hpp"
+#include "format/network.hpp"
 
 namespace mln::lang::detail {
 

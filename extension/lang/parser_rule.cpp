@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "lang/parser.hpp"
-#include "mln/network.hpp"
+#include "format/network.hpp"
 
 namespace mln::lang::detail {
 

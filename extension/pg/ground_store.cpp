@@ -41,7 +41,7 @@ ArgColumnsSql arg_columns_sql(int arity, int first) {
 void create_clauses_table(Spi& spi, const std::string& s) {
   spi.exec("CREATE TABLE " + s +
            "._clauses (chunk int4 NOT NULL, offsets int4[] NOT NULL, lits int4[] NOT NULL, "
-           "weights float8[] NOT NULL, wcode bytea NOT NULL)");  // mln/clause_chunks.hpp
+           "weights float8[] NOT NULL, wcode bytea NOT NULL)");  // format/clause_chunks.hpp
   spi.exec("ALTER TABLE " + s +
            "._clauses ALTER offsets SET STORAGE EXTERNAL, ALTER lits SET STORAGE EXTERNAL, "
            "ALTER weights SET STORAGE EXTERNAL, ALTER wcode SET STORAGE EXTERNAL");

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "mln/network.hpp"
+#include "format/network.hpp"
 #include "mln/relation.hpp"
 
 extern "C" {
@@ -70,7 +70,7 @@ uint64_t append_symbols(const std::string& qualified_table, int32_t first_id, co
 // Appends clauses to a new `_clauses` table (chunk int4, offsets int4[],
 // lits int4[], weights float8[], wcode bytea) as chunks 0, 1, ...: each
 // chunk as many clauses as fit one page-long row, its weights a dictionary
-// and a code byte per clause (mln/clause_chunks.hpp), kept inline where the
+// and a code byte per clause (format/clause_chunks.hpp), kept inline where the
 // table takes raw pages (no TOAST rows).  A range of clauses at a time (the
 // network's clauses as consolidation hands them over, docs/grounding.md
 // "Store beside consolidation"): chunk ids go on across ranges, and no chunk

@@ -1,7 +1,7 @@
 // Writing columns and rows into heap tables (see heap_io.hpp): write_table,
 // append_evidence, append_atoms.  A table this subtransaction created gets
 // raw pages (heap_page_writer.hpp); any other, table_multi_insert.
-#include "mln/clause_chunks.hpp"
+#include "format/clause_chunks.hpp"
 #include "pg/guard.hpp"
 #include "pg/heap_io.hpp"
 #include "pg/heap_page_writer.hpp"
@@ -182,7 +182,7 @@ ArrayType* int4_array(const int32_t* v, int n) { return flat_array(v, n, INT4OID
 
 // A clause chunk row's bytes at most, for n clauses of L literals and d
 // distinct weights: the tuple header, chunk, three array headers, their
-// data, the codes' bytea and alignment (mln/clause_chunks.hpp).
+// data, the codes' bytea and alignment (format/clause_chunks.hpp).
 constexpr Size chunk_row_bytes(Size n, Size lits, Size d) {
   return MAXALIGN(SizeofHeapTupleHeader) + 4 + 3 * ARR_OVERHEAD_NONULLS(1) + 4 * (n + 1) + 4 * lits + 7 + 8 * d +
          VARHDRSZ + n;
@@ -355,7 +355,7 @@ struct ClauseChunkWriter::State {
 namespace {
 
 // Chunk k of `plan` as a row: its id, offsets from 0, literals, weight
-// dictionary and codes (mln/clause_chunks.hpp).  Only palloc and plain
+// dictionary and codes (format/clause_chunks.hpp).  Only palloc and plain
 // memory: runs under pg_call.
 void fill_chunk(TupleTableSlot* sl, int32_t id, const chunks::Plan& plan, size_t k, const int64_t* offsets,
                 const int32_t* lits, std::vector<int32_t>& offs) {

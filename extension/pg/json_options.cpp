@@ -1,5 +1,5 @@
 // The SQL functions' options jsonb (json_options.hpp): the entries from
-// jsonb_each, the rules from mln/option_entries.hpp.
+// jsonb_each, the rules from options/option_entries.hpp.
 #include "pg/json_options.hpp"
 
 #include <utility>

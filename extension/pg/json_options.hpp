@@ -1,17 +1,17 @@
 // The options jsonb of the SQL functions that run in the backend
 // (mln.datalog*, mln.learn_rules*, mln.problog): read through
-// mln/option_entries.hpp's table and reader, the ones the worker reads a
+// options/option_entries.hpp's table and reader, the ones the worker reads a
 // job's options by as well ("option "K" of mln.f must be ..."),
 // with each refusal raised as a UserError before any work.  A key whose
 // value is JSON null takes its default.  (Job options of inference and
-// weight learning have their own table: mln/options.hpp.)
+// weight learning have their own table: options/options.hpp.)
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "mln/option_entries.hpp"
+#include "options/option_entries.hpp"
 #include "pg/guard.hpp"
 #include "pg/spi.hpp"
 
@@ -27,7 +27,7 @@ std::vector<OptionEntry> option_entries(Spi& spi, Datum options, bool isnull);
 class JsonOptions {
  public:
   // Reads `options` (isnull: none) for function `fn` (e.g. "mln.datalog")
-  // over the table's rows `fn_bits` (mln/option_entries.hpp).
+  // over the table's rows `fn_bits` (options/option_entries.hpp).
   JsonOptions(Spi& spi, Datum options, bool isnull, std::string fn, OptionFn fn_bits);
 
   // The reader itself, for readers shared with the worker (rules/options.hpp).

@@ -29,7 +29,7 @@ PG_FUNCTION_INFO_V1(mln_clause_rows);
 #include <cstring>
 #include <utility>
 
-#include "mln/clause_chunks.hpp"
+#include "format/clause_chunks.hpp"
 
 extern "C" Datum mln_array_le(PG_FUNCTION_ARGS) {
   ArrayType* a = PG_GETARG_ARRAYTYPE_P(0);
@@ -79,7 +79,7 @@ extern "C" Datum mln_clause_rows(PG_FUNCTION_ARGS) {
   if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "mln._clause_rows: SPI_connect failed");
   StringInfoData q;
   initStringInfo(&q);
-  // wcode: a table grounded since 0.12.0 (mln/clause_chunks.hpp); before, a weight per clause.
+  // wcode: a table grounded since 0.12.0 (format/clause_chunks.hpp); before, a weight per clause.
   appendStringInfo(&q,
                    "SELECT chunk, offsets, lits, weights, %s FROM %s._clauses ORDER BY chunk",
                    clauses_have_codes(sch) ? "wcode" : "NULL::bytea", quote_identifier(sch));

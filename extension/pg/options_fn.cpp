@@ -1,14 +1,14 @@
 // The job options table in SQL: mln._check_infer_options and
 // mln._check_learn_options (what mln.infer, mln.learn_weights and the jobs
-// trigger run) validate through mln/options.hpp, and mln.options() lists it.
+// trigger run) validate through options/options.hpp, and mln.options() lists it.
 #include "pg/guard.hpp"
 
 #include <array>
 #include <string>
 #include <vector>
 
-#include "mln/option_entries.hpp"
-#include "mln/options.hpp"
+#include "options/option_entries.hpp"
+#include "options/options.hpp"
 
 extern "C" {
 #include "fmgr.h"

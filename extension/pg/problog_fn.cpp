@@ -20,8 +20,8 @@
 
 #include "ground/problog_ground.hpp"
 #include "lang/problog.hpp"
-#include "mln/forward_sampler.hpp"
-#include "mln/problog_options.hpp"
+#include "core/problog/forward_sampler.hpp"
+#include "core/problog/problog_options.hpp"
 
 extern "C" {
 #include "catalog/pg_type.h"
@@ -73,15 +73,15 @@ double since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-gpu::ProblogOptions problog_options(Spi& spi, Datum options, bool isnull, const std::string& fn) {
+mln::problog::ProblogOptions problog_options(Spi& spi, Datum options, bool isnull, const std::string& fn) {
   try {
-    return gpu::read_problog_options(OptionEntries(option_entries(spi, options, isnull), fn, kProblogOptions));
+    return mln::problog::read_problog_options(OptionEntries(option_entries(spi, options, isnull), fn, kProblogOptions));
   } catch (const OptionEntryError& e) {
     throw option_error(e);
   }
 }
 
-pg_ground::GroundProgram ground_problog(Spi& spi, const std::string& text, const gpu::ProblogOptions& o) {
+pg_ground::GroundProgram ground_problog(Spi& spi, const std::string& text, const mln::problog::ProblogOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   const pl::Program p = pl::parse(text);  // the program's own errors before any table is read
   DatalogOptions dopt;
@@ -109,35 +109,35 @@ pg_ground::GroundProgram ground_problog(Spi& spi, const std::string& text, const
 
 namespace {
 
-void run_problog(Spi& spi, const std::string& text, gpu::ProblogOptions& o) {
+void run_problog(Spi& spi, const std::string& text, mln::problog::ProblogOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   pg_ground::GroundProgram g = ground_problog(spi, text, o);
   // The sampler runs where the engine runs ('auto': on the GPU when one is usable).
   const bool gpu_engine = engine_for(o.device).backend() == gpu::Backend::CUDA;
-  o.sample.device = gpu_engine && gpu::cuda_sampler_available() ? "gpu" : "cpu";
+  o.sample.device = gpu_engine && mln::problog::cuda_sampler_available() ? "gpu" : "cpu";
   const int level = o.verbose ? NOTICE : DEBUG1;
-  o.sample.progress = [&](const gpu::SampleProgress& pr) {
+  o.sample.progress = [&](const mln::problog::SampleProgress& pr) {
     check_interrupts();  // a cancel between batches
     pg_call([&] {
       elog(level, "pg_mln: problog %llu samples drawn, %llu accepted, widest interval %.4f",
            static_cast<unsigned long long>(pr.drawn), static_cast<unsigned long long>(pr.accepted), pr.max_width);
     });
   };
-  const gpu::SampleResult r = gpu::forward_sample(g.cp, o.sample);
+  const mln::problog::SampleResult r = mln::problog::forward_sample(g.cp, o.sample);
   const std::string dev = guc_regress ? "<hidden>" : r.device;
   pg_call([&] {
     elog(level, "pg_mln: problog sampled on %s: %llu samples in %.3f s (%.0f samples/s), total %.3f s", dev.c_str(),
          static_cast<unsigned long long>(r.drawn), r.seconds, r.seconds > 0 ? r.drawn / r.seconds : 0.0, since(t0));
   });
   if (r.accepted == 0 && !g.cp.evidence.empty())
-    throw UserError{ERRCODE_DATA_EXCEPTION, gpu::no_accepted_sample_message("mln.problog", r.drawn), "",
-                    gpu::kNoAcceptedSampleHint};
+    throw UserError{ERRCODE_DATA_EXCEPTION, mln::problog::no_accepted_sample_message("mln.problog", r.drawn), "",
+                    mln::problog::kNoAcceptedSampleHint};
   if (!r.converged) {
-    const std::string msg = gpu::not_converged_message("mln.problog", o.sample.max_samples);
-    pg_call([&] { ereport(WARNING, (errmsg("%s", msg.c_str()), errhint("%s", gpu::kNotConvergedHint))); });
+    const std::string msg = mln::problog::not_converged_message("mln.problog", o.sample.max_samples);
+    pg_call([&] { ereport(WARNING, (errmsg("%s", msg.c_str()), errhint("%s", mln::problog::kNotConvergedHint))); });
   }
   for (const pg_ground::GroundQuery& q : g.queries) {
-    const gpu::QueryAnswer qa = gpu::query_answer(r, q.index);
+    const mln::problog::QueryAnswer qa = mln::problog::query_answer(r, q.index);
     answers.push_back({q.text, qa.p, qa.lo, qa.hi, qa.samples});
   }
 }
@@ -156,7 +156,7 @@ Datum mln_problog(PG_FUNCTION_ARGS) {
       throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "mln.problog: program must not be null", "", ""};
     const std::string text = text_arg(fcinfo, 0);
     Spi spi;
-    mln::gpu::ProblogOptions opts =
+    mln::problog::ProblogOptions opts =
         problog_options(spi, PG_ARGISNULL(1) ? 0 : PG_GETARG_DATUM(1), PG_ARGISNULL(1), "mln.problog");
     run_problog(spi, text, opts);
   });

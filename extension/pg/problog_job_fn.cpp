@@ -4,7 +4,7 @@
 // backend, exactly as mln.problog does it (problog_run.hpp): the grounding
 // reads the caller's tables with the caller's privileges, which a worker,
 // reading every database as role mln_worker, must not stand in for.  The
-// ground program goes to the worker as bytes (mln/cp_payload.hpp) in
+// ground program goes to the worker as bytes (core/problog/cp_payload.hpp) in
 // mln.problog_ground, in pieces of 64 MiB:
 //  * one value per piece, not a row per ground rule: the worker reads it
 //    with one binary COPY and one memcpy per array, the backend writes it
@@ -25,8 +25,8 @@
 #include <algorithm>
 #include <string>
 
-#include "mln/cp_payload.hpp"
-#include "mln/problog_options.hpp"
+#include "core/problog/cp_payload.hpp"
+#include "core/problog/problog_options.hpp"
 
 extern "C" {
 #include "catalog/pg_type.h"
@@ -46,13 +46,13 @@ int64_t queue_problog_job(FunctionCallInfo fcinfo) {
   Spi spi;
   const bool no_options = PG_ARGISNULL(1);
   const Datum options = no_options ? 0 : PG_GETARG_DATUM(1);
-  const gpu::ProblogOptions o = problog_options(spi, options, no_options, kFn);
+  const mln::problog::ProblogOptions o = problog_options(spi, options, no_options, kFn);
   ground::problog::GroundProgram g = ground_problog(spi, text, o);
   check_interrupts();
   std::vector<std::string> texts;
   std::vector<int32_t> index;
   for (const ground::problog::GroundQuery& q : g.queries) texts.push_back(q.text), index.push_back(q.index);
-  const std::string bytes = gpu::encode_cp_payload(g.cp, texts, index);
+  const std::string bytes = mln::problog::encode_cp_payload(g.cp, texts, index);
   g = ground::problog::GroundProgram();  // the bytes are what is kept
   // The device is the job's: without one, this session's mln.device, as
   // mln.problog would use it.  The jobs trigger checks the options again.

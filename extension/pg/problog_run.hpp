@@ -6,20 +6,20 @@
 #include <string>
 
 #include "ground/problog_ground.hpp"
-#include "mln/problog_options.hpp"
+#include "core/problog/problog_options.hpp"
 #include "pg/spi.hpp"
 
 namespace mln::pg {
 
 // The options jsonb (isnull: none) through the reader the worker reads a
-// job's options with (mln/problog_options.hpp); a bad one is raised as the
+// job's options with (core/problog/problog_options.hpp); a bad one is raised as the
 // SQL functions' error, naming `fn`.
-gpu::ProblogOptions problog_options(Spi& spi, Datum options, bool isnull, const std::string& fn);
+mln::problog::ProblogOptions problog_options(Spi& spi, Datum options, bool isnull, const std::string& fn);
 
 // Parses, checks and grounds `text` over the caller's tables (with the
 // caller's privileges, on the engine of o.device): errors with line and
 // column, the program's own before any table is read.  The ground program's
 // size and time as a NOTICE when o.verbose (else DEBUG1).
-ground::problog::GroundProgram ground_problog(Spi& spi, const std::string& text, const gpu::ProblogOptions& o);
+ground::problog::GroundProgram ground_problog(Spi& spi, const std::string& text, const mln::problog::ProblogOptions& o);
 
 }  // namespace mln::pg

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "mln/option_entries.hpp"
+#include "options/option_entries.hpp"
 #include "rules/rules.hpp"
 
 namespace mln::rules {
@@ -23,7 +23,7 @@ struct LearnOptions {
 
 // Reads every entry of `opts` (OptionEntries names the function in its
 // messages; built with kRulesOptions); throws OptionEntryError on an
-// unknown option or a bad value.  Defaults are the table's (mln/option_entries.hpp).
+// unknown option or a bad value.  Defaults are the table's (options/option_entries.hpp).
 LearnOptions read_options(const OptionEntries& opts);
 
 }  // namespace mln::rules

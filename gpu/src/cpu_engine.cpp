@@ -17,8 +17,8 @@
 #include <thread>
 
 #include "engine_impl.hpp"
-#include "mln/peak_bytes.hpp"
-#include "mln/threads.hpp"
+#include "format/peak_bytes.hpp"
+#include "options/threads.hpp"
 
 namespace mln::gpu {
 namespace {

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "mln/options.hpp"
+#include "options/options.hpp"
 
 namespace mln::cli {
 

@@ -17,8 +17,8 @@
 #include "core/marginal/solve_marginal.hpp"
 #include "core/map/solve_map.hpp"
 #include "core/spread/spread.hpp"
-#include "mln/network.hpp"
-#include "mln/option_entries.hpp"
+#include "format/network.hpp"
+#include "options/option_entries.hpp"
 
 namespace mln::worker {
 
@@ -96,7 +96,7 @@ void run_rules_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job&
 void run_problog_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, std::atomic<bool>& stop);
 
 // The entries of job `id`'s options jsonb, as jsonb_each gives them (less
-// the key `minus`, where given), for the readers over mln/option_entries.hpp
+// the key `minus`, where given), for the readers over options/option_entries.hpp
 // (rule learning's, ProbLog's) that checked them when the job was queued.
 std::vector<OptionEntry> job_option_entries(Conn& c, int64_t id, const std::string& minus = "");
 

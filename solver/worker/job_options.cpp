@@ -1,13 +1,13 @@
 // A job's options jsonb, decoded once through the options table
-// (mln/options.hpp) into the solvers' typed options.  The table also
+// (options/options.hpp) into the solvers' typed options.  The table also
 // checked them when the job was queued; a row written around those checks
 // (an older extension) fails here with the same message.  The options of
 // rule learning and ProbLog jobs are entries for their own readers
 // (job_option_entries).
 #include <string>
 
-#include "mln/options.hpp"
-#include "mln/threads.hpp"
+#include "options/options.hpp"
+#include "options/threads.hpp"
 #include "worker/job.hpp"
 #include "worker/pq.hpp"
 #include "worker/worker.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "mln/clause_chunks.hpp"
+#include "format/clause_chunks.hpp"
 #include "worker/pq.hpp"
 #include "worker/trusted.hpp"
 #include "worker/worker.hpp"
@@ -22,7 +22,7 @@ namespace {
 // Appends the clause chunks that `sql` selects (offsets, lits, weights as
 // _array_le bytes, and with `codes` the weight codes, in chunk order) to
 // `cs`: with codes the weights are the chunk's dictionary
-// (mln/clause_chunks.hpp).
+// (format/clause_chunks.hpp).
 void read_chunks(Conn& c, const std::string& sql, bool codes, ClauseSet& cs) {
   std::vector<std::pair<const char*, int32_t>> f;
   std::vector<int32_t> offs;

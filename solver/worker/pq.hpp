@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "mln/host_array.hpp"
+#include "format/host_array.hpp"
 
 namespace mln::worker {
 

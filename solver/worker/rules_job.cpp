@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "mln/option_entries.hpp"
+#include "options/option_entries.hpp"
 #include "mln/relation.hpp"
 #include "rules/evidence_snapshot.hpp"
 #include "rules/options.hpp"

@@ -9,7 +9,7 @@
 #include <functional>
 #include <string>
 
-#include "mln/network.hpp"
+#include "format/network.hpp"
 
 namespace mln::worker {
 

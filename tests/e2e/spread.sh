@@ -188,7 +188,10 @@ k3=$(q "SELECT mln.infer('rch', options => '$KOPTS')")
 MLN_TEST_CLAIM_DELAY_MS=300 "$WORKER" --quiet --once --name kleader3 --lease 10 >"$tmp/kleader3.log" 2>&1 & wl=$!
 claimed "$k3" kleader3
 kill -STOP $wl
-listening() { q "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'mln_worker' AND query LIKE 'LISTEN%'"; }
+# A worker names its connection (SET application_name) just before its
+# LISTEN, and then polls: the LISTEN is the backend's last query only for a
+# moment, so a wait for it could miss it and outlast the leader's lease.
+listening() { q "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'mln_worker'"; }
 n0=$(listening)
 MLN_TEST_DIE_AT_ROUND=2 "$WORKER" --quiet --name kdoomed --lease 3 >/dev/null 2>&1 & wd=$!
 for _ in $(seq 1 160); do [ "$(listening)" -gt "$n0" ] && break; sleep 0.05; done

@@ -1,4 +1,4 @@
-// The stored clause chunks (mln/clause_chunks.hpp): each chunk within its
+// The stored clause chunks (format/clause_chunks.hpp): each chunk within its
 // row's bytes and 255 distinct weights, a clause too long for a row alone,
 // and the weights decoded from the dictionaries and codes equal to the
 // clauses', bit for bit.
@@ -11,7 +11,7 @@
 #include <limits>
 #include <vector>
 
-#include "mln/clause_chunks.hpp"
+#include "format/clause_chunks.hpp"
 
 namespace mln {
 namespace {

@@ -6,7 +6,7 @@
 #include <atomic>
 
 #include "gpu_test_util.hpp"
-#include "mln/threads.hpp"
+#include "options/threads.hpp"
 
 namespace mln::gpu::testing {
 namespace {

@@ -10,7 +10,7 @@
 #include <map>
 
 #include "ground/problog_ground.hpp"
-#include "mln/forward_sampler.hpp"
+#include "core/problog/forward_sampler.hpp"
 #include "problog_reference.hpp"
 
 namespace mln::ground::problog {
@@ -52,19 +52,19 @@ const char* const kAlarm =
 
 struct Sampled {
   GroundProgram g;
-  gpu::SampleResult r;
+  mln::problog::SampleResult r;
 };
 
-Sampled run(const std::string& text, gpu::SampleOptions o) {
+Sampled run(const std::string& text, mln::problog::SampleOptions o) {
   auto eng = gpu::make_cpu_engine();
   Sampled out;
   out.g = ground_program(*eng, lang::problog::parse(text));
-  out.r = gpu::forward_sample(out.g.cp, o);
+  out.r = mln::problog::forward_sample(out.g.cp, o);
   return out;
 }
 
-gpu::SampleOptions fixed(uint64_t samples, uint64_t seed, const std::string& device = "cpu") {
-  gpu::SampleOptions o;
+mln::problog::SampleOptions fixed(uint64_t samples, uint64_t seed, const std::string& device = "cpu") {
+  mln::problog::SampleOptions o;
   o.samples = samples;
   o.seed = seed;
   o.device = device;
@@ -190,11 +190,11 @@ TEST(ProbLogSample, IntervalsCoverTheExactValue) {
     auto eng = gpu::make_cpu_engine();
     const GroundProgram g = ground_program(*eng, lang::problog::parse(text));
     for (uint64_t seed = 1; seed <= 150; ++seed) {
-      const gpu::SampleResult r = gpu::forward_sample(g.cp, fixed(3000, seed));
+      const mln::problog::SampleResult r = mln::problog::forward_sample(g.cp, fixed(3000, seed));
       for (const GroundQuery& q : g.queries) {
         if (q.index < 0) continue;
         double lo, hi;
-        gpu::wilson_interval(r.true_counts[q.index], r.accepted, &lo, &hi);
+        mln::problog::wilson_interval(r.true_counts[q.index], r.accepted, &lo, &hi);
         const double p = ex.get(q.text);
         covered += lo - 1e-12 <= p && p <= hi + 1e-12;
         ++total;
@@ -215,12 +215,12 @@ TEST(ProbLogSample, StoppedIntervalsCoverNearOne) {
   const GroundProgram g = ground_program(*eng, lang::problog::parse(text));
   int covered = 0, total = 0;
   for (uint64_t seed = 1; seed <= 200; ++seed) {
-    gpu::SampleOptions o;  // samples 0: the rule
+    mln::problog::SampleOptions o;  // samples 0: the rule
     o.seed = seed;
-    const gpu::SampleResult r = gpu::forward_sample(g.cp, o);
+    const mln::problog::SampleResult r = mln::problog::forward_sample(g.cp, o);
     ASSERT_TRUE(r.converged);
     double lo, hi;
-    gpu::wilson_interval(r.true_counts[g.queries[0].index], r.accepted, &lo, &hi);
+    mln::problog::wilson_interval(r.true_counts[g.queries[0].index], r.accepted, &lo, &hi);
     covered += lo <= 0.999 && 0.999 <= hi;
     ++total;
   }
@@ -228,36 +228,36 @@ TEST(ProbLogSample, StoppedIntervalsCoverNearOne) {
 }
 
 TEST(ProbLogSample, StoppingRule) {
-  gpu::SampleOptions o;  // samples 0: the rule
+  mln::problog::SampleOptions o;  // samples 0: the rule
   const Sampled x = run(kSuzyBilly, o);
   EXPECT_TRUE(x.r.converged);
   EXPECT_LE(x.r.drawn, 38416u);  // no evidence: at most the worst case's count
   EXPECT_GT(x.r.drawn, 30000u);  // throws(suzy) is 0.5, near the worst case
   double w = 0;
-  EXPECT_TRUE(gpu::stopping_rule_holds(x.r.true_counts, x.r.accepted, 0.01, &w));
+  EXPECT_TRUE(mln::problog::stopping_rule_holds(x.r.true_counts, x.r.accepted, 0.01, &w));
   o.delta = 0.05;
   const Sampled y = run(kSuzyBilly, o);
   EXPECT_LE(y.r.drawn, 1537u);  // ceil(1.96^2 / 0.05^2)
   // A query near 0 stops far earlier: 2 * 1.96 * sqrt(p (1 - p) / n) <= 0.01
   // with p = 0.01 at about 1,500 samples (n p > 5 at 500).
-  const Sampled r = run("0.01::rare. query(rare).", gpu::SampleOptions{});
+  const Sampled r = run("0.01::rare. query(rare).", mln::problog::SampleOptions{});
   EXPECT_LT(r.r.drawn, 5000u);
-  EXPECT_TRUE(gpu::stopping_rule_holds(r.r.true_counts, r.r.accepted, 0.01, &w));
+  EXPECT_TRUE(mln::problog::stopping_rule_holds(r.r.true_counts, r.r.accepted, 0.01, &w));
   double lo, hi;
-  gpu::wilson_interval(y.r.true_counts[0], y.r.accepted, &lo, &hi);
+  mln::problog::wilson_interval(y.r.true_counts[0], y.r.accepted, &lo, &hi);
   EXPECT_LT(hi - lo, 0.05);
   // With evidence: accepted samples count, so more are drawn.
-  gpu::SampleOptions e;
+  mln::problog::SampleOptions e;
   e.delta = 0.02;
   const Sampled z = run(kAlarm, e);
   EXPECT_TRUE(z.r.converged);
   EXPECT_GT(z.r.drawn, z.r.accepted);
   EXPECT_GE(z.r.accepted, 5u);
-  EXPECT_TRUE(gpu::stopping_rule_holds(z.r.true_counts, z.r.accepted, 0.02, &w));
+  EXPECT_TRUE(mln::problog::stopping_rule_holds(z.r.true_counts, z.r.accepted, 0.02, &w));
 }
 
 TEST(ProbLogSample, SameSamplesForAnyThreadCount) {
-  gpu::SampleOptions a = fixed(10007, 3), b = a;
+  mln::problog::SampleOptions a = fixed(10007, 3), b = a;
   a.threads = 1;
   b.threads = 2;
   const Sampled x = run(kAlarm, a), y = run(kAlarm, b);
@@ -266,7 +266,7 @@ TEST(ProbLogSample, SameSamplesForAnyThreadCount) {
   EXPECT_EQ(x.r.true_counts, y.r.true_counts);
   // Batches that split blocks draw each part from its own stream: other
   // samples, as many.
-  gpu::SampleOptions c = b;
+  mln::problog::SampleOptions c = b;
   c.batch = 333;
   const Sampled z = run(kAlarm, c);
   EXPECT_EQ(z.r.drawn, 10007u);
@@ -296,7 +296,7 @@ TEST(ProbLogGround, ImpossibleAndCertain) {
   EXPECT_EQ(g.queries[1].text, "b(1)");
   // A head of probability 0 is never chosen (and its relation is no table).
   const GroundProgram z = ground_program(*eng, lang::problog::parse("0::a(1). b :- \\+a(1). c :- a(1). query(b). query(c).\n"));
-  const gpu::SampleResult zr = gpu::forward_sample(z.cp, fixed(1000, 1));
+  const mln::problog::SampleResult zr = mln::problog::forward_sample(z.cp, fixed(1000, 1));
   EXPECT_EQ(zr.true_counts, (std::vector<uint64_t>{1000, 0}));
   try {
     ground_program(*eng, lang::problog::parse("0.5::a(1).\nevidence(a(2)). query(a(1)).\n"));
@@ -311,7 +311,7 @@ TEST(ProbLogGround, ImpossibleAndCertain) {
 // The GPU sampler draws the same samples as the CPU sampler for the same
 // seed (one stream per block): equal counts, not just close ones.
 TEST(ProbLogSample, CudaEqualsCpu) {
-  if (!gpu::cuda_sampler_available()) {
+  if (!mln::problog::cuda_sampler_available()) {
     const char* req = std::getenv("MLN_REQUIRE_GPU");
     if (req && std::string(req) == "1") FAIL() << "MLN_REQUIRE_GPU=1 and no usable CUDA device";
     GTEST_SKIP() << "no usable CUDA device";

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "lang/program.hpp"
-#include "mln/network.hpp"
+#include "format/network.hpp"
 
 namespace mln::lang {
 namespace {

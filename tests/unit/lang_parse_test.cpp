@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "lang/program.hpp"
-#include "mln/network.hpp"
+#include "format/network.hpp"
 
 namespace mln::lang {
 namespace {

@@ -1,4 +1,4 @@
-// The options table (mln/options.hpp): its rows are consistent, its
+// The options table (options/options.hpp): its rows are consistent, its
 // defaults are the solver's, and the validator refuses each kind of bad
 // value with a message naming the option.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include "core/map/solve_map.hpp"
 #include "core/walk/walksat_cpu.hpp"
 #include "core/marginal/solve_marginal.hpp"
-#include "mln/options.hpp"
+#include "options/options.hpp"
 
 namespace mln::options {
 namespace {

@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "mln/network.hpp"
+#include "format/network.hpp"
 #include "core/base/rng.hpp"
 
 namespace mln::solver::testing {

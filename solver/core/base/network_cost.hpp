@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "mln/network.hpp"
+#include "format/network.hpp"
 
 namespace mln::solver {
 

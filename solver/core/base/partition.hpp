@@ -7,7 +7,7 @@
 #include <functional>
 #include <vector>
 
-#include "mln/network.hpp"
+#include "format/network.hpp"
 
 namespace mln::solver {
 

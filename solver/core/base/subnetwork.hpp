@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "mln/network.hpp"
+#include "format/network.hpp"
 
 namespace mln::solver {
 

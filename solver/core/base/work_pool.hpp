@@ -15,12 +15,12 @@
 #include <thread>
 #include <vector>
 
-#include "mln/threads.hpp"
+#include "options/threads.hpp"
 
 namespace mln::solver {
 
 // The `threads` option: as given when positive, else the machine's cores;
-// never more than the cores (mln/threads.hpp).
+// never more than the cores (options/threads.hpp).
 inline int pool_threads(int requested) { return usable_threads(requested); }
 
 // Runs item(i) for every i in [0, n) on min(threads, n) threads (the calling

@@ -11,7 +11,7 @@
 
 #include "core/learn/learn.hpp"
 #include "core/base/rng.hpp"
-#include "mln/options.hpp"
+#include "options/options.hpp"
 
 namespace mln::solver {
 

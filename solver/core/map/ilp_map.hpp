@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "mln/network.hpp"
+#include "format/network.hpp"
 #include "core/base/run_control.hpp"
 #include "core/map/closing.hpp"
 

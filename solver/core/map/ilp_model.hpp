@@ -12,7 +12,7 @@
 #include <OsiClpSolverInterface.hpp>
 
 #include "core/base/network_cost.hpp"
-#include "mln/network.hpp"
+#include "format/network.hpp"
 
 namespace mln::solver::ilp_detail {
 

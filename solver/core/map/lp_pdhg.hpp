@@ -31,7 +31,7 @@
 #include <thread>
 #include <vector>
 
-#include "mln/network.hpp"
+#include "format/network.hpp"
 #include "core/base/gap.hpp"
 #include "core/base/run_control.hpp"
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/map/lp_pdhg.hpp"
-#include "mln/network.hpp"
+#include "format/network.hpp"
 
 namespace mln::solver::pdhg_detail {
 

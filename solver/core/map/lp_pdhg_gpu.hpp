@@ -6,7 +6,7 @@
 #pragma once
 
 #include "core/map/lp_pdhg.hpp"
-#include "mln/network.hpp"
+#include "format/network.hpp"
 
 namespace mln::solver {
 

@@ -18,7 +18,7 @@
 #include "core/base/work_pool.hpp"
 #include "core/walk/walksat_cpu.hpp"
 #include "core/walk/walksat_gpu.hpp"
-#include "mln/options.hpp"
+#include "options/options.hpp"
 #include "core/map/solve_map_run.hpp"
 
 namespace mln::solver {
@@ -35,7 +35,7 @@ std::string format_seconds(double s) {
 // Rejects option values that make no sense.
 void validate(const mln::Network& net, const SolveOptions& o) {
   // The options a job sets, by the rows that check them in mln.infer
-  // (mln/options.hpp): the same values are refused everywhere.
+  // (options/options.hpp): the same values are refused everywhere.
   using options::Id;
   const auto row = [](Id id) { return *options::find(id, options::kMap); };
   try {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "mln/network.hpp"
+#include "format/network.hpp"
 #include "core/walk/walk_weighted.hpp"
 
 namespace mln::solver {

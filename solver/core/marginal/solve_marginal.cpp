@@ -20,7 +20,7 @@
 #include "core/base/run_control.hpp"
 #include "core/base/subnetwork.hpp"
 #include "core/base/work_pool.hpp"
-#include "mln/options.hpp"
+#include "options/options.hpp"
 
 namespace mln::solver {
 

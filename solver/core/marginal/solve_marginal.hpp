@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "mln/network.hpp"
+#include "format/network.hpp"
 
 namespace mln::solver {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/base/subnetwork.hpp"
-#include "mln/network.hpp"
+#include "format/network.hpp"
 
 namespace mln::solver {
 

@@ -23,7 +23,7 @@
 #include "core/map/solve_map.hpp"
 #include "core/base/subnetwork.hpp"
 #include "core/walk/walksat_cpu.hpp"
-#include "mln/network.hpp"
+#include "format/network.hpp"
 
 namespace mln::solver {
 

@@ -12,7 +12,7 @@
 #include "core/map/lp_pdhg.hpp"
 #include "core/map/solve_map.hpp"
 #include "core/spread/spread.hpp"
-#include "mln/network.hpp"
+#include "format/network.hpp"
 
 namespace mln::solver {
 

@@ -5,12 +5,12 @@
 
 #include <cstdint>
 
-#include "mln/host_array.hpp"
-#include "mln/network.hpp"
+#include "format/host_array.hpp"
+#include "format/network.hpp"
 
 namespace mln::solver {
 
-// HostArray: mln/host_array.hpp (written in full on threads, not zeroed first).
+// HostArray: format/host_array.hpp (written in full on threads, not zeroed first).
 using mln::HostArray;
 
 // The clauses of one (sub)network in the layout the search uses.  Weights

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "mln/network.hpp"
+#include "format/network.hpp"
 #include "core/base/run_control.hpp"
 #include "core/walk/walk_instance.hpp"
 

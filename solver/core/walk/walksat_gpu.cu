@@ -6,7 +6,7 @@
 
 #include "core/walk/walksat_gpu_common.cuh"
 
-#include "mln/peak_bytes.hpp"
+#include "format/peak_bytes.hpp"
 
 namespace mln::solver {
 

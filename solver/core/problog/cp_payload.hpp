@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "mln/forward_sampler.hpp"
+#include "core/problog/forward_sampler.hpp"
 
-namespace mln::gpu {
+namespace mln::problog {
 
 struct CpPayload {
   CpProgram cp;
@@ -31,4 +31,4 @@ std::string encode_cp_payload(const CpProgram& cp, const std::vector<std::string
 // ("corrupt ground program: ...") on anything else.
 CpPayload decode_cp_payload(const std::string& bytes);
 
-}  // namespace mln::gpu
+}  // namespace mln::problog

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace mln::gpu {
+namespace mln::problog {
 
 // A ground CP-theory as flat arrays.  Rules are in firing order: by stratum
 // (stratum_begin[s] .. stratum_begin[s + 1]), and within one, where the
@@ -77,11 +77,11 @@ bool stopping_rule_holds(const std::vector<uint64_t>& true_counts, uint64_t n, d
 void wilson_interval(uint64_t k, uint64_t n, double* lo, double* hi);
 
 // Samples `prog`.  Throws std::invalid_argument for bad options or program,
-// EngineError (from mln/relation.hpp) when the GPU is asked for and not
+// gpu::EngineError (from mln/relation.hpp) when the GPU is asked for and not
 // usable or fails, or what progress throws.
 SampleResult forward_sample(const CpProgram& prog, const SampleOptions& opts);
 
 // Whether the CUDA sampler is built and a device is usable.
 bool cuda_sampler_available();
 
-}  // namespace mln::gpu
+}  // namespace mln::problog

@@ -1,5 +1,5 @@
-// The functions' options table and its reader (mln/option_entries.hpp).
-#include "mln/option_entries.hpp"
+// The functions' options table and its reader (options/option_entries.hpp).
+#include "options/option_entries.hpp"
 
 #include <cmath>
 #include <cstdio>

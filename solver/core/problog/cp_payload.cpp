@@ -1,11 +1,11 @@
-// A ground CP-theory as bytes (mln/cp_payload.hpp).
-#include "mln/cp_payload.hpp"
+// A ground CP-theory as bytes (core/problog/cp_payload.hpp).
+#include "core/problog/cp_payload.hpp"
 
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
 
-namespace mln::gpu {
+namespace mln::problog {
 namespace {
 
 const char kMagic[8] = {'M', 'L', 'N', 'C', 'P', '0', '0', '1'};
@@ -126,4 +126,4 @@ CpPayload decode_cp_payload(const std::string& bytes) {
   return p;
 }
 
-}  // namespace mln::gpu
+}  // namespace mln::problog

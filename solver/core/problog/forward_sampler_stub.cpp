@@ -1,13 +1,13 @@
 // The forward sampler's CUDA entry points in a build without CUDA.
-#include "forward_sampler_impl.hpp"
+#include "core/problog/forward_sampler_impl.hpp"
 #include "mln/relation.hpp"
 
-namespace mln::gpu::fs {
+namespace mln::problog::fs {
 
 std::unique_ptr<SamplerBackend> make_cuda_sampler(const CpProgram&) {
-  throw EngineError(EngineError::Kind::DeviceUnavailable, "built without CUDA");
+  throw gpu::EngineError(gpu::EngineError::Kind::DeviceUnavailable, "built without CUDA");
 }
 
 bool cuda_sampler_usable() { return false; }
 
-}  // namespace mln::gpu::fs
+}  // namespace mln::problog::fs

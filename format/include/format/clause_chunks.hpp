@@ -14,7 +14,7 @@
 #include <cstring>
 #include <vector>
 
-#include "mln/network.hpp"
+#include "format/network.hpp"
 
 namespace mln::chunks {
 

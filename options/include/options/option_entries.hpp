@@ -2,7 +2,7 @@
 // (mln.datalog*, mln.problog and problog jobs, mln.learn_rules* and rule
 // learning jobs): one table of them (kEntrySpecs: name, the functions it
 // applies to, type, range or choices, default, one line of documentation),
-// which mln.options() lists beside the job options (mln/options.hpp), and one
+// which mln.options() lists beside the job options (options/options.hpp), and one
 // reader over it.  The readers of each function take every value, given or
 // default, from the reader by name: a default lives in the table only, and
 // the backend's SQL functions and the worker refuse a bad option with the
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "mln/options.hpp"
+#include "options/options.hpp"
 
 namespace mln {
 

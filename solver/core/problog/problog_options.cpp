@@ -1,9 +1,9 @@
-// ProbLog's options and answers (mln/problog_options.hpp).
-#include "mln/problog_options.hpp"
+// ProbLog's options and answers (core/problog/problog_options.hpp).
+#include "core/problog/problog_options.hpp"
 
 #include <stdexcept>
 
-namespace mln::gpu {
+namespace mln::problog {
 
 ProblogOptions read_problog_options(const OptionEntries& opts) {
   opts.reject_unknown();
@@ -49,4 +49,4 @@ std::string not_converged_message(const std::string& fn, uint64_t max_samples) {
   return fn + ": the stopping rule did not hold after max_samples = " + std::to_string(max_samples) + " samples";
 }
 
-}  // namespace mln::gpu
+}  // namespace mln::problog

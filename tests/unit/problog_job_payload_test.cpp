@@ -1,5 +1,5 @@
 // What a ProbLog job carries from the queueing backend to the worker
-// (mln/cp_payload.hpp) and reads on both sides (mln/problog_options.hpp):
+// (core/problog/cp_payload.hpp) and reads on both sides (core/problog/problog_options.hpp):
 // a ground program decodes to the one encoded and samples to the same
 // counts; bytes that are not one (cut short, trailing, another format,
 // offsets or query rows out of range) are refused with a reason, never
@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "mln/cp_payload.hpp"
-#include "mln/problog_options.hpp"
+#include "core/problog/cp_payload.hpp"
+#include "core/problog/problog_options.hpp"
 
-namespace mln::gpu::testing {
+namespace mln::problog::testing {
 namespace {
 
 // Stratum 0: 0.4::a.  0.7::b :- a.  Stratum 1: 0.5::c; 0.3::d :- \+b.
@@ -160,4 +160,4 @@ TEST(ProblogJobOptions, SamplerDevice) {
 }
 
 }  // namespace
-}  // namespace mln::gpu::testing
+}  // namespace mln::problog::testing

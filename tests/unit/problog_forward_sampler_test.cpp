@@ -8,10 +8,13 @@
 #include <stdexcept>
 
 #include "gpu_test_util.hpp"
-#include "mln/forward_sampler.hpp"
+#include "core/problog/forward_sampler.hpp"
 
+// The backends' parameters come from the engine's test helpers.
 namespace mln::gpu::testing {
 namespace {
+
+using namespace mln::problog;
 
 // Suzy and Billy (the seed's example 1): atoms throws(suzy) 0, throws(billy)
 // 1, broken 2; P(broken) = 1 - (1 - 0.5 * 0.8) * (1 - 0.6) = 0.76.

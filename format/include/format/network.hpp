@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "mln/host_array.hpp"
+#include "format/host_array.hpp"
 
 namespace mln {
 

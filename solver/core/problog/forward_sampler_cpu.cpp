@@ -9,12 +9,12 @@
 #include <system_error>
 #include <thread>
 
-#include "mln/threads.hpp"
+#include "options/threads.hpp"
 
-#include "forward_sampler_impl.hpp"
-#include "forward_sampler_kernel.hpp"
+#include "core/problog/forward_sampler_impl.hpp"
+#include "core/problog/forward_sampler_kernel.hpp"
 
-namespace mln::gpu::fs {
+namespace mln::problog::fs {
 
 namespace {
 
@@ -107,4 +107,4 @@ std::unique_ptr<SamplerBackend> make_cpu_sampler(const CpProgram& prog, int thre
   return std::make_unique<CpuSampler>(prog, threads);
 }
 
-}  // namespace mln::gpu::fs
+}  // namespace mln::problog::fs

@@ -1,5 +1,5 @@
-// The validator over the options table (mln/options.hpp).
-#include "mln/options.hpp"
+// The validator over the options table (options/options.hpp).
+#include "options/options.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,15 +1,15 @@
 // The forward sampler's driver (forward_sampler.hpp): the program's checks,
 // batches on a backend, the stopping rule, the intervals.
-#include "mln/forward_sampler.hpp"
+#include "core/problog/forward_sampler.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
 
-#include "forward_sampler_impl.hpp"
+#include "core/problog/forward_sampler_impl.hpp"
 
-namespace mln::gpu {
+namespace mln::problog {
 
 void CpProgram::add_rule(const std::vector<int32_t>& p, const std::vector<int32_t>& n,
                          const std::vector<int32_t>& heads, const std::vector<double>& probs) {
@@ -234,4 +234,4 @@ SampleResult forward_sample(const CpProgram& prog, const SampleOptions& o) {
   return res;
 }
 
-}  // namespace mln::gpu
+}  // namespace mln::problog

@@ -13,7 +13,7 @@
 
 #include "mln/host_device.hpp"
 
-namespace mln::gpu::fs {
+namespace mln::problog::fs {
 
 // One slot of a rule's alias table (alias_tables()): a slot drawn
 // uniformly is itself with probability `keep`, else `alias`.
@@ -196,4 +196,4 @@ MLN_HD inline uint32_t sample_block(const CpView& g, uint32_t* atoms, uint32_t* 
   return accept;
 }
 
-}  // namespace mln::gpu::fs
+}  // namespace mln::problog::fs

@@ -9,10 +9,10 @@
 #include <cstdint>
 #include <string>
 
-#include "mln/forward_sampler.hpp"
-#include "mln/option_entries.hpp"
+#include "core/problog/forward_sampler.hpp"
+#include "options/option_entries.hpp"
 
-namespace mln::gpu {
+namespace mln::problog {
 
 struct ProblogOptions {
   std::string device;          // '' (the caller's default: the mln.device setting), auto, cpu or gpu
@@ -26,7 +26,7 @@ struct ProblogOptions {
 
 // Reads every entry of `opts` (OptionEntries names the function in its
 // messages; built with kProblogOptions); throws OptionEntryError on an
-// unknown option or a bad value.  Defaults are the table's (mln/option_entries.hpp).
+// unknown option or a bad value.  Defaults are the table's (options/option_entries.hpp).
 ProblogOptions read_problog_options(const OptionEntries& opts);
 
 // Where the sampler runs for a requested device: cpu, or gpu where the CUDA
@@ -51,4 +51,4 @@ std::string not_converged_message(const std::string& fn, uint64_t max_samples);
 extern const char* const kNoAcceptedSampleHint;
 extern const char* const kNotConvergedHint;
 
-}  // namespace mln::gpu
+}  // namespace mln::problog

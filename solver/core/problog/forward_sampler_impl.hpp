@@ -7,10 +7,10 @@
 #include <memory>
 #include <vector>
 
-#include "forward_sampler_kernel.hpp"
-#include "mln/forward_sampler.hpp"
+#include "core/problog/forward_sampler_kernel.hpp"
+#include "core/problog/forward_sampler.hpp"
 
-namespace mln::gpu::fs {
+namespace mln::problog::fs {
 
 class SamplerBackend {
  public:
@@ -39,9 +39,9 @@ std::vector<uint8_t> one_pass_strata(const CpProgram& p);
 std::vector<AliasSlot> alias_tables(const CpProgram& p);
 
 std::unique_ptr<SamplerBackend> make_cpu_sampler(const CpProgram& prog, int threads);
-// Throws EngineError(DeviceUnavailable) without a usable device (always in a
-// build without CUDA), EngineError(OutOfMemory) when one block does not fit.
+// Throws gpu::EngineError(DeviceUnavailable) without a usable device (always in a
+// build without CUDA), gpu::EngineError(OutOfMemory) when one block does not fit.
 std::unique_ptr<SamplerBackend> make_cuda_sampler(const CpProgram& prog);
 bool cuda_sampler_usable();
 
-}  // namespace mln::gpu::fs
+}  // namespace mln::problog::fs

@@ -9,19 +9,19 @@
 #include <algorithm>
 #include <vector>
 
-#include "forward_sampler_impl.hpp"
-#include "forward_sampler_kernel.hpp"
+#include "core/problog/forward_sampler_impl.hpp"
+#include "core/problog/forward_sampler_kernel.hpp"
 #include "mln/cuda_check.cuh"
 #include "mln/relation.hpp"
 
-namespace mln::gpu::fs {
+namespace mln::problog::fs {
 
 namespace {
 
 void check(cudaError_t e, const char* what) {
-  cuda_check(e, what, [](cudaError_t err, const std::string& msg) {
-    const auto kind = err == cudaErrorMemoryAllocation ? EngineError::Kind::OutOfMemory : EngineError::Kind::DeviceFailure;
-    return EngineError(kind, "forward sampler: " + msg);
+  mln::cuda_check(e, what, [](cudaError_t err, const std::string& msg) {
+    const auto kind = err == cudaErrorMemoryAllocation ? gpu::EngineError::Kind::OutOfMemory : gpu::EngineError::Kind::DeviceFailure;
+    return gpu::EngineError(kind, "forward sampler: " + msg);
   });
 }
 
@@ -58,7 +58,7 @@ class CudaSampler : public SamplerBackend {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
       cudaGetLastError();
-      throw EngineError(EngineError::Kind::DeviceUnavailable, "forward sampler: no usable CUDA device");
+      throw gpu::EngineError(gpu::EngineError::Kind::DeviceUnavailable, "forward sampler: no usable CUDA device");
     }
     try {
       setup(p);
@@ -129,7 +129,7 @@ class CudaSampler : public SamplerBackend {
     const size_t fit = free_b / 2 / (words * sizeof(uint32_t));
     stride_ = static_cast<int64_t>(std::min<size_t>(65536, fit) / 256 * 256);
     if (stride_ == 0)
-      throw EngineError(EngineError::Kind::OutOfMemory,
+      throw gpu::EngineError(gpu::EngineError::Kind::OutOfMemory,
                         "forward sampler: the ground program (" + std::to_string(words) +
                             " atoms and rules) does not fit 256 samplers in half the free GPU memory");
     void* a = nullptr;
@@ -159,4 +159,4 @@ bool cuda_sampler_usable() {
   return count > 0;
 }
 
-}  // namespace mln::gpu::fs
+}  // namespace mln::problog::fs
