@@ -35,7 +35,7 @@
 #include "ground/grounder.hpp"
 #include "lang/program.hpp"
 #include "core/map/ilp_map.hpp"
-#include "core/map/lp_pdhg.hpp"
+#include "core/bound/lp_pdhg.hpp"
 #include "core/map/solve_map.hpp"
 
 namespace {

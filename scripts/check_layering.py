@@ -4,8 +4,8 @@
 Each folder names what its files may include among the project's folders and
 the database's headers; an include of anything else fails `make check`.
 The solver's engine folders form a DAG by rank: a folder includes only its
-own headers and those of a lower rank (base and problog 0, walk 1, map and
-marginal 2, learn and spread 3), so siblings never include each other.
+own headers and those of a lower rank (base and problog 0, walk 1, bound and
+marginal 2, map and learn 3, spread 4), so siblings never include each other.
 options/ and format/ sit under everything and include only themselves;
 gpu/ (the operator engine) includes them and nothing above.  The extension
 reaches the solver's engines only for the ProbLog sampler (core/problog/),
@@ -23,7 +23,7 @@ ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 
 # The solver's engine folders and their ranks.
-CORE_RANK = {"base": 0, "problog": 0, "walk": 1, "map": 2, "marginal": 2, "learn": 3, "spread": 3}
+CORE_RANK = {"base": 0, "problog": 0, "walk": 1, "bound": 2, "marginal": 2, "map": 3, "learn": 3, "spread": 4}
 
 # Project prefixes an include may start with, and which folder owns each.
 PROJECT = ("mln/", "options/", "format/", "lang/", "ground/", "rules/", "pg/", "core/", "worker/", "cli/", "gen/")

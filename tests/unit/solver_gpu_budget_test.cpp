@@ -12,7 +12,7 @@
 #include "core/base/network_cost.hpp"
 #include "core/map/gpu_budget.hpp"
 #include "core/map/ilp_map.hpp"
-#include "core/map/lp_pdhg_detail.hpp"
+#include "core/bound/lp_pdhg_detail.hpp"
 #include "core/map/solve_map.hpp"
 #include "core/walk/walk_instance.hpp"
 #include "core/walk/walksat_gpu.hpp"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <thread>
 
-#include "core/map/closing.hpp"
+#include "core/bound/closing.hpp"
 #include "core/map/ilp_map.hpp"
 #include "core/map/solve_map.hpp"
 #include "solver_test_util.hpp"

@@ -12,8 +12,8 @@
 
 #include "core/base/network_cost.hpp"
 #include "core/map/ilp_map.hpp"
-#include "core/map/lp_pdhg.hpp"
-#include "core/map/lp_pdhg_detail.hpp"
+#include "core/bound/lp_pdhg.hpp"
+#include "core/bound/lp_pdhg_detail.hpp"
 #include "core/map/solve_map.hpp"
 #include "solver_gpu_case.hpp"
 #include "solver_test_util.hpp"

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/map/lp_pdhg.hpp"
+#include "core/bound/lp_pdhg.hpp"
 #include "core/map/solve_map.hpp"
 #include "core/walk/walk_instance.hpp"
 #include "core/walk/walk_weighted.hpp"

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "core/map/lp_pdhg.hpp"
+#include "core/bound/lp_pdhg.hpp"
 
 namespace mln::solver {
 

@@ -1,5 +1,5 @@
 // Exact MAP by integer linear programming (COIN-OR CBC) with RockIt's
-// cutting-plane inference, and lower bounds on the optimum.
+// cutting-plane inference (the bounds it starts from: core/bound/lp_bound.hpp).
 //
 // The weighted MaxSAT objective of a ground network as an ILP (minimise):
 //   x_a in {0,1} per atom;
@@ -29,7 +29,8 @@
 
 #include "format/network.hpp"
 #include "core/base/run_control.hpp"
-#include "core/map/closing.hpp"
+#include "core/bound/closing.hpp"
+#include "core/bound/lp_bound.hpp"
 
 namespace mln::solver {
 
@@ -69,35 +70,10 @@ struct IlpOutcome {
 // True when this library was built with CBC.
 bool ilp_available();
 
-// Whether `bound` proves `cost` optimal: equal within 1e-9 of their
-// magnitude (the solvers' floating-point tolerances; hard weights are 5.2e7).
-bool proven_within_tolerance(double cost, double bound);
-
 // The optimum of `net` (weighted MaxSAT, Tuffy's cost), starting from
 // `start` (by atom id, size num_atoms + 1; empty = all false).  The state
 // returned is never worse than `start`.  Throws std::runtime_error when
 // built without CBC.
 IlpOutcome solve_ilp(const mln::Network& net, const std::vector<uint8_t>& start, const IlpOptions& opts);
-
-// A lower bound on the optimum of `net` that costs one pass: per atom, the
-// cheaper of its two values counted over its unit clauses only, plus the
-// cost of clauses with no literal.  (Every other clause costs >= 0.)
-double unit_bound(const mln::Network& net);
-
-// The LP relaxation of the ILP above.
-struct LpOutcome {
-  double bound = 0;            // its optimum (a lower bound on the optimum), or unit_bound's
-  bool solved = false;         // the LP finished; else bound is unit_bound's
-  std::vector<uint8_t> state;  // its solution rounded (x >= 0.5), by atom id; empty unless solved
-  bool integral = false;       // every x was 0 or 1: state is then an optimal answer
-};
-// Falls back to unit_bound when the LP does not finish within its
-// iteration count (a multiple of its size) or the caller's time cap
-// time_limit_s (0: none), or CBC is not built in.  On RC-like MLNs the LP is often integral: its
-// solution is then the optimum, proven without branching.
-LpOutcome lp_relaxation(const mln::Network& net, double time_limit_s, StopToken* stop = nullptr);
-
-// lp_relaxation's bound alone (never below unit_bound's).
-double lp_bound(const mln::Network& net, double time_limit_s, bool* solved = nullptr);
 
 }  // namespace mln::solver

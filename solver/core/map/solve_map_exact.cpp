@@ -12,7 +12,7 @@
 #include "core/base/network_cost.hpp"
 #include "core/base/partition.hpp"
 #include "core/base/rng.hpp"
-#include "core/map/closing.hpp"
+#include "core/bound/closing.hpp"
 #include "core/map/gpu_budget.hpp"
 #include "core/map/solve_map_run.hpp"
 #include "core/base/subnetwork.hpp"

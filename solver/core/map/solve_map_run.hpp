@@ -17,7 +17,7 @@
 #include "core/base/components.hpp"
 #include "core/map/gpu_budget.hpp"
 #include "core/map/ilp_map.hpp"
-#include "core/map/lp_pdhg.hpp"
+#include "core/bound/lp_pdhg.hpp"
 #include "core/map/solve_map.hpp"
 #include "core/base/run_control.hpp"
 #include "core/base/subnetwork.hpp"

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "core/base/run_control.hpp"
-#include "core/map/lp_pdhg.hpp"
+#include "core/bound/lp_pdhg.hpp"
 #include "core/map/solve_map.hpp"
 #include "core/spread/spread.hpp"
 #include "format/network.hpp"

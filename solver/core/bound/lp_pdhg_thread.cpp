@@ -5,8 +5,8 @@
 #include <system_error>
 #include <utility>
 
-#include "core/map/closing.hpp"
-#include "core/map/lp_pdhg.hpp"
+#include "core/bound/closing.hpp"
+#include "core/bound/lp_pdhg.hpp"
 
 namespace mln::solver {
 

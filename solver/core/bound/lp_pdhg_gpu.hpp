@@ -5,7 +5,7 @@
 // No CUDA types here.
 #pragma once
 
-#include "core/map/lp_pdhg.hpp"
+#include "core/bound/lp_pdhg.hpp"
 #include "format/network.hpp"
 
 namespace mln::solver {

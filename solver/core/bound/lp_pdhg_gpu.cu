@@ -34,10 +34,10 @@
 #include <string>
 #include <vector>
 
-#include "core/map/ilp_map.hpp"
-#include "core/map/lp_pdhg_detail.hpp"
-#include "core/map/lp_pdhg_gpu.hpp"
-#include "core/map/lp_pdhg_rules.hpp"
+#include "core/bound/lp_bound.hpp"
+#include "core/bound/lp_pdhg_detail.hpp"
+#include "core/bound/lp_pdhg_gpu.hpp"
+#include "core/bound/lp_pdhg_rules.hpp"
 #include "core/walk/walksat_gpu_common.cuh"
 
 namespace mln::solver {

@@ -15,7 +15,7 @@
 #include <ClpEventHandler.hpp>
 
 #include "core/base/run_control.hpp"
-#include "core/map/closing.hpp"
+#include "core/bound/closing.hpp"
 
 namespace mln::solver::cbc_stop {
 

@@ -14,7 +14,7 @@
 #include <functional>
 #include <vector>
 
-#include "core/map/lp_pdhg.hpp"
+#include "core/bound/lp_pdhg.hpp"
 #include "format/network.hpp"
 
 namespace mln::solver::pdhg_detail {

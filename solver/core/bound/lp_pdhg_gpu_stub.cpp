@@ -1,5 +1,5 @@
 // The GPU PDHG bound's entry point when the library is built without CUDA.
-#include "core/map/lp_pdhg_gpu.hpp"
+#include "core/bound/lp_pdhg_gpu.hpp"
 
 #ifndef MLN_HAVE_CUDA
 #include "core/walk/walksat_gpu.hpp"

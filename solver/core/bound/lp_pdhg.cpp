@@ -28,7 +28,7 @@
 // lp_pdhg_detail.hpp) are shared with the GPU backend (lp_pdhg_gpu.cu).
 // Here: the LP's construction, the bound g and the rounding, which both
 // backends call; the OpenMP backend; the dispatch between the devices.
-#include "core/map/lp_pdhg.hpp"
+#include "core/bound/lp_pdhg.hpp"
 
 #include <omp.h>
 
@@ -42,10 +42,10 @@
 #include <string>
 
 #include "core/base/network_cost.hpp"
-#include "core/map/ilp_map.hpp"
-#include "core/map/lp_pdhg_detail.hpp"
-#include "core/map/lp_pdhg_gpu.hpp"
-#include "core/map/lp_pdhg_rules.hpp"
+#include "core/bound/lp_bound.hpp"
+#include "core/bound/lp_pdhg_detail.hpp"
+#include "core/bound/lp_pdhg_gpu.hpp"
+#include "core/bound/lp_pdhg_rules.hpp"
 #include "core/walk/walksat_gpu.hpp"
 
 namespace mln::solver {
