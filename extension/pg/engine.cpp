@@ -60,8 +60,8 @@ void probe_cuda() {
 }
 
 // The background warm-up (mln.device_warmup): probes the GPU and creates the
-// CUDA engine on a helper thread, so that CUDA's context creation (~0.4 s on
-// an H100 host) overlaps whatever the session does next (the command line:
+// CUDA engine on a helper thread, so that CUDA's context creation (a large
+// part of a second) overlaps whatever the session does next (the command line:
 // the evidence COPY).  The thread calls no PostgreSQL function and runs with
 // every signal blocked, so PostgreSQL's handlers stay on the main thread.
 // engine_for() joins it before it looks at the engine; so does backend exit.

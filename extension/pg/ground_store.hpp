@@ -24,8 +24,8 @@ struct StoreTimes {
 void create_network_tables(Spi& spi, const ProgramCtx& ctx);
 
 // The clauses' store while they are consolidated (GroundOptions::on_clauses,
-// issue #45: at 10^9 clauses on 16 cores the merge took 36 s and the store
-// 42 s one after the other).  Ranges go into _clauses as they come, until
+// issue #45: the merge and the store are of the same size at 10^9
+// clauses, so they overlap).  Ranges go into _clauses as they come, until
 // one holds a start of unit propagation's forcing: from there they wait
 // for propagation, which may rewrite the network (then the table is made
 // again and takes the whole network).

@@ -111,8 +111,8 @@ struct AtomRow {
 // Appends `rows` ground atoms, row(i) giving the i-th, to an existing
 // `_atoms` table (id int4, pred int4, args int4[], evidence boolean,
 // prior float8, is_query boolean) with table_multi_insert.  row() must not
-// throw.  (An INSERT ... SELECT FROM unnest() of the same arrays took 14 s
-// for the 5.6M atoms of RC at 565,000 papers.)
+// throw.  (An INSERT ... SELECT FROM unnest() of the same arrays is far
+// slower: docs/performance.md, "Measured choices".)
 uint64_t append_atoms(const std::string& qualified_table, size_t rows, const std::function<AtomRow(size_t)>& row);
 
 // A memory context for one statement's parameters at a time, emptied after

@@ -94,8 +94,8 @@ class RawRows {
 // plain C++ data.
 // With rebuild_indexes, the rows get no index entries one by one: the
 // table's indexes are rebuilt from the heap afterwards (reindex_relation,
-// a sorted build), which for a batch as large as the table is 4-5x faster
-// than 751,000 single inserts into a two-index table (5.2 s against 1.1 s).
+// a sorted build), which for a batch as large as the table is several
+// times faster than single inserts (docs/performance.md, "Measured choices").
 template <typename Fill>
 void multi_insert(Oid relid, size_t rows, Fill&& fill, bool rebuild_indexes = false) {
   pg_call([&] {

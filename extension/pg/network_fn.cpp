@@ -69,9 +69,8 @@ static bool clauses_have_codes(const char* sch) {
 // mln._clause_rows(sch name) returns table (clause bigint, weight float8,
 // lits int4[]): one row per ground clause of the chunked _clauses table, for
 // mln.ground_clauses.  Each chunk's arrays are detoasted once and the rows
-// go into a tuplestore.  (The PL/pgSQL loop it replaces took 5 s for the
-// 456,000 clauses of smokers at 10^5; a per-row slice in SQL detoasts the
-// whole chunk for every clause.)  Plain C, like mln._array_le.
+// go into a tuplestore: a per-row slice in SQL would detoast the whole
+// chunk for every clause.  Plain C, like mln._array_le.
 extern "C" Datum mln_clause_rows(PG_FUNCTION_ARGS) {
   const char* sch = NameStr(*PG_GETARG_NAME(0));
   InitMaterializedSRF(fcinfo, 0);

@@ -58,8 +58,8 @@ void close_output(std::ofstream& f, const std::string& path, bool gz) {
 
 // Runs an answer query with JIT off: the planner's estimate over the answer
 // views (one branch per predicate, joined with the names) passes JIT's
-// thresholds, and compiling their some 460 functions took 3.4 s of a 2.7 s
-// query (RC 10^8, 56,520 true atoms; 2.0 s without).  The session's
+// thresholds, and compiling their hundreds of functions costs more than the
+// query itself (docs/performance.md, "Measured choices").  The session's
 // setting is restored after, whatever happened.
 template <class F>
 mln::worker::Result without_jit(mln::worker::Conn& c, F&& query) {

@@ -53,8 +53,8 @@ void lead_plan(Conn& c, const Job& job, const Network& net, PlanIndex& pi, Log&&
     // A marginal (or dual) job's parts are whole components: MC-SAT
     // samples a component whole.  Components are cut only where the job
     // asks for partitions: with auto (0), spreading stays plain
-    // parallelism (on 2x H200, two GPUs on one cut RC component took 33.6 s
-    // of search where one took 19.3 s; bench/results/gpu-2xNVIDIA-H200).
+    // parallelism: cutting one component over two GPUs searched longer than
+    // one GPU on it whole (docs/performance.md, "Measured choices").
     const bool split = job.partitions > 1 && !job.wants_marginal();
     pi.plan = solver::plan_spread(net, job.spread, job.map, solver::kSpreadMetisMaxAtoms, split);
     // A marginal job asked for more partitions than it has parts samples

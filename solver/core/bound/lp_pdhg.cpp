@@ -303,7 +303,7 @@ using namespace pdhg_detail;
 // (x0, z0, y0), the last step's x (xn), A^T y for the x columns (aty), and
 // the per-thread arrays that A^T is scattered into.  A x runs clause by
 // clause; A^T y is scattered into per-thread atom arrays (an atom-major
-// transpose read y at random and was ~5x slower on RC).
+// transpose reads y at random, which is slower on RC-like networks).
 class CpuPdhg {
  public:
   CpuPdhg(const Lp& lp, int nt) : lp_(lp), nt_(nt) {

@@ -43,15 +43,16 @@ struct Lp {
 
 // The LP of net's clauses, on OpenMP threads a block of clauses at a time;
 // where `stop` (asked first and before each block) says so, it ends early
-// with `stopped` set (at 10^9 clauses the build takes 16 s on the host).
+// with `stopped` set (at 10^9 clauses the build alone is a matter of
+// seconds on the host).
 Lp build_lp(const mln::Network& net, const std::function<bool()>& stop = nullptr);
 
 // The OpenMP default thread count (PdhgOptions::threads 0).
 int default_threads();
 
 // Scratch arrays for evaluate on nt threads: each is a long double per atom
-// (16 bytes), 14 GB on 16 threads at 5.6·10^7 atoms (10^9 clauses of RC),
-// so at most 8 GiB in all, and fewer threads evaluate (issue #45).
+// (16 bytes) per thread, which at 10^9 clauses would be tens of GB: at most
+// 8 GiB in all, and fewer threads evaluate past it (issue #45).
 int eval_threads(int nt, int32_t n);
 
 // The starting primal point: 0, and an atom in no row at its best value.

@@ -201,8 +201,8 @@ class GpuPdhg {
   void keep_best() { x_best = hx_; }
   // An evaluation is on the host's threads (long double, the certified
   // bound) and costs some hundred of the device's iterations at 10^8
-  // clauses (0.8 s on 16 cores against 3-5 ms), where a small LP's costs
-  // about one: a stride of one per 2^24 literals, at most 16.
+  // clauses, where a small LP's costs about one: a stride of one per 2^24
+  // literals, at most 16.
   int eval_stride() const { return static_cast<int>(std::clamp<int64_t>(lp_.nnz >> 24, 1, 16)); }
   double omega() const { return omega_; }
   StepNorms step(double lambda, double gamma, bool norms);

@@ -144,10 +144,9 @@ struct SolveOptions {
   // Components of at least this many clauses, and every component above
   // lp_bound_max_clauses, get the LP relaxation's bound by PDHG (lp_pdhg.hpp)
   // instead of Clp, on a thread beside their walk (its iterations above).
-  // Measured (2 cores, bench/results/cpu-2core/lp_bound.md): at 10^5
-  // clauses and above PDHG reaches Clp's optimum within 0.5% several times
-  // sooner (RC 10^3 papers, 176k clauses: 0.12 s against 1.8 s); below,
-  // both take well under a second (class: 0.13 s against 0.15 s).
+  // From 10^5 clauses PDHG reaches Clp's optimum within 0.5% several times
+  // sooner; below, both take well under a second (docs/performance.md,
+  // "Measured choices"; bench/results/cpu-2core/lp_bound.md).
   int64_t pdhg_min_clauses = 100000;
   bool pdhg_bound = true;           // false: no PDHG (Clp up to lp_bound_max_clauses, the unit bound above)
   // Device bytes a GPU-walked component's walk and PDHG bound may plan on

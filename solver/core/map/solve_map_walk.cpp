@@ -347,8 +347,8 @@ void Run::solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth,
     sink.report(k, comp_cost[k], 0);
     // Nothing violated: no other try can do better.  Nor, for solver
     // auto, where the first try is within gap_tolerance of the component's
-    // LP bound (#39: the job ends within the tolerance; on class the second
-    // pass took 0.2 s of 0.8 for 0.02 of 361.58).  Only where the LP is
+    // LP bound (#39: the job ends within the tolerance, so a second pass
+    // could only buy what the tolerance forgives).  Only where the LP is
     // Clp's (small components); bound_component takes the LP solved here.
     comp_more[k] = comp_cost[k] > 0 && !first_try_within_gap(k, piece_net, comp_cost[k] - sub.constant_cost, first_lp);
     if (comp_more[k] && debug)

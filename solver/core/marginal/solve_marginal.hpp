@@ -46,7 +46,7 @@ struct MarginalOptions {
   int64_t gpu_min_atoms = 20000;
   // ... and when at least this many samples are asked for.  The GPU runs
   // independent chains (up to 8 per SM, each counting >= 1000 samples), and
-  // one chain on a warp is ~6x slower than a CPU core (bench_mcsat,
+  // one chain on a warp is several times slower than a CPU core (bench_mcsat,
   // docs/solver/marginal.md), while the CPU samples a component with one
   // chain: the GPU only wins from about 8 chains.  With Tuffy's default of
   // 100 samples, the CPU runs it.
