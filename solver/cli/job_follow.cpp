@@ -168,13 +168,13 @@ JobState follow_job(worker::Conn& c, const Options& o, const std::string& task, 
       // some); the bar in between.
       if (!s.iterations.empty() && s.iterations != "0" && s.iterations != iterations_seen) {
         end_line();
-        say("    iteration " + s.iterations + "/" + std::to_string(o.learn_iterations) + ", objective " +
+        say("    iteration " + s.iterations + "/" + job_option(o, "iterations") + ", objective " +
             (s.objective.empty() ? "-" : s.objective));
         iterations_seen = s.iterations;
       }
       if (el > 2 && !s.iterations.empty())
         bar.update(static_cast<int>(100 * s.progress),
-                   s.iterations + "/" + std::to_string(o.learn_iterations) + " iterations");
+                   s.iterations + "/" + job_option(o, "iterations") + " iterations");
     } else if (tty && el > 2 && task != "map" && !s.samples.empty()) {
       if (map_line) {  // a dual job's MAP phase is over: its line gives way to the bar
         std::printf("\n");

@@ -326,9 +326,9 @@ int run(const mln::cli::Options& o) {
   if (task == "map") say(">>> Running MAP inference");
   else if (task == "marginal") say(">>> Running marginal inference (MC-SAT)");
   else if (task == "learn") say(">>> Learning weights (diagonal Newton, MC-SAT counts; at most " +
-                                std::to_string(o.learn_iterations) + " iterations)");
+                                mln::cli::job_option(o, "iterations") + " iterations)");
   else say(">>> Running MAP inference, then marginal inference (MC-SAT)");
-  if (task == "marginal" || task == "dual") say(">>> MCSAT FOR SAMPLES 0 ~ " + std::to_string(o.mcsat_samples));
+  if (task == "marginal" || task == "dual") say(">>> MCSAT FOR SAMPLES 0 ~ " + mln::cli::job_option(o, "samples"));
   if (task != "learn")
     job = c.exec("SELECT mln.infer($1, $2, $3::jsonb)", {prog, task, mln::cli::job_options_json(o)}).num(0, 0);
   const mln::cli::JobState s = mln::cli::follow_job(c, o, task, job, db.dsn, db.embedded, g_interrupted);

@@ -1,6 +1,7 @@
 // Parsing of Tuffy-compatible flags.
 #include "cli/options.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -22,6 +23,61 @@ std::vector<std::string> split_commas(const std::string& s) {
   return out;
 }
 
+namespace {
+
+// The flags that set a job option: its key in the options table, and for a
+// flag without a value the value it sets.  Each option's type, range,
+// default and doc are the table's (options/options.hpp).
+struct JobFlag {
+  const char* flag;
+  const char* key;
+  const char* fixed;  // a flag without a value: the value it sets; else nullptr
+};
+constexpr JobFlag kJobFlags[] = {
+    {"-maxFlips", "max_flips", nullptr},         {"-maxTries", "max_tries", nullptr},
+    {"-timeout", "timeout", nullptr},            {"-threads", "threads", nullptr},
+    {"-randomStep", "random_step", nullptr},     {"-mcsatSamples", "samples", nullptr},
+    {"-mcsatParam", "mcsat_param", nullptr},     {"-sa", "sa_temperature", nullptr},
+    {"-dMaxIter", "iterations", nullptr},        {"--search-device", "device", nullptr},
+    {"--solver", "solver", nullptr},             {"--ilp-seconds", "ilp_seconds", nullptr},
+    {"--gap-tolerance", "gap_tolerance", nullptr}, {"--cpu-walk", "cpu_walk", nullptr},
+    {"--exact-max-atoms", "exact_max_atoms", nullptr}, {"--seed", "seed", nullptr},
+    {"-dontBreak", "dont_break", "true"},        {"-nopush", "skip_components_without_query", "false"},
+};
+
+const JobFlag* job_flag(const std::string& flag) {
+  for (const JobFlag& f : kJobFlags)
+    if (flag == f.flag) return &f;
+  return nullptr;
+}
+
+// The value a flag set, "" when none did.
+std::string given_option(const Options& o, const std::string& key) {
+  for (auto it = o.job.rbegin(); it != o.job.rend(); ++it)
+    if (it->first == key) return it->second;
+  return "";
+}
+
+// The job flags, a line each, from the options table: what the option does
+// and its default (or, for a flag without a value, what it sets).
+std::string job_flags_help() {
+  std::string h = "Job options (mln.options() lists them; the default in brackets):\n";
+  for (const JobFlag& f : kJobFlags) {
+    const options::Spec* s = options::find(f.key, options::kAnyTask);
+    const std::string def = f.fixed ? std::string(f.key) + " = " + f.fixed : s->def;
+    std::string flag = f.flag;
+    flag.resize(std::max<size_t>(flag.size(), 18), ' ');
+    std::string doc = s->doc;  // the table's docs end with the Tuffy flag, which the line starts with
+    const std::string own = std::string(" (") + f.flag + ")";
+    if (doc.size() > own.size() && doc.compare(doc.size() - own.size(), own.size(), own) == 0)
+      doc.resize(doc.size() - own.size());
+    h += "  " + flag + " " + doc + " [" + def + "]\n";
+  }
+  return h;
+}
+
+}  // namespace
+
 std::string usage() {
   return "usage: pg_mln -i prog.mln[,more.mln] -r out.txt [-e evidence.db[,...]] [-queryFile q.db | -q 'P(x),Q']\n"
          "              [-cw P,Q] [-maxFlips N] [-maxTries N] [-timeout S] [-threads N] [-randomStep P]\n"
@@ -40,60 +96,41 @@ std::string usage() {
          "keeps running between runs (~/.cache/pg_mln/server; `make demo`'s cluster when that one is up),\n"
          "starting it only when none is running; each run removes the data it created. --stop-server stops\n"
          "the kept server. With --workdir DIR, a throwaway cluster in DIR is started and removed instead.\n"
-         "--exact-max-atoms N: components of at most N atoms are solved (MAP) or their marginals computed\n"
-         "exactly, by enumeration (default 12; 0 turns it off).\n"
-         "--solver: MAP by MaxWalkSAT then the exact ILP path (COIN-OR CBC) on each component within\n"
-         "--ilp-seconds (auto, the default; 10 s), by MaxWalkSAT only (walksat), or by the exact path only\n"
-         "(ilp). Every answer is printed with a lower bound on the optimum and the gap to it; auto runs the\n"
-         "exact path only while that gap is above --gap-tolerance (a fraction; default 0.005, 0: prove all).\n"
-         "--cpu-walk: the MAP walk on CPU threads: Tuffy's MaxWalkSAT (walksat), the GPU's weighted walk\n"
-         "(weighted: parallel downhill flips with dynamic clause weights, on all cores), or auto (the default:\n"
-         "weighted for components of 1,000 atoms or more, walksat below).\n"
          "-problog: answers a ProbLog / CP-logic program's queries by forward sampling (mln.problog,\n"
          "docs/problog.md), one line per query atom: query<TAB>probability<TAB>ci_low<TAB>ci_high<TAB>samples\n"
          "(the 95% interval; the samples that satisfy the evidence), to -o or else to stdout. -problogOptions\n"
-         "takes mln.problog's options ('{\"samples\": 100000, \"delta\": 0.005, \"seed\": 7, \"threads\": 1}').\n";
+         "takes mln.problog's options ('{\"samples\": 100000, \"delta\": 0.005, \"seed\": 7, \"threads\": 1}').\n" +
+         job_flags_help();
 }
 
 std::string inference_task(const Options& o) {
   return o.learnwt ? "learn" : o.dual ? "dual" : o.marginal ? "marginal" : "map";
 }
 
+
+std::string job_option(const Options& o, const std::string& key) {
+  const std::string v = given_option(o, key);
+  if (!v.empty()) return v;
+  const options::Spec* s = options::find(key, options::task_bits(inference_task(o)));
+  return s ? s->def : "";
+}
+
 std::string job_options_json(const Options& o) {
-  const std::string task = inference_task(o);
-  std::ostringstream j;
-  j.precision(17);
-  if (task == "learn") {
-    j << "{\"seed\": " << o.seed << ", \"iterations\": " << o.learn_iterations << ", \"samples\": " << o.mcsat_samples;
-    j << ", \"device\": \"" << o.search_device << "\"";
-    if (o.threads > 0) j << ", \"threads\": " << o.threads;
-    if (o.timeout > 0) j << ", \"timeout\": " << o.timeout;
-    if (o.exact_max_atoms >= 0) j << ", \"exact_max_atoms\": " << o.exact_max_atoms;
-    j << "}";
-    return j.str();
+  const unsigned bits = options::task_bits(inference_task(o));
+  std::map<std::string, std::string> v;
+  for (const auto& [key, text] : o.job) v[key] = text;  // a later flag wins
+  v["device"] = o.search_device;
+  std::string j = "{";
+  for (const auto& [key, text] : v) {
+    const options::Spec* s = options::find(key, bits);
+    if (!s) continue;  // an option the task does not read (its value was checked)
+    j += (j.size() > 1 ? ", \"" : "\"") + key + "\": " + (s->type == options::Type::kChoice ? "\"" + text + "\"" : text);
   }
-  j << "{\"seed\": " << o.seed << ", \"device\": \"" << o.search_device
-    << "\", \"skip_components_without_query\": " << (o.nopush ? "false" : "true");
-  if (task != "marginal") {
-    j << ", \"max_tries\": " << o.max_tries << ", \"dont_break\": " << (o.dont_break ? "true" : "false")
-      << ", \"solver\": \"" << o.solver << "\"";
-    if (o.ilp_seconds >= 0) j << ", \"ilp_seconds\": " << o.ilp_seconds;
-    if (o.gap_tolerance >= 0) j << ", \"gap_tolerance\": " << o.gap_tolerance;
-    if (o.cpu_walk != "auto") j << ", \"cpu_walk\": \"" << o.cpu_walk << "\"";
-  }
-  if (task != "map")
-    j << ", \"samples\": " << o.mcsat_samples << ", \"mcsat_param\": " << o.mcsat_param
-      << ", \"sa_temperature\": " << o.sa;
-  if (o.max_flips > 0) j << ", \"max_flips\": " << o.max_flips;
-  if (o.random_step >= 0) j << ", \"random_step\": " << o.random_step;
-  if (o.threads > 0) j << ", \"threads\": " << o.threads;
-  if (o.timeout > 0) j << ", \"timeout\": " << o.timeout;
-  if (o.exact_max_atoms >= 0) j << ", \"exact_max_atoms\": " << o.exact_max_atoms;
-  j << "}";
-  return j.str();
+  return j + "}";
 }
 
 namespace {
+
 // Numeric conversion with a clear message.
 long long to_ll(const std::string& flag, const std::string& v) {
   try {
@@ -115,28 +152,27 @@ double to_d(const std::string& flag, const std::string& v) {
     throw std::invalid_argument("option " + flag + " expects a number, got \"" + v + "\"");
   }
 }
-// The flags that set a job option, and its key in the options table.
-struct FlagKey {
-  const char* flag;
-  const char* key;
-};
-constexpr FlagKey kJobFlags[] = {
-    {"-maxFlips", "max_flips"},       {"-maxTries", "max_tries"},          {"-timeout", "timeout"},
-    {"-threads", "threads"},          {"-randomStep", "random_step"},      {"-mcsatSamples", "samples"},
-    {"-mcsatParam", "mcsat_param"},   {"-sa", "sa_temperature"},           {"-dMaxIter", "iterations"},
-    {"--search-device", "device"},    {"--solver", "solver"},              {"--ilp-seconds", "ilp_seconds"},
-    {"--gap-tolerance", "gap_tolerance"}, {"--cpu-walk", "cpu_walk"},      {"--exact-max-atoms", "exact_max_atoms"},
-    {"--seed", "seed"},
-};
+
+// A job flag's value as JSON writes it: an integer or a number read (and
+// written back) by the option's type in the table, a choice as given.
+std::string job_value(const std::string& flag, const char* key, const std::string& text) {
+  const options::Spec* s = options::find(key, options::kAnyTask);
+  if (s->type == options::Type::kInteger) return std::to_string(to_ll(flag, text));
+  if (s->type == options::Type::kNumber) {
+    std::ostringstream n;
+    n.precision(17);
+    n << to_d(flag, text);
+    return n.str();
+  }
+  return text;
+}
 
 // Checks the job options given as flags (flag, its value) through the
 // options table, as mln.infer and mln.learn_weights will: a value they
 // refuse is refused here, naming the flag.
 void check_job_flags(const std::vector<std::pair<std::string, std::string>>& given, unsigned bits) {
   for (const auto& [flag, text] : given) {
-    const char* key = nullptr;
-    for (const FlagKey& f : kJobFlags)
-      if (flag == f.flag) key = f.key;
+    const char* key = job_flag(flag)->key;
     // The row of the job's task, else any (a flag that the task ignores
     // must still hold a valid value).
     const options::Spec* s = options::find(key, bits);
@@ -190,10 +226,15 @@ Options parse_options(int argc, char** argv) {
     seen.push_back(a);
     auto val = [&]() -> std::string {
       if (i + 1 >= argc) throw std::invalid_argument("option " + a + " needs a value");
-      for (const FlagKey& f : kJobFlags)
-        if (a == f.flag) given.emplace_back(a, argv[i + 1]);
       return argv[++i];
     };
+    if (const JobFlag* jf = job_flag(a)) {
+      o.job.emplace_back(jf->key, jf->fixed ? jf->fixed : job_value(a, jf->key, val()));
+      if (!jf->fixed) given.emplace_back(a, o.job.back().second);
+      if (o.job.back().first == "threads") o.threads = std::stoi(o.job.back().second);
+      if (o.job.back().first == "device") o.search_device = o.job.back().second;
+      continue;
+    }
     if (a == "-i" || a == "-mln") for (auto& f : split_commas(val())) o.program_files.push_back(f);
     else if (a == "-e" || a == "-evidence") for (auto& f : split_commas(val())) o.evidence_files.push_back(f);
     else if (a == "-queryFile") for (auto& f : split_commas(val())) o.query_files.push_back(f);
@@ -202,42 +243,24 @@ Options parse_options(int argc, char** argv) {
     else if (a == "-conf") o.conf = val();
     else if (a == "-db") o.db_schema = val();
     else if (a == "-cw" || a == "-closedWorld") for (auto& p : split_commas(val())) o.closed_world.push_back(p);
-    else if (a == "-maxFlips") o.max_flips = to_ll(a, val());
-    else if (a == "-maxTries") o.max_tries = static_cast<int>(to_ll(a, val()));
-    else if (a == "-timeout") o.timeout = to_d(a, val());
-    else if (a == "-threads") o.threads = static_cast<int>(to_ll(a, val()));
-    else if (a == "-randomStep") o.random_step = to_d(a, val());
     else if (a == "-verbose") o.verbose = static_cast<int>(to_ll(a, val()));
-    else if (a == "-dontBreak") o.dont_break = true;
     else if (a == "-activateAll") o.activate_all = true;
     else if (a == "-keepData") o.keep_data = true;
     else if (a == "-gz") o.gz = true;
-    else if (a == "-nopush") o.nopush = true;
     else if (a == "-nopart")
       o.notes.push_back("-nopart changes nothing here: pg_mln walks each connected component whole, as Tuffy does "
                         "without partitions (it splits only components beyond 64M atoms)");
     else if (a == "-marginal") o.marginal = true;
     else if (a == "-dual") o.dual = true;
-    else if (a == "-mcsatSamples") o.mcsat_samples = to_ll(a, val());
-    else if (a == "-mcsatParam") o.mcsat_param = to_d(a, val());
-    else if (a == "-sa") o.sa = to_d(a, val());
     else if (a == "-minProb") o.min_prob = to_d(a, val());
     else if (a == "-printResultsAsPrologFacts") o.prolog_facts = true;
     else if (a == "-learnwt") o.learnwt = true;
-    else if (a == "-dMaxIter") o.learn_iterations = static_cast<int>(to_ll(a, val()));
     else if (a == "-learnrules") o.learn_rules = val();
     else if (a == "-ruleOptions") o.rule_options = val();
     else if (a == "-problog") o.problog = val();
     else if (a == "-problogOptions") o.problog_options = val();
     else if (a == "--dsn" || a == "-dsn") o.dsn = val();
     else if (a == "--device") o.device = val();
-    else if (a == "--search-device") o.search_device = val();
-    else if (a == "--solver") o.solver = val();
-    else if (a == "--ilp-seconds") o.ilp_seconds = to_d(a, val());
-    else if (a == "--gap-tolerance") o.gap_tolerance = to_d(a, val());
-    else if (a == "--cpu-walk") o.cpu_walk = val();
-    else if (a == "--exact-max-atoms") o.exact_max_atoms = static_cast<int>(to_ll(a, val()));
-    else if (a == "--seed") o.seed = to_ll(a, val());
     else if (a == "--workdir") o.work_dir = val();
     else if (a == "-help" || a == "--help" || a == "-h") o.help = true;
     else if (a == "--version") o.version = true;
@@ -275,7 +298,8 @@ Options parse_options(int argc, char** argv) {
     throw std::invalid_argument("--device must be auto, cpu, gpu or sql");
   if (o.search_device.empty()) o.search_device = (o.device == "cpu" || o.device == "sql") ? "cpu" : "auto";
   check_job_flags(given, options::task_bits(inference_task(o)));
-  if (o.cpu_walk != "auto" && (o.marginal || o.learnwt))
+  const std::string walk = given_option(o, "cpu_walk");
+  if (!walk.empty() && walk != "auto" && (o.marginal || o.learnwt))
     throw std::invalid_argument("--cpu-walk applies to MAP inference (and -dual), not to -marginal or -learnwt");
   return o;
 }

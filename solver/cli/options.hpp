@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mln::cli {
@@ -17,36 +18,25 @@ struct Options {
   std::string dsn;                          // --dsn (pg_mln extension)
   std::string db_schema;                    // -db (accepted; see README)
   std::vector<std::string> closed_world;    // -cw
-  long long max_flips = 0;                  // -maxFlips
-  int max_tries = 3;                        // -maxTries
-  double timeout = 0;                       // -timeout (seconds; honoured)
-  int threads = 0;                          // -threads
-  double random_step = -1;                  // -randomStep (-1: not given)
-  bool dont_break = false;                  // -dontBreak
+  // The job options the flags set (kJobFlags in options.cpp: -maxFlips,
+  // -dontBreak, --solver, ...): the options table's key and its value, as
+  // JSON writes it, in flag order (a later flag wins).  An option no flag
+  // set takes the table's default in mln.infer / mln.learn_weights.
+  std::vector<std::pair<std::string, std::string>> job;
+  int threads = 0;                          // -threads (also the command line's own worker's)
   bool activate_all = false;                // -activateAll
   bool keep_data = false;                   // -keepData
   bool gz = false;                          // -gz
-  bool nopush = false;                      // -nopush
   bool marginal = false;                    // -marginal: MC-SAT marginals instead of MAP
   bool dual = false;                        // -dual: MAP to out.map, then marginals to out.marginal
-  long long mcsat_samples = 100;            // -mcsatSamples (per component)
-  std::string solver = "auto";              // --solver auto|walksat|ilp (MAP; pg_mln extension)
-  std::string cpu_walk = "auto";            // --cpu-walk auto|walksat|weighted (MAP; pg_mln extension)
-  double ilp_seconds = -1;                  // --ilp-seconds S (-1: the worker's default)
-  double gap_tolerance = -1;                // --gap-tolerance F (-1: the worker's default)
-  int exact_max_atoms = -1;                 // --exact-max-atoms N (pg_mln extension; -1: the worker's default)
-  double mcsat_param = 1.0;                 // -mcsatParam
-  double sa = 10;                           // -sa (SampleSAT's simulated-annealing coefficient)
   double min_prob = 0;                      // -minProb (marginal output threshold)
   bool prolog_facts = false;                // -printResultsAsPrologFacts
   bool learnwt = false;                     // -learnwt: learn the weights (evidence of the query predicates = training world)
-  int learn_iterations = 100;               // -dMaxIter (Tuffy: 500)
   std::string learn_rules;                  // -learnrules PRED: learn rules for PRED from the evidence (docs/rules.md)
   std::string rule_options = "{}";          // -ruleOptions JSON: mln.learn_rules_from's options
   std::string problog;                      // -problog FILE: a ProbLog program for mln.problog (docs/problog.md)
   std::string problog_options;              // -problogOptions JSON: mln.problog's options (empty: none given)
   int verbose = 0;                          // -verbose
-  long long seed = 1;                       // --seed (pg_mln extension)
   std::string device = "auto";              // --device: grounding operators (pg_mln extension)
   std::string search_device;                // --search-device (default: cpu with --device cpu, else auto)
   std::string work_dir;                     // --workdir (pg_mln extension)
@@ -63,8 +53,12 @@ std::string usage();
 // The task the flags ask for: "learn" (-learnwt), "map", "marginal"
 // (-marginal) or "dual" (-dual; it wins over -marginal).
 std::string inference_task(const Options& o);
-// The options of mln.infer (or mln.learn_weights) for that task, as a JSON object.
+// The options of mln.infer (or mln.learn_weights) for that task, as a JSON
+// object: every job option a flag set that the task reads, and the device.
 std::string job_options_json(const Options& o);
+// A job option's value for the flags' task: the flag's, else the options
+// table's default ("" when the task has no such option).
+std::string job_option(const Options& o, const std::string& key);
 // Splits "a,b,c" (Tuffy's comma-separated file lists).
 std::vector<std::string> split_commas(const std::string& s);
 
