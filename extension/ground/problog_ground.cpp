@@ -177,12 +177,20 @@ std::string datalog_text(const pl::Program& p) {
   return out.text();
 }
 
+void mark_hidden_columns(const pl::Program& p, dl::Program& dp) {
+  for (dl::Relation& rel : dp.rels) {
+    const int pred = p.find(rel.name);
+    if (pred >= 0 && p.preds[static_cast<size_t>(pred)].derived) rel.hidden_columns = 1;
+  }
+}
+
 GroundProgram ground_program(gpu::Engine& eng, const pl::Program& p) {
   for (const pl::Predicate& pr : p.preds)
     if (pr.input)
       throw lang::LangError(lang::LangError::Kind::UnknownPredicate, pr.first.line, pr.first.col, pr.name,
                             "no rule or fact defines \"" + pr.name + "\" and this caller reads no table");
   dl::Program dp = dl::parse(datalog_text(p));
+  mark_hidden_columns(p, dp);
   dl::infer_types(dp);
   dl::Symbols syms;
   dl::encode_constants(dp, syms);

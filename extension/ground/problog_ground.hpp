@@ -34,6 +34,12 @@ namespace dl = lang::datalog;
 // rule_relation(i) (for the rules not grounded on the host),
 // query_relation(k), evidence_relation(k).
 std::string datalog_text(const pl::Program& p);
+
+// Marks, in datalog_text(p) parsed, the relations of p's random predicates:
+// their first column (a "0" before the author's arguments) is not the
+// author's, so Datalog's messages name the others as p's arguments
+// (dl::Relation::hidden_columns).
+void mark_hidden_columns(const pl::Program& p, dl::Program& dp);
 std::string rule_relation(size_t rule);
 std::string query_relation(size_t query);
 std::string evidence_relation(size_t evidence);

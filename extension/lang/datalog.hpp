@@ -96,7 +96,16 @@ struct Relation {
   bool declared = false;          // .decl or .input gave its columns
   InputSource source;
   SourcePos first;                // first mention
+  // Leading columns that the program's author did not write (ProbLog's
+  // random relations carry their rule's id first): messages count the
+  // columns after them as arguments, from 1 (column_phrase).
+  int hidden_columns = 0;
 };
+
+// How a message names column c (from 0) of `rel`: `column 2 of "r"`, or
+// for a relation with hidden leading columns `argument 1 of "r"`, as the
+// author wrote it.
+std::string column_phrase(const Relation& rel, size_t c);
 
 // The program after parse(): relations, rules and the strata, each a set of
 // derived relations evaluated together, dependencies first.

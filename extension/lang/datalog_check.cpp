@@ -32,6 +32,12 @@ int Program::find(std::string_view name) const {
   return -1;
 }
 
+std::string column_phrase(const Relation& rel, size_t c) {
+  const size_t hidden = static_cast<size_t>(rel.hidden_columns);
+  if (c < hidden) return "column " + std::to_string(c + 1) + " of \"" + rel.name + "\"";
+  return (hidden ? "argument " : "column ") + std::to_string(c + 1 - hidden) + " of \"" + rel.name + "\"";
+}
+
 namespace {
 
 LangError unsafe(const Rule& r, const Term& t, const char* where) {
@@ -221,7 +227,7 @@ class Typer {
     Relation& rel = p_.rels[a.rel];
     for (size_t c = 0; c < a.args.size(); ++c) {
       const Term& t = a.args[c];
-      const std::string col = "column " + std::to_string(c + 1) + " of \"" + rel.name + "\"";
+      const std::string col = column_phrase(rel, c);
       if (t.agg != Agg::None) {
         aggregate(r, t, rel.types[c], col, vt);
       } else if (t.kind == Term::Kind::Var) {

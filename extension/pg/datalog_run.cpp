@@ -139,8 +139,10 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-void prepare_datalog(Spi& spi, const std::string& text, dl::Program& p) {
+void prepare_datalog(Spi& spi, const std::string& text, dl::Program& p,
+                     const std::function<void(dl::Program&)>& prepare) {
   p = dl::parse(text);
+  if (prepare) prepare(p);
   for (dl::Relation& rel : p.rels)
     if (rel.input) resolve_input(spi, rel);
   dl::infer_types(p);
@@ -164,7 +166,7 @@ void run_datalog(Spi& spi, const std::string& text, const DatalogOptions& opts, 
   // A new backend's first GPU call starts the engine (~0.3 s): on a thread,
   // while the program is parsed and its inputs are read.
   start_device_warmup(opts.device);
-  prepare_datalog(spi, text, out.prog);
+  prepare_datalog(spi, text, out.prog, opts.prepare);
   dl::Program& p = out.prog;
   std::vector<gpu::HostTable> host(p.rels.size());
   for (size_t r = 0; r < p.rels.size(); ++r)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct DatalogOptions {
   std::string device;              // '' (the mln.device setting), auto, cpu or gpu
   uint64_t max_rows = 0;           // 0: no limit (EvalOptions::max_rows); datalog_options gives the table's default
   bool verbose = false;            // progress as NOTICE (else DEBUG1)
+  // Called on the parsed program before its inputs are read and its types
+  // checked (ProbLog marks its relations' hidden columns); may be empty.
+  std::function<void(lang::datalog::Program&)> prepare;
 };
 
 // The options jsonb (NULL: defaults).  Throws UserError for an unknown
@@ -32,7 +36,8 @@ struct DatalogResult {
 
 // Parses, resolves the input relations from the catalog, infers the types:
 // mln.datalog's checks, before any row is read.  Throws LangError, UserError.
-void prepare_datalog(Spi& spi, const std::string& text, lang::datalog::Program& p);
+void prepare_datalog(Spi& spi, const std::string& text, lang::datalog::Program& p,
+                     const std::function<void(lang::datalog::Program&)>& prepare = nullptr);
 
 // An input relation's estimated rows (prepared): pg_class.reltuples of a
 // table or materialized view that was analyzed or vacuumed, else count(*);

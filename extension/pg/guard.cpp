@@ -41,6 +41,7 @@ int engine_errcode(gpu::EngineError::Kind k) {
   switch (k) {
     case K::InvalidArgument: return ERRCODE_INVALID_PARAMETER_VALUE;
     case K::OutOfMemory:
+    case K::HostOutOfMemory:
     case K::HostMemoryLimit: return ERRCODE_OUT_OF_MEMORY;
     case K::DeviceUnavailable: return ERRCODE_FEATURE_NOT_SUPPORTED;
     case K::DeviceFailure: return ERRCODE_SYSTEM_ERROR;
@@ -73,14 +74,14 @@ GuardResult translate_current_exception() noexcept {
       r.hint = pdup("use device => 'cpu' or 'auto', or SET mln.device = 'auto'");
     // The hint names the setting that bounds the memory that ran out: the
     // CPU backend's (mln.cpu_memory_limit) or the device's.
-    const bool host = std::string(e.what()).rfind("cpu backend", 0) == 0;
     if (e.kind() == gpu::EngineError::Kind::HostMemoryLimit)
       r.hint = pdup("mln.cpu_memory_limit bounds the CPU backend's memory (a superuser's setting); a smaller input, "
                     "a lower max_rows, or device => 'gpu' needs less of it");
+    else if (e.kind() == gpu::EngineError::Kind::HostOutOfMemory)
+      r.hint = pdup("the machine has no more memory for the CPU backend: lower mln.cpu_memory_limit so that it fails "
+                    "before the machine does, or give it a smaller input");
     else if (e.kind() == gpu::EngineError::Kind::OutOfMemory)
-      r.hint = pdup(host ? "the machine has no more memory for the CPU backend: lower mln.cpu_memory_limit so that "
-                           "it fails before the machine does, or give it a smaller input"
-                         : "lower mln.gpu_memory_limit so that operators run in partitions");
+      r.hint = pdup("lower mln.gpu_memory_limit so that operators run in partitions");
   } catch (const std::bad_alloc&) {
     r.sqlerrcode = ERRCODE_OUT_OF_MEMORY;
     r.message = pdup("out of memory in pg_mln");

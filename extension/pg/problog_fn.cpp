@@ -47,26 +47,6 @@ struct Answer {
 
 std::vector<Answer> answers;  // the result rows, until they are returned
 
-// Datalog's error about `column N of "rel"` where rel is a random relation
-// counts its hidden leading column: say argument N - 1, as written.
-lang::LangError renumbered(const pl::Program& p, const lang::LangError& e) {
-  std::string msg = e.what(), token = e.token();
-  const size_t at = msg.find("column ");
-  const size_t of = at == std::string::npos ? at : msg.find(" of \"", at);
-  const size_t close = of == std::string::npos ? of : msg.find('"', of + 5);
-  if (close == std::string::npos) return e;
-  const std::string num = msg.substr(at + 7, of - at - 7), rel = msg.substr(of + 5, close - of - 5);
-  const int pred = p.find(rel);
-  if (num.empty() || num.find_first_not_of("0123456789") != std::string::npos || pred < 0 ||
-      !p.preds[static_cast<size_t>(pred)].derived)
-    return e;
-  const std::string was = msg.substr(at, close + 1 - at);
-  const std::string fixed = "argument " + std::to_string(std::stoi(num) - 1) + " of \"" + rel + "\"";
-  if (token == was) token = fixed;
-  msg = msg.substr(0, at) + fixed + msg.substr(close + 1);
-  return lang::LangError(e.kind(), e.line(), e.col(), token, msg);
-}
-
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -88,12 +68,9 @@ pg_ground::GroundProgram ground_problog(Spi& spi, const std::string& text, const
   dopt.device = o.device;
   dopt.max_rows = o.max_rows;
   dopt.verbose = false;
+  dopt.prepare = [&p](lang::datalog::Program& dp) { pg_ground::mark_hidden_columns(p, dp); };
   DatalogResult dres;
-  try {
-    run_datalog(spi, pg_ground::datalog_text(p), dopt, dres);
-  } catch (const lang::LangError& e) {
-    throw renumbered(p, e);
-  }
+  run_datalog(spi, pg_ground::datalog_text(p), dopt, dres);
   check_interrupts();
   pg_ground::GroundProgram g = pg_ground::build_ground(p, dres.prog, dres.rows, dres.syms);
   const double ground_s = since(t0);

@@ -90,7 +90,7 @@ struct CpuExec {
                             std::to_string(limit >> 20) + " MB on the engine's host memory (" +
                             std::to_string(g_host_bytes.now() >> 20) + " MB held)");
     void* p = std::malloc(n * sizeof(T));
-    if (!p) throw EngineError(EngineError::Kind::OutOfMemory,
+    if (!p) throw EngineError(EngineError::Kind::HostOutOfMemory,
                               "cpu backend: cannot allocate " + std::to_string(n * sizeof(T)) + " bytes");
     const size_t bytes = n * sizeof(T);
     g_host_bytes.add(static_cast<std::ptrdiff_t>(bytes));
@@ -218,7 +218,7 @@ struct CpuExec {
           if (mask[i] == want) *o++ = static_cast<int32_t>(i);
       }
     }
-    if (out.n == SIZE_MAX) throw EngineError(EngineError::Kind::OutOfMemory, "cpu backend: out of memory");
+    if (out.n == SIZE_MAX) throw EngineError(EngineError::Kind::HostOutOfMemory, "cpu backend: out of memory");
     return out;
   }
 
@@ -260,7 +260,7 @@ struct CpuExec {
       }
       if (!failed) copy_kept(keep, b, e, base[t], base[t + 1], src, dst);
     }
-    if (failed) throw EngineError(EngineError::Kind::OutOfMemory, "cpu backend: out of memory");
+    if (failed) throw EngineError(EngineError::Kind::HostOutOfMemory, "cpu backend: out of memory");
     return total;
   }
 
@@ -303,6 +303,10 @@ struct CpuExec {
   // Thrust system errors on the CPU are not device errors.
   EngineError map_error(const thrust::system_error& e) const {
     return EngineError(EngineError::Kind::DeviceFailure, e.what());
+  }
+  // Every allocation of this backend is the host's.
+  EngineError map_bad_alloc(const std::bad_alloc& e) const {
+    return EngineError(EngineError::Kind::HostOutOfMemory, std::string("cpu backend: out of memory: ") + e.what());
   }
 };
 

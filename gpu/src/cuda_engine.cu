@@ -5,6 +5,7 @@
 // an EngineError.
 #include <cuda_runtime.h>
 #include <cub/device/device_radix_sort.cuh>
+#include <thrust/system/detail/bad_alloc.h>
 #include <thrust/copy.h>
 #include <thrust/count.h>
 #include <thrust/functional.h>
@@ -385,6 +386,14 @@ struct CudaExec {
   // Throws Cancelled when the caller asked to stop.
   void check_cancel() const {
     if (opts.cancel && opts.cancel()) throw EngineError(EngineError::Kind::Cancelled, "operator cancelled");
+  }
+
+  // Thrust's device allocations throw its bad_alloc (a std::bad_alloc):
+  // the device's memory; any other bad_alloc is a host allocation's.
+  EngineError map_bad_alloc(const std::bad_alloc& e) const {
+    const bool device = dynamic_cast<const thrust::system::detail::bad_alloc*>(&e) != nullptr;
+    return EngineError(device ? EngineError::Kind::OutOfMemory : EngineError::Kind::HostOutOfMemory,
+                       std::string("out of memory: ") + e.what());
   }
 
   // Maps a Thrust error (CUDA category or other) to EngineError.

@@ -197,7 +197,7 @@ class EngineImpl final : public Engine {
     } catch (const EngineError&) {
       throw;
     } catch (const std::bad_alloc& e) {
-      throw EngineError(EngineError::Kind::OutOfMemory, std::string("out of memory: ") + e.what());
+      throw ex_.map_bad_alloc(e);
     } catch (const thrust::system_error& e) {
       throw ex_.map_error(e);
     } catch (const std::exception& e) {

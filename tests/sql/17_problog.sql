@@ -7,7 +7,7 @@
 BEGIN;
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
-SELECT plan(26);
+SELECT plan(27);
 
 -- Suzy and Billy: P(broken) = 1 - (1 - 0.5 * 0.8) * (1 - 0.6) = 0.76.
 CREATE TEMP TABLE r1 AS SELECT * FROM mln.problog($$
@@ -98,6 +98,9 @@ SELECT throws_ok($$SELECT * FROM mln.problog(E'0.5::a.\n0.5:b. query(a).')$$, '4
 SELECT throws_ok($$SELECT * FROM mln.problog(E'0.5::a.\nb :- a, \\+ c.\nc :- b.\nquery(c).')$$, '42804',
                  'line 2, column 12: the program is not stratifiable: "c" is negated inside its own recursion (cycle b -> \+c -> b)',
                  'negation through recursion is refused with the cycle named');
+SELECT throws_like($$SELECT * FROM mln.problog(E'0.5::a(1, 2).\n0.5::a(3, x).\nb :- a(1, 2).\nquery(b).')$$,
+                   'line 2, %argument 2 of "a" is used as text here but as integer elsewhere',
+                   'a type error names the argument as written (not the Datalog program''s hidden first column)');
 SELECT throws_ok($$SELECT * FROM mln.problog('0.6::a; 0.6::b. query(a).')$$, '22023',
                  'line 1, column 1: the probabilities of an annotated disjunction add up to 1.200000, more than 1',
                  'heads adding up to more than 1');

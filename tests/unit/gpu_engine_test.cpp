@@ -268,5 +268,22 @@ TEST(CpuEngine, TheHostMemoryLimitStopsAnAllocationPastIt) {
   EXPECT_EQ(many->name(), "cpu (" + std::to_string(usable_threads(0)) + " threads)");
 }
 
+// A host allocation the machine refuses is HostOutOfMemory, not the device's
+// OutOfMemory (the extension's hint names mln.cpu_memory_limit for one and
+// mln.gpu_memory_limit for the other), and the engine goes on working.
+TEST(CpuEngine, AnAllocationTheMachineRefusesIsTheHostsOutOfMemory) {
+  auto eng = make_cpu_engine();
+  HostTable t;
+  t.cols.assign(2, std::vector<int32_t>(size_t(1) << 21, 7));
+  const Relation r = eng->upload(t);
+  try {
+    (void)eng->join(r, r, {}, {}, {{0, 0}, {0, 1}, {1, 0}, {1, 1}});  // 2^42 rows of 4 columns: 64 TB
+    ADD_FAILURE() << "no error";
+  } catch (const EngineError& e) {
+    EXPECT_EQ(e.kind(), EngineError::Kind::HostOutOfMemory) << e.what();
+  }
+  EXPECT_EQ(eng->download(eng->distinct(r)).rows(), 1u);
+}
+
 }  // namespace
 }  // namespace mln::gpu::testing

@@ -166,6 +166,21 @@ TEST(ProbLogGround, HostAndDatalogParts) {
   EXPECT_THROW(ground_program(*eng, pl::parse("0.5::a(1). 0.5::a(x). b :- a(1). query(b).")), lang::LangError);
 }
 
+// A type error in a random relation names the argument as written: the
+// leading column the Datalog program adds (the "0") is not counted.
+TEST(ProblogGround, ATypeErrorNamesTheArgumentAsWritten) {
+  auto eng = gpu::make_cpu_engine();
+  try {
+    (void)ground_program(*eng, pl::parse("0.5::a(1, 2).\n0.5::a(3, x).\nb :- a(1, 2).\nquery(b).\n"));
+    ADD_FAILURE() << "no error";
+  } catch (const lang::LangError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("argument 2 of \"a\""), std::string::npos) << m;
+    EXPECT_EQ(m.find("column"), std::string::npos) << m;
+    EXPECT_EQ(e.line(), 2) << m;
+  }
+}
+
 // Evidence on probabilistic facts is set, not rejected: every sample counts.
 const char* const kFactEvidence =
     "0.001::a. 0.3::c. 0.6::d. 0.5::d.\n"

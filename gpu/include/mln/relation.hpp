@@ -24,9 +24,14 @@ enum class Backend { CPU, CUDA };
 // codes (the extension maps OutOfMemory to ERRCODE_OUT_OF_MEMORY, ...).
 class EngineError : public std::runtime_error {
  public:
+  // OutOfMemory: the device's memory ran out; HostOutOfMemory: the host's
+  // (the CPU backend's arrays, or any host allocation of either backend);
   // HostMemoryLimit: the CPU backend's arrays would pass
   // EngineOptions::host_memory_limit_bytes (a setting, not the machine).
-  enum class Kind { InvalidArgument, OutOfMemory, HostMemoryLimit, DeviceUnavailable, DeviceFailure, Cancelled };
+  // Each names a different setting to change, so callers tell them apart by
+  // kind.
+  enum class Kind { InvalidArgument, OutOfMemory, HostOutOfMemory, HostMemoryLimit, DeviceUnavailable, DeviceFailure,
+                    Cancelled };
   EngineError(Kind k, const std::string& msg) : std::runtime_error(msg), kind_(k) {}
   Kind kind() const noexcept { return kind_; }
 
