@@ -17,35 +17,26 @@ q() { psql -qXAt -c "$1"; }
 # The options of the last job of the task, as jsonb text (keys sorted).
 last_options() { q "SELECT options::text FROM mln.jobs WHERE task = '$1' ORDER BY id DESC LIMIT 1"; }
 
-"$PGMLN" --dsn "$dsn" "${smoke[@]}" -r "$tmp/map.out" -keepData -maxFlips 010 -maxTries 5 --solver walksat \
-  -dontBreak --seed 7 -randomStep 0.25 -timeout 60 >"$tmp/map.log" 2>&1
-rc=$?
-check "a MAP run with job flags succeeds" test "$rc" = 0
-got=$(last_options map)
-want='{"seed": 7, "device": "auto", "solver": "walksat", "timeout": 60, "max_flips": 10, "max_tries": 5, "dont_break": true, "random_step": 0.25}'
-echo "# map options: $got"
-check "MAP: each flag's option with its value read by its type (010 is 10), and nothing the flags did not set" \
-  test "$(q "SELECT '$got'::jsonb = '$want'::jsonb")" = t
-
-"$PGMLN" --dsn "$dsn" "${smoke[@]}" -r "$tmp/marg.out" -keepData -marginal -maxTries 5 -mcsatSamples 50 \
-  -nopush --search-device cpu >"$tmp/marg.log" 2>&1
-rc=$?
-check "a marginal run with job flags succeeds" test "$rc" = 0
-got=$(last_options marginal)
-echo "# marginal options: $got"
-check "marginal: -maxTries (MAP's) is left out, -nopush and --search-device are in" \
-  test "$(q "SELECT '$got'::jsonb = '{\"device\": \"cpu\", \"samples\": 50, \"skip_components_without_query\": false}'::jsonb")" = t
-check "marginal: the run says the samples it asked for" grep -q 'MCSAT FOR SAMPLES 0 ~ 50' "$tmp/marg.log"
-
 learn=(-i "$S/prog.mln" -e "$S/evidence.db" -q Smokes)  # target Smokes: its evidence is the training world
-"$PGMLN" --dsn "$dsn" "${learn[@]}" -r "$tmp/learn.out" -keepData -learnwt -dMaxIter 3 -maxFlips 100 \
-  >"$tmp/learn.log" 2>&1
-rc=$?
-check "a learning run with job flags succeeds" test "$rc" = 0
-got=$(last_options learn)
-echo "# learn options: $got"
-check "learning: -dMaxIter is iterations, -maxFlips (inference's) is left out" \
-  test "$(q "SELECT '$got'::jsonb = '{\"device\": \"auto\", \"iterations\": 3}'::jsonb")" = t
+# runs TASK NAME WANT WHAT FLAGS...: a run of the command line with FLAGS
+# (its log in $tmp/NAME.log) succeeds, and its job's options are WANT.
+runs() {
+  local task=$1 name=$2 want=$3 what=$4; shift 4
+  "$PGMLN" --dsn "$dsn" "$@" -r "$tmp/$name.out" -keepData >"$tmp/$name.log" 2>&1
+  check "a $task run with job flags succeeds" test $? = 0
+  local got; got=$(last_options "$task")
+  echo "# $task options: $got"
+  check "$task: $what" test "$(q "SELECT '$got'::jsonb = '$want'::jsonb")" = t
+}
+runs map map '{"seed": 7, "device": "auto", "solver": "walksat", "timeout": 60, "max_flips": 10, "max_tries": 5, "dont_break": true, "random_step": 0.25}' \
+  "each flag's option with its value read by its type (010 is 10), and nothing the flags did not set" \
+  "${smoke[@]}" -maxFlips 010 -maxTries 5 --solver walksat -dontBreak --seed 7 -randomStep 0.25 -timeout 60
+runs marginal marg '{"device": "cpu", "samples": 50, "skip_components_without_query": false}' \
+  "-maxTries (MAP's) is left out, -nopush and --search-device are in" \
+  "${smoke[@]}" -marginal -maxTries 5 -mcsatSamples 50 -nopush --search-device cpu
+check "marginal: the run says the samples it asked for" grep -q 'MCSAT FOR SAMPLES 0 ~ 50' "$tmp/marg.log"
+runs learn learn '{"device": "auto", "iterations": 3}' "-dMaxIter is iterations, -maxFlips (inference's) is left out" \
+  "${learn[@]}" -learnwt -dMaxIter 3 -maxFlips 100
 check "learning: the run says the iterations it asked for" grep -q 'at most 3 iterations' "$tmp/learn.log"
 "$PGMLN" --dsn "$dsn" "${learn[@]}" -r "$tmp/learn2.out" -learnwt >"$tmp/learn2.log" 2>&1
 check "learning without -dMaxIter: the table's default, 100, said" grep -q 'at most 100 iterations' "$tmp/learn2.log"
