@@ -32,8 +32,8 @@
 #   tests (ctest -R Pdhg) and bench/lp_bound on RC 10^4 and 10^5 papers, CPU
 #   and GPU side by side (issue #40, MLN_PDHG_PAPERS; not part of full); cplogic: the ProbLog tests and
 #   bench/cplogic.sh on the GPU, the CPU and one core (issue #43); repro: the stop rules' tests and
-#   bench/repro.sh, the default twice per workload (issue #60); full: all but datalog, rules, pdhg, repro
-#   and cplogic.  MLN_PG_OPTS adds server settings
+#   bench/repro.sh, the default twice per workload (issue #60); er: bench/er.sh at MLN_ER_SIZES
+#   records (issue #63); full: all but datalog, rules, pdhg, repro, er and cplogic.  MLN_PG_OPTS adds server settings
 #   (e.g. "-c shared_buffers=8GB").  Modes join
 #   with '+'.  The builds (PostgreSQL in /tmp/pg, pg_mln in build/gpu-cuda)
 #   are reused by later calls while the machine stays warm.
@@ -408,6 +408,21 @@ if only repro; then
     timeout ${MLN_REPRO_WALL:-420} bash bench/repro.sh "$OUT" $B >"$OUT/repro_run.log" 2>&1
   note "bench/repro.sh: exit $?"
   cat "$OUT/repro.md" >>"$summary" 2>/dev/null || tail -40 "$OUT/repro_run.log" >>"$summary"
+fi
+
+if only er; then
+  # Entity resolution (issue #63): bench/er.sh at MLN_ER_SIZES records
+  # (default 6000), grounding and the default MAP under
+  # MLN_ER_SOLVE_TIMEOUT.  Its views call fuzzystrmatch's levenshtein: a
+  # contrib module, built here from the carried source.
+  note ""
+  note "## Entity resolution"
+  [ -f /tmp/pg/share/extension/fuzzystrmatch.control ] ||
+    make -C /tmp/pgsrc/contrib/fuzzystrmatch -s install >>"$OUT/build.log" 2>&1 || note "fuzzystrmatch build FAILED"
+  MLN_ER_SIZES=${MLN_ER_SIZES:-6000} PGDATABASE=postgres \
+    timeout ${MLN_ER_WALL:-420} bash bench/er.sh "$OUT" $B >"$OUT/er_run.log" 2>&1
+  note "bench/er.sh: exit $?"
+  cat "$OUT/er.md" >>"$summary" 2>/dev/null || tail -40 "$OUT/er_run.log" >>"$summary"
 fi
 
 if has kernels; then
