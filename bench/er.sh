@@ -27,7 +27,7 @@ trap '[ -n "$worker_pid" ] && kill "$worker_pid" 2>/dev/null; dropdb --if-exists
   echo "# Entity resolution: grounding and MAP (issues #62, #63)"
   echo
   echo "- command: \`MLN_ER_SIZES=\"$sizes\" MLN_ER_SOLVE=$solve MLN_ER_SYLLABLES=$syl bash bench/er.sh $out\`"
-  echo "- commit: \`$(git -C "$root" rev-parse --short HEAD 2>/dev/null)$(git -C "$root" diff --quiet 2>/dev/null || echo +uncommitted)\`," \
+  echo "- commit: \`${MLN_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null)$(git -C "$root" diff --quiet 2>/dev/null || echo +uncommitted)}\`," \
        "date: $(date -u +%Y-%m-%dT%H:%M:%SZ), machine: $(nproc) cores"
   echo "- program: \`python3 bench/gen/er_gen.py program\` (Sim, SameZip bound to views; symmetry hard, transitivity 3.0)"
   echo
@@ -53,7 +53,7 @@ for n in $sizes; do
     r=$(psql -d "$db" -qXAt -c "CALL mln.solve('er', timeout => interval '$limit s')" 2>>"$out/er.log")
     t1=$(date +%s.%N)
     kill "$worker_pid" 2>/dev/null; wait "$worker_pid" 2>/dev/null; worker_pid=
-    ms=$(printf '%.1f' "$(echo "$t1 - $t0" | bc)")
+    ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')  # (no bc on the GPU host)
     read -r cost bound opt <<<"$(q "SELECT concat_ws(' ', round((j->>'best_cost')::numeric, 2), round((j->>'bound')::numeric, 2),
                                           j->>'optimal') FROM (SELECT '$r'::jsonb j) s")"
     # Precision and recall of Same over ordered pairs a != b, against the generator's entities.
