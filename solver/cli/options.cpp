@@ -107,7 +107,6 @@ std::string inference_task(const Options& o) {
   return o.learnwt ? "learn" : o.dual ? "dual" : o.marginal ? "marginal" : "map";
 }
 
-
 std::string job_option(const Options& o, const std::string& key) {
   const std::string v = given_option(o, key);
   if (!v.empty()) return v;
@@ -231,7 +230,8 @@ Options parse_options(int argc, char** argv) {
     if (const JobFlag* jf = job_flag(a)) {
       o.job.emplace_back(jf->key, jf->fixed ? jf->fixed : job_value(a, jf->key, val()));
       if (!jf->fixed) given.emplace_back(a, o.job.back().second);
-      if (o.job.back().first == "threads") o.threads = std::stoi(o.job.back().second);
+      // (a value past int is refused by check_job_flags below, naming the flag)
+      if (o.job.back().first == "threads") o.threads = static_cast<int>(std::stoll(o.job.back().second));
       if (o.job.back().first == "device") o.search_device = o.job.back().second;
       continue;
     }

@@ -46,6 +46,11 @@ rc=$?
 check "-maxFlips ten is refused before any work (exit 2), naming the flag" \
   bash -c "[ $rc = 2 ] && grep -q 'option -maxFlips expects an integer, got \"ten\"' '$tmp/bad.log'"
 
+"$PGMLN" --dsn "$dsn" "${smoke[@]}" -r "$tmp/big.out" -threads 99999999999 >"$tmp/big.log" 2>&1
+rc=$?
+check "-threads past int is refused (exit 2) with the table's range" \
+  bash -c "[ $rc = 2 ] && grep -q -- '-threads must be an integer from 0 (all cores) to 4096 (got \"99999999999\")' '$tmp/big.log'"
+
 help=$("$PGMLN" --help 2>&1)
 check "--help lists -maxTries with the table's default" grep -qE '^  -maxTries +WalkSAT tries.* \[3\]$' <<<"$help"
 check "--help lists --gap-tolerance with the table's default" grep -qE '^  --gap-tolerance .* \[0\.005\]$' <<<"$help"

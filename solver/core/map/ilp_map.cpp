@@ -1,4 +1,5 @@
-// Exact MAP with COIN-OR CBC and cutting-plane inference; LP and unit bounds.
+// Exact MAP with COIN-OR CBC and cutting-plane inference (the bounds it starts
+// from: core/bound/lp_bound.*).
 // See ilp_map.hpp for the formulation.
 #include "core/map/ilp_map.hpp"
 
