@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Extension upgrade: install 0.1.0, load and ground a program, ALTER
 # EXTENSION pg_mln UPDATE, and the program still grounds and solves; the
-# upgraded extension has exactly the objects of a fresh install.
+# upgraded extension has exactly the catalog of a fresh install, which runs
+# the consolidated base script, and so has every earlier version updated.
 source "$(dirname "$0")/lib.sh"
 export PGDATABASE=mln_e2e_upgrade
 dropdb --if-exists "$PGDATABASE"; createdb "$PGDATABASE"
@@ -287,17 +288,44 @@ check "and leaves the extension and the database as they were" test "$(psql -qXA
   "SELECT extversion || ' ' || (SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'mln\_%') FROM pg_extension WHERE extname = 'pg_mln'")" = "0.11.0 0"
 dropdb mln_e2e_old
 
-# The same objects as a fresh install (which PostgreSQL builds by the same path).
-objects() {
-  psql -qXAt -d "$1" -c "SELECT pg_describe_object(classid, objid, objsubid) FROM pg_depend
-                         WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
-                           AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pg_mln') ORDER BY 1"
-}
-psql -qXAt -d mln_e2e_fresh -c "CREATE EXTENSION pg_mln" >/dev/null
-objects "$PGDATABASE" >"$tmp/upgraded"; objects mln_e2e_fresh >"$tmp/fresh"
-check "upgraded and fresh installs have the same objects ($(wc -l <"$tmp/fresh"))" diff -u "$tmp/fresh" "$tmp/upgraded"
-cols() { psql -qXAt -d "$1" -c "SELECT table_name || '.' || column_name || ':' || data_type FROM information_schema.columns WHERE table_schema = 'mln' ORDER BY 1"; }
-cols "$PGDATABASE" >"$tmp/ucols"; cols mln_e2e_fresh >"$tmp/fcols"
-check "and the same catalog columns" diff -u "$tmp/fcols" "$tmp/ucols"
+# A fresh install runs sql/pg_mln--<default>.sql, the consolidated base
+# script, and nothing else; every earlier version reaches the same extension
+# through its upgrade scripts.  scripts/sql_catalog.sh describes a database's
+# extension (member objects, function definitions, views, columns in order,
+# constraints, indexes, triggers, policies, comments, privileges, config-dump
+# registrations, rows), and the descriptions are diffed.
+catalog() { bash "$root/scripts/sql_catalog.sh" "$1" 2>&1; }
+# same_catalog WANT GOT: true when equal; else the diff's start, and false.
+same_catalog() { diff -u "$1" "$2" >"$tmp/catalog.diff" && return 0; head -40 "$tmp/catalog.diff"; return 1; }
+default=$(sed -n "s/^default_version = '\(.*\)'$/\1/p" "$root/pg_mln.control")
+psql -qXAt -v ON_ERROR_STOP=1 -d mln_e2e_fresh -c "CREATE EXTENSION pg_mln" >/dev/null
+catalog mln_e2e_fresh >"$tmp/fresh"
+check "a fresh install is at the default version $default" grep -qx "extension pg_mln | version $default, .*" "$tmp/fresh"
+check "pg_mln--$default.sql, the base script, is installed" test -f "$(pg_config --sharedir)/extension/pg_mln--$default.sql"
+# Observable: the update path adds mln.job_plans.slices by ALTER TABLE (0.5.0),
+# which stores a missing value for the rows the table had; the base script
+# creates the column with its table.
+check "and the fresh install ran it (mln.job_plans.slices made with its table, not added)" \
+  test "$(psql -qXAt -d mln_e2e_fresh -c "SELECT atthasmissing FROM pg_attribute
+                                          WHERE attrelid = 'mln.job_plans'::regclass AND attname = 'slices'")" = f
+check "the database updated from 0.1.0 above, its program in it, has a fresh install's catalog (rows aside)" \
+  same_catalog <(grep -v '^rows ' "$tmp/fresh") <(catalog "$PGDATABASE" | grep -v '^rows ')
+
+# Every earlier version (read from sql/'s file names): CREATE EXTENSION at
+# it, ALTER EXTENSION pg_mln UPDATE, and the catalog is a fresh install's.
+versions=$(ls "$root"/sql/pg_mln--*.sql | sed -n 's|.*/pg_mln--\([0-9.]*\)\(--[0-9.]*\)\{0,1\}\.sql$|\1|p' \
+           | sort -uV | grep -vx "$default")
+check "the earlier versions, one per upgrade script: $(echo $versions)" \
+  test "$(echo $versions | wc -w)" -eq "$(ls "$root"/sql/pg_mln--*--*.sql | wc -l)"
+for v in $versions; do
+  db=mln_e2e_upgrade_v${v//./_}
+  dropdb --if-exists "$db" 2>/dev/null; createdb "$db"
+  { psql -qXAt -v ON_ERROR_STOP=1 -d "$db" -c "CREATE EXTENSION pg_mln VERSION '$v'" &&
+    psql -qXAt -v ON_ERROR_STOP=1 -d "$db" -c "ALTER EXTENSION pg_mln UPDATE"; } >"$tmp/update.log" 2>&1
+  catalog "$db" >"$tmp/updated"
+  check "$v, updated: the catalog of a fresh $default install" same_catalog "$tmp/fresh" "$tmp/updated"
+  dropdb "$db"
+done
 dropdb mln_e2e_fresh
+dropdb "$PGDATABASE"
 finish
