@@ -71,7 +71,7 @@ void run(benchmark::State& state, int threads, const std::string& device, int gp
   const int passes = std::max(1, ps && *ps ? std::atoi(ps) : 2);
   o.samples = 100;
   o.threads = threads;
-  o.device = device;
+  o.device = mln::options::choice_named<mln::options::Device>(device);
   o.gpu_chains = gpu_chains;
   if (threads == 1) o.chains_min_atoms = INT32_MAX;
   const std::vector<double> w(8, 0.5);

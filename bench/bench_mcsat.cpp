@@ -52,7 +52,7 @@ const mln::Network& instance(int64_t clauses) {
 // Options of every path: the sampler alone on the whole network.
 MarginalOptions bench_options(const std::string& device, int threads, int chains) {
   MarginalOptions o;
-  o.device = device;
+  o.device = mln::options::choice_named<mln::options::Device>(device);
   o.threads = threads;
   o.chains = chains;
   o.exact_max_atoms = 0;

@@ -72,7 +72,7 @@ Row run_pdhg(const mln::Network& net, const std::string& device, int threads, do
   row.device = device;
   const std::string tag = device == "cpu" ? "pdhg" : "pdhg-" + device;
   mln::solver::PdhgOptions o;
-  o.device = device;
+  o.device = mln::options::choice_named<mln::options::Device>(device);
   o.threads = threads;
   o.time_limit_s = arg(argc, argv, "pdhg_s", 60);
   o.rel_gap = arg(argc, argv, "rel_gap", 1e-4);
@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
   for (const char* dev : {"cpu", "auto"}) {  // solve_map's defaults (solver auto): solve=1 on the CPU, solve_gpu=1 auto
     if (arg(argc, argv, std::string(dev) == "cpu" ? "solve" : "solve_gpu", 0) == 0) continue;
     mln::solver::SolveOptions so;
-    so.device = dev;
+    so.device = mln::options::choice_named<mln::options::Device>(dev);
     so.threads = threads;
     so.adaptive_noise = true;
     so.timeout_s = arg(argc, argv, "walk_s", 0);
@@ -172,9 +172,9 @@ int main(int argc, char** argv) {
   }
   if (arg(argc, argv, "walk", 0) != 0) {
     mln::solver::SolveOptions so;
-    so.device = "cpu";
+    so.device = mln::options::Device::kCpu;
     so.threads = threads;
-    so.solver = "walksat";
+    so.solver = mln::options::MapSolver::kWalksat;
     so.adaptive_noise = true;
     so.lp_bound_max_clauses = 0;
     so.timeout_s = arg(argc, argv, "walk_s", 0);

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     const std::string schema = argv[1], mode = argv[2];
     mln::solver::SolveOptions o;
     o.timeout_s = std::stod(argv[3]);
-    o.solver = "walksat";
+    o.solver = mln::options::MapSolver::kWalksat;
     o.lp_bound_max_clauses = 0;  // no LP bound: only the walk is timed
     o.pdhg_bound = false;
     o.adaptive_noise = true;     // as the worker runs it when -randomStep is not pinned
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
       else if (k == "polish_rounds") o.weighted.polish_rounds = std::stoll(v);
       else if (k == "wthreads") o.weighted.threads = std::stoi(v);
       else if (k == "solver") {  // auto or ilp: with the default's bounds, the whole job as the worker runs it
-        o.solver = v;
+        o.solver = mln::options::choice_named<mln::options::MapSolver>(v);
         if (v != "walksat") {
           o.lp_bound_max_clauses = mln::solver::SolveOptions{}.lp_bound_max_clauses;
           o.pdhg_bound = mln::solver::SolveOptions{}.pdhg_bound;
@@ -73,10 +73,10 @@ int main(int argc, char** argv) {
       }
       else throw std::invalid_argument("unknown key " + k);
     }
-    if (mode == "gpu") o.device = "gpu";
-    else if (mode == "cpu") o.device = "cpu";
-    else if (mode == "one") { o.device = "cpu"; o.threads = 1; }
-    else if (mode == "wcpu") { o.device = "cpu"; o.cpu_walk = "weighted"; }
+    if (mode == "gpu") o.device = mln::options::Device::kGpu;
+    else if (mode == "cpu") o.device = mln::options::Device::kCpu;
+    else if (mode == "one") { o.device = mln::options::Device::kCpu; o.threads = 1; }
+    else if (mode == "wcpu") { o.device = mln::options::Device::kCpu; o.cpu_walk = mln::options::CpuWalk::kWeighted; }
     else throw std::invalid_argument("unknown mode " + mode);
     const char* dsn = std::getenv("MLN_DSN");
     mln::worker::Conn conn(dsn ? dsn : "");
@@ -88,16 +88,16 @@ int main(int argc, char** argv) {
     // The GPU path starts its CUDA context before the clock, as the
     // long-running worker has (a one-time cost per process, ~0.3-0.8 s on
     // the H100 host): a GPU solve of a 2-atom network.
-    if (o.device == "gpu") {
+    if (o.device == mln::options::Device::kGpu) {
       mln::Network tiny;
       tiny.num_atoms = 2;
       const int32_t c1[] = {1, 2};
       tiny.clauses.add(c1, 2, 1.0);
       tiny.is_query.assign(3, 1);
       mln::solver::SolveOptions w;
-      w.device = "gpu";
+      w.device = mln::options::Device::kGpu;
       w.exact_max_atoms = 0;
-      w.solver = "walksat";
+      w.solver = mln::options::MapSolver::kWalksat;
       mln::solver::solve_map(tiny, w);
     }
     const auto t0 = std::chrono::steady_clock::now();

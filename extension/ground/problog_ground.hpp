@@ -27,19 +27,15 @@ namespace mln::ground::problog {
 namespace pl = lang::problog;
 namespace dl = lang::datalog;
 
-// The Datalog program of step 1, each statement at its source line and
-// column (so that Datalog's errors point into the ProbLog text).  Derived
+// The Datalog program of step 1, checked as dl::parse checks a text
+// (safety, strata), its atoms and terms at their ProbLog source positions
+// (so that Datalog's errors point into the ProbLog text).  Derived
 // relations get a leading constant column 0 (ProbLog has nullary atoms,
-// Datalog does not); `.input` directives pass through.  Relations:
+// Datalog does not), which messages do not count (hidden_columns);
+// `.input` directives are read where they were written.  Relations:
 // rule_relation(i) (for the rules not grounded on the host),
-// query_relation(k), evidence_relation(k).
-std::string datalog_text(const pl::Program& p);
-
-// Marks, in datalog_text(p) parsed, the relations of p's random predicates:
-// their first column (a "0" before the author's arguments) is not the
-// author's, so Datalog's messages name the others as p's arguments
-// (dl::Relation::hidden_columns).
-void mark_hidden_columns(const pl::Program& p, dl::Program& dp);
+// query_relation(k), evidence_relation(k).  Throws LangError.
+dl::Program datalog_program(const pl::Program& p);
 std::string rule_relation(size_t rule);
 std::string query_relation(size_t query);
 std::string evidence_relation(size_t evidence);

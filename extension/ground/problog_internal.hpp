@@ -1,5 +1,5 @@
 // Internal to the ProbLog grounder: the variables of a rule's instance
-// relation, shared by the Datalog text (problog_ground.cpp) and the reading
+// relation, shared by the Datalog program (problog_ground.cpp) and the reading
 // of its rows (problog_build.cpp); the part of the program grounded on the
 // host (problog_host.cpp).
 #pragma once

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -121,6 +122,37 @@ struct Program {
 // relations not named by .input have Unknown column types: the caller fills
 // them (from the catalog) before infer_types().  Throws LangError.
 Program parse(std::string_view text);
+
+// A program assembled from objects rather than text, for a front end that
+// translates another language (ProbLog's grounding, problog_ground.cpp):
+// `.input` and `.decl` directives as their text where they were written,
+// relations by name, rules whose atoms name relations by relation()'s
+// index and whose terms carry the source positions errors will name.  The
+// rules for relations and directives are the parser's; finish() runs
+// parse()'s checks (inputs against derived relations, safety, strata).
+// Throws LangError as parse() does.
+class ProgramBuilder {
+ public:
+  ProgramBuilder();
+  ~ProgramBuilder();
+  ProgramBuilder(const ProgramBuilder&) = delete;
+  ProgramBuilder& operator=(const ProgramBuilder&) = delete;
+  // One or more directives, their text's first character at `at`.
+  void directives(std::string_view text, SourcePos at);
+  // The relation `name` with `arity` columns, created at `at` on first
+  // mention; another arity than an earlier one is an ArityMismatch at `at`.
+  int relation(const std::string& name, int arity, SourcePos at);
+  // A rule; its head's relation becomes derived.
+  void add_rule(Rule r);
+  // The program so far (a caller marks relations' hidden columns).
+  const Program& program() const;
+  Program& program();
+  Program finish();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // Gives every column of every derived relation a type from the rules, and
 // checks that each variable, constant, comparison and arithmetic expression

@@ -1,14 +1,16 @@
 // The Datalog parser (docs/datalog.md): directives (.input, .decl), facts
 // and rules with positive and negated atoms, comparisons and integer
 // arithmetic; aggregates (count, sum, min, max) in heads.  Tokens are
-// lang's Token/Tok and errors its LangError; the
-// scanner is Datalog's own because MLN's lexer reads `X-1` as one name and
-// has no `_` (the anonymous variable).
+// lang's Token/Tok (from datalog_scan.cpp) and errors its LangError.  Also
+// ProgramBuilder, which assembles a program from objects with the parser's
+// relation and directive rules.
 #include "lang/datalog.hpp"
 
 #include <climits>
+#include <memory>
 
 #include "lang/formula.hpp"
+#include "lang/datalog_scan.hpp"
 #include "lang/lexer.hpp"
 
 namespace mln::lang::datalog {
@@ -20,92 +22,6 @@ using lang::detail::kMaxNesting;
 
 namespace {
 
-bool ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-
-// Tokens of a Datalog text: names [A-Za-z_][A-Za-z0-9_]*, unsigned integers
-// (a sign is the parser's unary minus), strings in double or single quotes
-// (Java escapes, as MLN strings), operators; // and /* */ comments.
-std::vector<Token> scan(std::string_view s) {
-  std::vector<Token> out;
-  size_t i = 0, line_start = 0;
-  int line = 1;
-  auto col_of = [&](size_t k) { return static_cast<int>(k - line_start) + 1; };
-  for (;;) {
-    while (i < s.size()) {
-      if (s[i] == '\n') {
-        ++line;
-        line_start = ++i;
-      } else if (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\f' || s[i] == '\v') {
-        ++i;
-      } else if (s.substr(i, 2) == "//") {
-        while (i < s.size() && s[i] != '\n') ++i;
-      } else if (s.substr(i, 2) == "/*") {
-        size_t end = s.find("*/", i + 2);
-        if (end == std::string_view::npos) throw LangError(LangError::Kind::Syntax, line, col_of(i), "/*", "unterminated comment");
-        for (size_t k = i; k < end; ++k)
-          if (s[k] == '\n') ++line, line_start = k + 1;
-        i = end + 2;
-      } else {
-        break;
-      }
-    }
-    Token t;
-    t.line = line;
-    t.col = col_of(i);
-    if (i >= s.size()) {
-      out.push_back(t);
-      return out;
-    }
-    const size_t start = i;
-    const char c = s[i];
-    if (ident_start(c)) {
-      while (i < s.size() && (lang::detail::is_ident_char(s[i]))) ++i;
-      t.kind = Tok::Id;
-    } else if (lang::detail::is_digit(c)) {
-      while (i < s.size() && lang::detail::is_digit(s[i])) ++i;
-      t.kind = Tok::Number;
-    } else if (c == '"' || c == '\'') {
-      size_t j = i + 1;
-      while (j < s.size() && s[j] != c && s[j] != '\n') j += (s[j] == '\\' && j + 1 < s.size()) ? 2 : 1;
-      if (j >= s.size() || s[j] != c)
-        throw LangError(LangError::Kind::Syntax, line, t.col, std::string(s.substr(i, std::min<size_t>(j - i, 40))),
-                        "unterminated string");
-      if (lang::detail::decode_java_string(s.substr(i + 1, j - i - 1), t.value) != std::string::npos)
-        throw LangError(LangError::Kind::Syntax, line, t.col, std::string(s.substr(i, j + 1 - i)), "bad escape in string");
-      if (t.value.find('\0') != std::string::npos)  // PostgreSQL's text ends it there: "a\u0000b" was "a"
-        throw LangError(LangError::Kind::Syntax, line, t.col, std::string(s.substr(i, j + 1 - i)),
-                        lang::detail::kNulEscapeMessage);
-      i = j + 1;
-      t.kind = Tok::String;
-    } else {
-      struct Op { const char* text; Tok kind; };
-      static const Op ops[] = {{":-", Tok::ColonDash}, {"!=", Tok::Ne}, {"<>", Tok::Ne}, {"<=", Tok::Le},
-                               {">=", Tok::Ge}, {"(", Tok::LParen}, {")", Tok::RParen}, {",", Tok::Comma},
-                               {".", Tok::Dot}, {"!", Tok::Bang}, {"+", Tok::Plus}, {"-", Tok::Minus},
-                               {"*", Tok::Star}, {"/", Tok::Slash}, {"%", Tok::Percent}, {"=", Tok::Eq},
-                               {"<", Tok::Lt}, {">", Tok::Gt}};
-      for (const Op& op : ops) {
-        const size_t n = std::char_traits<char>::length(op.text);
-        if (s.substr(i, n) == op.text) {
-          t.kind = op.kind;
-          i += n;
-          break;
-        }
-      }
-      if (i == start) {
-        size_t n = 1;
-        if (static_cast<unsigned char>(c) >= 0xC0)
-          while (i + n < s.size() && (static_cast<unsigned char>(s[i + n]) & 0xC0) == 0x80 && n < 4) ++n;
-        t.kind = Tok::Id;
-        t.raw = s.substr(i, n);
-        throw syntax_error(t, c == '\0' ? "a program text cannot hold NUL bytes" : "unexpected character");
-      }
-    }
-    t.raw = s.substr(start, i - start);
-    out.push_back(std::move(t));
-  }
-}
-
 // SQL's folding of an unquoted name.
 std::string fold(std::string_view s) {
   std::string o(s);
@@ -116,7 +32,33 @@ std::string fold(std::string_view s) {
 
 class Parser {
  public:
-  explicit Parser(std::string_view text) : toks_(scan(text)) {}
+  explicit Parser(std::string_view text) : toks_(detail::scan(text)) {}
+
+  // ProgramBuilder's: directives written at `at`, relations by name, rules
+  // as objects.
+  void directives(std::string_view text, SourcePos at) {
+    toks_ = detail::scan(text, at);
+    i_ = 0;
+    while (!this->at(Tok::End)) {
+      if (!(this->at(Tok::Dot) && peek(1).kind == Tok::Id && is_directive(peek(1).raw)))
+        throw syntax_error(peek(), "expected a .input or .decl directive");
+      directive();
+    }
+  }
+  int relation(const std::string& name, int arity, SourcePos where) {
+    Token t;
+    t.kind = Tok::Id;
+    t.raw = name;
+    t.line = where.line;
+    t.col = where.col;
+    return relation(t, arity);
+  }
+  void add_rule(Rule r) {
+    p_.rels[static_cast<size_t>(r.head.rel)].derived = true;
+    p_.rules.push_back(std::move(r));
+  }
+  Program take() { return std::move(p_); }
+  Program& peek_program() { return p_; }
 
   Program run() {
     while (!at(Tok::End)) {
@@ -481,8 +423,10 @@ class Parser {
 
 }  // namespace
 
-Program parse(std::string_view text) {
-  Program p = Parser(text).run();
+namespace {
+
+// parse()'s checks of a whole program, also ProgramBuilder::finish()'s.
+Program checked(Program p) {
   if (p.rules.empty()) throw LangError(LangError::Kind::EmptyProgram, 1, 1, "", "the program has no rules or facts");
   for (Relation& rel : p.rels) {
     if (rel.derived && rel.declared_input)
@@ -494,5 +438,25 @@ Program parse(std::string_view text) {
   detail::stratify(p);
   return p;
 }
+
+}  // namespace
+
+Program parse(std::string_view text) { return checked(Parser(text).run()); }
+
+class ProgramBuilder::Impl : public Parser {
+ public:
+  Impl() : Parser("") {}
+};
+
+ProgramBuilder::ProgramBuilder() : impl_(std::make_unique<Impl>()) {}
+ProgramBuilder::~ProgramBuilder() = default;
+void ProgramBuilder::directives(std::string_view text, SourcePos at) { impl_->directives(text, at); }
+int ProgramBuilder::relation(const std::string& name, int arity, SourcePos at) {
+  return impl_->relation(name, arity, at);
+}
+void ProgramBuilder::add_rule(Rule r) { impl_->add_rule(std::move(r)); }
+const Program& ProgramBuilder::program() const { return impl_->peek_program(); }
+Program& ProgramBuilder::program() { return impl_->peek_program(); }
+Program ProgramBuilder::finish() { return checked(impl_->take()); }
 
 }  // namespace mln::lang::datalog

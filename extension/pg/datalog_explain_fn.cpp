@@ -46,8 +46,8 @@ Datum mln_datalog_explain(PG_FUNCTION_ARGS) {
       throw UserError{ERRCODE_NULL_VALUE_NOT_ALLOWED, "mln.datalog_explain: program must not be null", "", ""};
     const std::string text = text_arg(fcinfo, 0);
     Spi spi;
-    mln::lang::datalog::Program p;
-    prepare_datalog(spi, text, p);
+    mln::lang::datalog::Program p = mln::lang::datalog::parse(text);
+    prepare_datalog(spi, p);
     std::vector<double> est(p.rels.size(), 0);
     std::vector<std::string> how(p.rels.size());
     for (size_t r = 0; r < p.rels.size(); ++r)

@@ -134,7 +134,7 @@ Datum mln_datalog(PG_FUNCTION_ARGS) {
     const DatalogOptions opts = datalog_options(spi, PG_ARGISNULL(2) ? 0 : PG_GETARG_DATUM(2), PG_ARGISNULL(2));
     check_target_schema(spi, schema);
     auto res = std::make_unique<DatalogResult>();
-    run_datalog(spi, text, opts, *res);
+    run_datalog(spi, dl::parse(text), opts, *res);
     const auto t0 = std::chrono::steady_clock::now();
     for (size_t r = 0; r < res->prog.rels.size(); ++r) {
       const auto& rel = res->prog.rels[r];
@@ -169,7 +169,7 @@ Datum mln_datalog_query(PG_FUNCTION_ARGS) {
     Spi spi;
     const DatalogOptions opts = datalog_options(spi, PG_ARGISNULL(2) ? 0 : PG_GETARG_DATUM(2), PG_ARGISNULL(2));
     result = std::make_unique<DatalogResult>();
-    run_datalog(spi, text, opts, *result);
+    run_datalog(spi, dl::parse(text), opts, *result);
     rel = result->prog.find(name);
     if (rel < 0 || !result->prog.rels[rel].derived)
       throw UserError{ERRCODE_UNDEFINED_OBJECT, "the program derives no relation \"" + name + "\"", "",

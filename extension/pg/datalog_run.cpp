@@ -30,9 +30,9 @@ DatalogOptions datalog_options(Spi& spi, Datum options, bool isnull) {
   const JsonOptions opts(spi, options, isnull, "mln.datalog", kDatalogOptions);
   opts.reject_unknown();
   DatalogOptions o;
-  o.device = opts.choice("device");
-  o.max_rows = static_cast<uint64_t>(opts.whole("max_rows"));
-  o.verbose = opts.boolean("verbose");
+  o.device = opts.choice(options::Id::kDevice);
+  o.max_rows = static_cast<uint64_t>(opts.whole(options::Id::kMaxRows));
+  o.verbose = opts.boolean(options::Id::kVerbose);
   return o;
 }
 
@@ -139,10 +139,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-void prepare_datalog(Spi& spi, const std::string& text, dl::Program& p,
-                     const std::function<void(dl::Program&)>& prepare) {
-  p = dl::parse(text);
-  if (prepare) prepare(p);
+void prepare_datalog(Spi& spi, dl::Program& p) {
   for (dl::Relation& rel : p.rels)
     if (rel.input) resolve_input(spi, rel);
   dl::infer_types(p);
@@ -161,12 +158,13 @@ double estimate_input(Spi& spi, const dl::Relation& rel, std::string& how) {
   return static_cast<double>(spi.query("SELECT count(*) FROM " + name).int8(0, 0));
 }
 
-void run_datalog(Spi& spi, const std::string& text, const DatalogOptions& opts, DatalogResult& out) {
+void run_datalog(Spi& spi, dl::Program prog, const DatalogOptions& opts, DatalogResult& out) {
   const auto t0 = std::chrono::steady_clock::now();
   // A new backend's first GPU call starts the engine (~0.3 s): on a thread,
-  // while the program is parsed and its inputs are read.
+  // while the inputs are resolved and read.
   start_device_warmup(opts.device);
-  prepare_datalog(spi, text, out.prog, opts.prepare);
+  out.prog = std::move(prog);
+  prepare_datalog(spi, out.prog);
   dl::Program& p = out.prog;
   std::vector<gpu::HostTable> host(p.rels.size());
   for (size_t r = 0; r < p.rels.size(); ++r)

@@ -19,9 +19,6 @@ struct DatalogOptions {
   std::string device;              // '' (the mln.device setting), auto, cpu or gpu
   uint64_t max_rows = 0;           // 0: no limit (EvalOptions::max_rows); datalog_options gives the table's default
   bool verbose = false;            // progress as NOTICE (else DEBUG1)
-  // Called on the parsed program before its inputs are read and its types
-  // checked (ProbLog marks its relations' hidden columns); may be empty.
-  std::function<void(lang::datalog::Program&)> prepare;
 };
 
 // The options jsonb (NULL: defaults).  Throws UserError for an unknown
@@ -34,10 +31,10 @@ struct DatalogResult {
   std::vector<gpu::HostTable> rows;  // per relation; derived ones filled
 };
 
-// Parses, resolves the input relations from the catalog, infers the types:
-// mln.datalog's checks, before any row is read.  Throws LangError, UserError.
-void prepare_datalog(Spi& spi, const std::string& text, lang::datalog::Program& p,
-                     const std::function<void(lang::datalog::Program&)>& prepare = nullptr);
+// Resolves a parsed (or built) program's input relations from the catalog
+// and infers the types: mln.datalog's checks, before any row is read.
+// Throws LangError, UserError.
+void prepare_datalog(Spi& spi, lang::datalog::Program& p);
 
 // An input relation's estimated rows (prepared): pg_class.reltuples of a
 // table or materialized view that was analyzed or vacuumed, else count(*);
@@ -55,8 +52,9 @@ void resolve_input(Spi& spi, lang::datalog::Relation& rel);
 // text), with the caller's privileges; rows with a NULL are left out.
 gpu::HostTable read_input(Spi& spi, const lang::datalog::Relation& rel, lang::datalog::Symbols& syms);
 
-// Parses, resolves the inputs, reads them, evaluates.  Throws LangError,
-// UserError, PgError (a missing privilege, a cancel) or EngineError.
-void run_datalog(Spi& spi, const std::string& text, const DatalogOptions& opts, DatalogResult& out);
+// Resolves the inputs of `prog` (parsed, or built: ProbLog's grounding),
+// reads them, evaluates.  Throws LangError, UserError, PgError (a missing
+// privilege, a cancel) or EngineError.
+void run_datalog(Spi& spi, lang::datalog::Program prog, const DatalogOptions& opts, DatalogResult& out);
 
 }  // namespace mln::pg

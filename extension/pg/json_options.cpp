@@ -1,5 +1,5 @@
 // The SQL functions' options jsonb (json_options.hpp): the entries from
-// jsonb_each, the rules from options/option_entries.hpp.
+// jsonb_each, the rows from options/options.hpp.
 #include "pg/json_options.hpp"
 
 #include <utility>
@@ -42,16 +42,16 @@ void JsonOptions::reject_unknown() const {
   checked([&] { reader_.reject_unknown(); });
 }
 
-bool JsonOptions::boolean(const char* name) const {
-  return checked([&] { return reader_.boolean(name); });
+bool JsonOptions::boolean(options::Id id) const {
+  return checked([&] { return reader_.boolean(id); });
 }
 
-int64_t JsonOptions::whole(const char* name) const {
-  return checked([&] { return reader_.whole(name); });
+int64_t JsonOptions::whole(options::Id id) const {
+  return checked([&] { return reader_.whole(id); });
 }
 
-std::string JsonOptions::choice(const char* name) const {
-  return checked([&] { return reader_.choice(name); });
+std::string JsonOptions::choice(options::Id id) const {
+  return checked([&] { return reader_.choice(id); });
 }
 
 }  // namespace mln::pg

@@ -3,8 +3,7 @@
 // options/option_entries.hpp's table and reader, the ones the worker reads a
 // job's options by as well ("option "K" of mln.f must be ..."),
 // with each refusal raised as a UserError before any work.  A key whose
-// value is JSON null takes its default.  (Job options of inference and
-// weight learning have their own table: options/options.hpp.)
+// value is JSON null takes its default.
 #pragma once
 
 #include <cstdint>
@@ -35,9 +34,9 @@ class JsonOptions {
 
   // As OptionEntries's, each refusal a UserError naming the option.
   void reject_unknown() const;
-  bool boolean(const char* name) const;
-  int64_t whole(const char* name) const;
-  std::string choice(const char* name) const;
+  bool boolean(options::Id id) const;
+  int64_t whole(options::Id id) const;
+  std::string choice(options::Id id) const;
 
  private:
   OptionEntries reader_;

@@ -140,7 +140,7 @@ void learn(Spi& spi, FunctionCallInfo fcinfo, Learned& out) {
   if (bg.empty())
     throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "mln.learn_rules needs at least one background relation", "", ""};
   Typing typing;
-  typing.by_name = opts.link == "name";
+  typing.by_name = opts.link == options::RuleLink::kName;
   dl::Symbols syms;
   rules::Task task;
   task.target.name = target;

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "options/option_entries.hpp"
 #include "options/options.hpp"
 
 extern "C" {
@@ -72,12 +71,12 @@ Datum mln_options(PG_FUNCTION_ARGS) {
   MLN_GUARDED({
     if (!rows.empty()) return;
     std::vector<std::array<std::string, 6>> built;
-    for (const mln::options::Spec& s : mln::options::kSpecs)
+    for (const mln::options::Spec& s : mln::options::kSpecs) {
+      // The functions' messages quote choices ('auto', 'cpu' or 'gpu'); the jobs' do not.
+      const bool function_row = (s.tasks & mln::options::kAnyTask) == 0;
       built.push_back({s.name, mln::options::task_name(s.tasks), mln::options::type_name(s.type), s.def,
-                       mln::options::allowed_text(s), s.doc});
-    for (const mln::EntrySpec& s : mln::kEntrySpecs)
-      built.push_back({s.name, mln::entry_fn_names(s.fns), mln::options::type_name(s.type), s.def,
-                       mln::entry_allowed(s), s.doc});
+                       mln::options::allowed_text(s, function_row), s.doc});
+    }
     rows.swap(built);
   });
   InitMaterializedSRF(fcinfo, 0);

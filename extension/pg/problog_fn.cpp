@@ -68,9 +68,8 @@ pg_ground::GroundProgram ground_problog(Spi& spi, const std::string& text, const
   dopt.device = o.device;
   dopt.max_rows = o.max_rows;
   dopt.verbose = false;
-  dopt.prepare = [&p](lang::datalog::Program& dp) { pg_ground::mark_hidden_columns(p, dp); };
   DatalogResult dres;
-  run_datalog(spi, pg_ground::datalog_text(p), dopt, dres);
+  run_datalog(spi, pg_ground::datalog_program(p), dopt, dres);
   check_interrupts();
   pg_ground::GroundProgram g = pg_ground::build_ground(p, dres.prog, dres.rows, dres.syms);
   const double ground_s = since(t0);

@@ -14,16 +14,17 @@ namespace mln::rules {
 
 struct LearnOptions {
   std::string device;                  // auto | cpu | gpu; empty: the caller's default (mln.device, auto)
-  int64_t negatives_per_positive = 3;  // closed-world negatives when none are given
-  int64_t seed = 1;                    // their sample's seed
-  std::string link = "type";           // columns link by SQL type, or by column name (mln.learn_rules)
+  // Closed-world negatives drawn per positive when none are given, and their sample's seed.
+  int64_t negatives_per_positive = options::default_integer(options::Id::kNegativesPerPositive, options::kRules);
+  int64_t seed = options::default_integer(options::Id::kSeed, options::kRules);
+  options::RuleLink link = options::RuleLink::kType;  // columns link by SQL type, or by column name (mln.learn_rules)
   bool verbose = false;                // progress as NOTICE (backend) or log lines (worker)
   SearchOptions search;
 };
 
 // Reads every entry of `opts` (OptionEntries names the function in its
 // messages; built with kRulesOptions); throws OptionEntryError on an
-// unknown option or a bad value.  Defaults are the table's (options/option_entries.hpp).
+// unknown option or a bad value.  Defaults are the table's (options/options.hpp).
 LearnOptions read_options(const OptionEntries& opts);
 
 }  // namespace mln::rules

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "mln/relation.hpp"
+#include "options/options.hpp"
 
 namespace mln::rules {
 
@@ -48,23 +49,33 @@ struct Warning {
   std::string message, hint;
 };
 
+// Defaults: the options table's rules rows (options/options.hpp), which
+// mln.options() shows and the SQL functions' reader applies.
 struct SearchOptions {
-  int max_body = 4;         // literals in a body
-  int max_vars = 6;         // variables in a rule, the head's included
-  int beam = 8;             // candidates kept per refinement depth
-  int64_t min_pos = 2;      // a rule covers at least this many (remaining) positives
-  int64_t noise = 0;        // and at most this many negatives
-  int max_rules = 10;       // rules in the theory
-  bool recursion = false;   // the target may appear in a body (read as the theory's fixpoint)
-  int max_constants = 8;    // a column with at most this many distinct values offers constants (0: none)
-  uint64_t max_rows = 50000000;  // most binding rows one candidate may hold; beyond it it is not refined
+  static constexpr int64_t def(options::Id id) { return options::default_integer(id, options::kRules); }
+  int max_body = static_cast<int>(def(options::Id::kMaxBody));  // literals in a body
+  int max_vars = static_cast<int>(def(options::Id::kMaxVars));  // variables in a rule, the head's included
+  int beam = static_cast<int>(def(options::Id::kBeam));         // candidates kept per refinement depth
+  int64_t min_pos = def(options::Id::kMinPos);  // a rule covers at least this many (remaining) positives
+  int64_t noise = def(options::Id::kNoise);     // and at most this many negatives
+  int max_rules = static_cast<int>(def(options::Id::kMaxRules));  // rules in the theory
+  // The target may appear in a body (read as the theory's fixpoint).
+  bool recursion = options::default_boolean(options::Id::kRecursion, options::kRules);
+  // A column with at most this many distinct values offers constants (0: none).
+  int max_constants = static_cast<int>(def(options::Id::kMaxConstants));
+  // Most binding rows one candidate may hold; beyond it it is not refined.
+  uint64_t max_rows = static_cast<uint64_t>(def(options::Id::kMaxRows));
   // Scoring: coverage (Aleph: definite clauses, P - N) or wpll (MLN clauses
   // body => target with weights, scored by the examples' conditional
   // log-likelihood; learn_mln_rules).
-  bool wpll = false;
-  double min_gain = 2.0;   // wpll: a clause must raise the log-likelihood by this many nats
-  double penalty = 1.0;    // wpll: nats charged per body literal (of equal fits, the shorter clause wins)
-  double l2 = 0.01;        // wpll: Gaussian prior's precision on the clause weights
+  bool wpll = options::default_choice<options::RuleScore>(options::Id::kScore, options::kRules) ==
+              options::RuleScore::kWpll;
+  // wpll: a clause must raise the log-likelihood by this many nats; nats
+  // charged per body literal (of equal fits, the shorter clause wins); the
+  // Gaussian prior's precision on the clause weights.
+  double min_gain = options::default_number(options::Id::kMinGain, options::kRules);
+  double penalty = options::default_number(options::Id::kPenalty, options::kRules);
+  double l2 = options::default_number(options::Id::kL2, options::kRules);
   // Called after each refinement depth; may throw to cancel.
   std::function<void(int rule, int depth, int64_t candidates)> progress;
 };

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 namespace mln::options {
 
@@ -26,14 +28,6 @@ const char* job_task(unsigned bits) {
     case kLearn: return "learn";
   }
   return "?";
-}
-
-// The options that apply to tasks `bits`, comma-separated in table order.
-std::string names_for(unsigned bits) {
-  std::string out;
-  for (const Spec& s : kSpecs)
-    if (s.tasks & bits) out += (out.empty() ? "" : ", ") + std::string(s.name);
-  return out;
 }
 
 // ---- JSON ------------------------------------------------------------------
@@ -224,7 +218,15 @@ double to_double(const Decimal& d) {
   return x;
 }
 
-bool in_range(const Spec& s, double v) { return (s.lo_open ? v > s.lo : v >= s.lo) && v <= s.hi; }
+bool in_range(const Spec& s, double v) {
+  return (s.lo_open ? v > s.lo : v >= s.lo) && (s.hi_open ? v < s.hi : v <= s.hi);
+}
+
+std::string number_text(double v) {
+  char t[32];
+  std::snprintf(t, sizeof t, "%.15g", v);
+  return t;
+}
 
 [[noreturn]] void out_of_range(const Spec& s, const std::string& json, unsigned bits) {
   throw OptionError("invalid value " + json + " for " + kind_word(bits) + " option \"" + s.name + "\"",
@@ -279,7 +281,7 @@ const Spec* find(Id id, unsigned bits) {
   return nullptr;
 }
 
-const char* task_name(unsigned tasks) {
+std::string task_name(unsigned tasks) {
   switch (tasks) {
     case kMap: return "map";
     case kMarginal: return "marginal";
@@ -287,7 +289,11 @@ const char* task_name(unsigned tasks) {
     case kLearn: return "learn";
     case kAnyTask: return "all";
   }
-  return "?";
+  if (tasks & kAnyTask) return "?";
+  std::string out;
+  for (const auto& [bit, name] : {std::pair{kDatalog, "datalog"}, {kProblog, "problog"}, {kRules, "rules"}})
+    if (tasks & bit) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out.empty() ? "?" : out;
 }
 
 const char* type_name(Type t) {
@@ -300,28 +306,43 @@ const char* type_name(Type t) {
   return "?";
 }
 
-std::string allowed_text(const Spec& s) {
-  if (s.type == Type::kBoolean) return "true or false";
-  if (s.type != Type::kChoice) return s.allowed;
-  std::string out, c = s.choices;
-  for (size_t b = 0;;) {
-    const size_t e = c.find('|', b);
-    const bool last = e == std::string::npos;
-    out += (b == 0 ? "" : last ? " or " : ", ") + c.substr(b, last ? std::string::npos : e - b);
-    if (last) return out;
-    b = e + 1;
+std::string allowed_text(const Spec& s, bool quoted) {
+  if (s.allowed) return s.allowed;
+  switch (s.type) {
+    case Type::kBoolean: return "true or false";
+    case Type::kChoice: {
+      std::string out;
+      for (size_t i = 0; s.choices[i]; ++i) {
+        const std::string c = quoted ? "'" + std::string(s.choices[i]) + "'" : s.choices[i];
+        out += (i == 0 ? "" : s.choices[i + 1] ? ", " : " or ") + c;
+      }
+      return out;
+    }
+    case Type::kInteger: return "a whole number >= " + number_text(s.lo);
+    case Type::kNumber: return "a number >= " + number_text(s.lo);
   }
+  return "?";
 }
 
-bool is_choice(const Spec& s, std::string_view v) {
-  if (s.type != Type::kChoice || v.empty()) return false;
-  std::string_view c = s.choices;
-  for (;;) {
-    const size_t e = c.find('|');
-    if (c.substr(0, e) == v) return true;
-    if (e == std::string_view::npos) return false;
-    c.remove_prefix(e + 1);
+int choice_index(const Spec& s, std::string_view v) {
+  if (s.type != Type::kChoice) return -1;
+  for (int i = 0; s.choices[i]; ++i)
+    if (v == s.choices[i]) return i;
+  return -1;
+}
+
+std::string option_names(unsigned bits, bool listed, bool with_choices) {
+  std::vector<std::string> names;
+  for (const Spec& s : kSpecs) {
+    if (!(s.tasks & bits)) continue;
+    std::string n = s.name;
+    if (with_choices && s.type == Type::kChoice) n += " (" + allowed_text(s, true) + ")";
+    names.push_back(n);
   }
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : listed && i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out;
 }
 
 void check_range(const Spec& s, double v) {
@@ -330,11 +351,6 @@ void check_range(const Spec& s, double v) {
     std::snprintf(got, sizeof got, "%.17g", v);
     throw OptionError(std::string(s.name) + " must be " + allowed_text(s) + " (got " + got + ")", s.doc);
   }
-}
-
-void check_choice(const Spec& s, std::string_view v) {
-  if (!is_choice(s, v))
-    throw OptionError(std::string(s.name) + " must be " + allowed_text(s) + " (got '" + std::string(v) + "')", s.doc);
 }
 
 std::vector<std::pair<std::string, JsonValue>> parse_object(std::string_view json) {
@@ -378,6 +394,7 @@ Value check(const Spec& s, const JsonValue& v, unsigned bits) {
                         "for example {\"" + std::string(s.name) + "\": true}");
     case Type::kChoice:
       if (v.kind == JsonValue::kString && is_choice(s, v.str)) {
+        out.integer = choice_index(s, v.str);
         out.text = v.str;
         return out;
       }
@@ -399,7 +416,7 @@ Values decode(unsigned bits, std::string_view options_json) {
   // another option's value.
   for (const auto& [key, v] : members) {
     if (find(key, bits)) continue;
-    const std::string task = job_task(bits), list = names_for(bits);
+    const std::string task = job_task(bits), list = option_names(bits);
     if (bits & kLearn)
       throw OptionError("unknown learning option \"" + key + "\"", "learning options: " + list);
     for (auto [side, what, tasks] : {std::tuple{kMap, "MAP", "'map' or 'dual'"},

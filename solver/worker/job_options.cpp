@@ -19,11 +19,11 @@ namespace {
 using options::Id;
 
 void apply_learn(const options::Values& v, const WorkerOptions& wo, solver::LearnOptions& o) {
-  if (v.has(Id::kMethod)) o.method = v.text(Id::kMethod);
+  if (v.has(Id::kMethod)) o.method = v.choice<options::LearnMethod>(Id::kMethod);
   if (v.has(Id::kIterations)) o.iterations = static_cast<int>(v.integer(Id::kIterations));
   if (v.has(Id::kSamples)) o.samples = static_cast<int>(v.integer(Id::kSamples));
   if (v.has(Id::kPriorStddev)) o.prior_stddev = v.number(Id::kPriorStddev);
-  if (v.has(Id::kInit) && v.text(Id::kInit) == "program") o.init = "given";
+  if (v.has(Id::kInit)) o.init = v.choice<options::LearnInit>(Id::kInit);
   if (v.has(Id::kSeed)) o.seed = static_cast<uint64_t>(v.integer(Id::kSeed));
   if (v.has(Id::kTimeout)) o.timeout_s = v.number(Id::kTimeout);
   // 0 (or none) is the worker's --threads.
@@ -31,7 +31,7 @@ void apply_learn(const options::Values& v, const WorkerOptions& wo, solver::Lear
                                                                                  : wo.threads);
   if (v.has(Id::kExactMaxAtoms)) o.exact_max_atoms = static_cast<int>(v.integer(Id::kExactMaxAtoms));
   if (v.has(Id::kLearningRate)) o.learning_rate = v.number(Id::kLearningRate);
-  if (v.has(Id::kDevice)) o.device = v.text(Id::kDevice);
+  if (v.has(Id::kDevice)) o.device = v.choice<options::Device>(Id::kDevice);
 }
 
 // MAP's options, then the marginal's (a dual job uses both; the options
@@ -45,14 +45,14 @@ void apply_infer(const options::Values& v, const WorkerOptions& wo, Job& job) {
   if (v.has(Id::kSeed)) o.seed = static_cast<uint64_t>(i64(Id::kSeed));
   o.threads = capped_threads(v.has(Id::kThreads) ? static_cast<int>(i64(Id::kThreads)) : wo.threads);
   if (v.has(Id::kDontBreak)) o.dont_break = v.boolean(Id::kDontBreak);
-  if (v.has(Id::kDevice)) o.device = v.text(Id::kDevice);
+  if (v.has(Id::kDevice)) o.device = v.choice<options::Device>(Id::kDevice);
   if (v.has(Id::kRandomStep)) o.random_step = v.number(Id::kRandomStep);
   o.adaptive_noise = !v.has(Id::kRandomStep);  // -randomStep not pinned: lower the noise per try
   if (v.has(Id::kSkipComponentsWithoutQuery)) o.skip_components_without_query = v.boolean(Id::kSkipComponentsWithoutQuery);
   if (v.has(Id::kExactMaxAtoms)) o.exact_max_atoms = static_cast<int>(i64(Id::kExactMaxAtoms));
-  if (v.has(Id::kSolver)) o.solver = v.text(Id::kSolver);
+  if (v.has(Id::kSolver)) o.solver = v.choice<options::MapSolver>(Id::kSolver);
   if (v.has(Id::kIlpSeconds)) o.ilp_seconds = v.number(Id::kIlpSeconds);
-  if (v.has(Id::kCpuWalk)) o.cpu_walk = v.text(Id::kCpuWalk);
+  if (v.has(Id::kCpuWalk)) o.cpu_walk = v.choice<options::CpuWalk>(Id::kCpuWalk);
   if (v.has(Id::kPartitions)) job.partitions = static_cast<int>(i64(Id::kPartitions));
   if (v.has(Id::kRounds)) job.rounds = static_cast<int>(i64(Id::kRounds));
   if (v.has(Id::kGapTolerance)) o.gap_tolerance = v.number(Id::kGapTolerance);

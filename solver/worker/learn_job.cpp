@@ -60,7 +60,7 @@ solver::LearnNetwork read_learn_tables(Conn& c, const std::string& schema, Netwo
     job.learn_clauses.push_back(static_cast<int32_t>(rules.num(i, 0)));
     w0.push_back(rules.dbl(i, 1));
   }
-  if (job.learn.init == "given") job.learn.initial_weights = w0;
+  if (job.learn.init == options::LearnInit::kProgram) job.learn.initial_weights = w0;
   std::vector<std::pair<const char*, int32_t>> f;
   bool first = true;
   std::vector<int32_t> offs, orig;

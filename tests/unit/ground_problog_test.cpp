@@ -146,11 +146,26 @@ const char* const kHostAndDatalog =
 TEST(ProbLogGround, HostAndDatalogParts) {
   expect_close(kHostAndDatalog, 400000);
   const pl::Program p = lang::problog::parse(kHostAndDatalog);
-  const std::string text = datalog_text(p);
+  const dl::Program dp = datalog_program(p);
+  // A rule of the Datalog program as text: head, and ":- " and its first
+  // positive atom's relation when it has a body.
+  auto term = [](const dl::Rule& r, const dl::Term& t) {
+    return t.kind == dl::Term::Kind::Var ? r.vars[static_cast<size_t>(t.var)]
+           : t.kind == dl::Term::Kind::Int ? std::to_string(t.ival)
+                                           : t.kind == dl::Term::Kind::Str ? "\"" + t.sval + "\"" : "_";
+  };
+  auto atom = [&](const dl::Rule& r, const dl::Atom& a) {
+    std::string s = dp.rels[static_cast<size_t>(a.rel)].name + "(";
+    for (size_t k = 0; k < a.args.size(); ++k) s += (k ? ", " : "") + term(r, a.args[k]);
+    return s + ")";
+  };
+  std::string text;
+  for (const dl::Rule& r : dp.rules)
+    text += atom(r, r.head) + (r.pos.empty() ? "" : " :- " + atom(r, r.pos[0])) + ".\n";
   // The Datalog program keeps d's, e's, g's and q's rules (and the
   // queries' and evidence's); the host relations it reads are facts there.
   for (size_t i = 0; i < p.rules.size(); ++i) {
-    const bool datalog = text.find(rule_relation(i) + "(") != std::string::npos;
+    const bool datalog = dp.find(rule_relation(i)) >= 0;
     const std::string& head = p.preds[static_cast<size_t>(p.rules[i].head[0].atom.pred)].name;
     EXPECT_EQ(datalog, head == "d" || head == "e" || head == "g" || head == "q") << "rule " << i << " (" << head << ")";
   }
@@ -177,7 +192,23 @@ TEST(ProblogGround, ATypeErrorNamesTheArgumentAsWritten) {
     const std::string m = e.what();
     EXPECT_NE(m.find("argument 2 of \"a\""), std::string::npos) << m;
     EXPECT_EQ(m.find("column"), std::string::npos) << m;
+    // The Datalog program is built from the ProbLog statements' objects:
+    // the error is at the argument as written, line 2 column 11.
     EXPECT_EQ(e.line(), 2) << m;
+    EXPECT_EQ(e.col(), 11) << m;
+  }
+}
+
+// A `.input` directive is read where it was written: its error names the
+// ProbLog text's line and column.
+TEST(ProblogGround, ADirectiveErrorIsWhereItWasWritten) {
+  const pl::Program p = pl::parse("0.5::a(1).\n  .input e(x int, y bogus)\nb :- e(1, 2), a(1).\nquery(b).\n");
+  try {
+    (void)datalog_program(p);
+    ADD_FAILURE() << "no error";
+  } catch (const lang::LangError& e) {
+    EXPECT_EQ(e.line(), 2) << e.what();
+    EXPECT_EQ(e.col(), 21) << e.what();
   }
 }
 

@@ -99,28 +99,26 @@ TEST(ProblogJobPayload, RefusesOffsetsAndQueryRowsOutOfRange) {
 
 OptionEntries entries(std::vector<OptionEntry> e) { return OptionEntries(std::move(e), "mln.f", kProblogOptions); }
 
-// The functions' options table: every default is a value its own row
-// accepts, and no function has two rows of one name.
+// The functions' rows of the options table: every default is a value its
+// own row accepts when given.
 TEST(FunctionOptions, EveryDefaultIsAValidValue) {
-  for (const EntrySpec& s : kEntrySpecs) {
-    for (const EntrySpec& t : kEntrySpecs)
-      if (&s != &t && std::string(s.name) == t.name) EXPECT_EQ(s.fns & t.fns, 0u) << s.name;
-    if (!*s.def) continue;  // the caller's default
+  for (const options::Spec& s : options::kSpecs) {
+    if (!(s.tasks & options::kAnyFunction) || !*s.def) continue;  // a job's row, or the caller's default
     const std::string type = s.type == options::Type::kBoolean  ? "boolean"
                              : s.type == options::Type::kChoice ? "string"
                                                                 : "number";
     for (OptionFn fn : {kDatalogOptions, kProblogOptions, kRulesOptions}) {
-      if (!(s.fns & fn)) continue;
+      if (!(s.tasks & fn)) continue;
       const OptionEntries given({{s.name, type, s.def}}, "mln.f", fn), absent({}, "mln.f", fn);
       switch (s.type) {
-        case options::Type::kBoolean: EXPECT_EQ(given.boolean(s.name), absent.boolean(s.name)) << s.name; break;
-        case options::Type::kChoice: EXPECT_EQ(given.choice(s.name), absent.choice(s.name)) << s.name; break;
-        case options::Type::kInteger: EXPECT_EQ(given.whole(s.name), absent.whole(s.name)) << s.name; break;
-        case options::Type::kNumber: EXPECT_EQ(given.number(s.name), absent.number(s.name)) << s.name; break;
+        case options::Type::kBoolean: EXPECT_EQ(given.boolean(s.id), absent.boolean(s.id)) << s.name; break;
+        case options::Type::kChoice: EXPECT_EQ(given.choice(s.id), absent.choice(s.id)) << s.name; break;
+        case options::Type::kInteger: EXPECT_EQ(given.whole(s.id), absent.whole(s.id)) << s.name; break;
+        case options::Type::kNumber: EXPECT_EQ(given.number(s.id), absent.number(s.id)) << s.name; break;
       }
     }
   }
-  EXPECT_EQ(entry_option_list(kDatalogOptions), "device ('auto', 'cpu' or 'gpu'), max_rows and verbose");
+  EXPECT_EQ(options::option_names(kDatalogOptions, true, true), "device ('auto', 'cpu' or 'gpu'), max_rows and verbose");
 }
 
 TEST(ProblogJobOptions, DefaultsAndValues) {

@@ -36,8 +36,8 @@ SolveOptions auto_options(int max_tries) {
   SolveOptions o;
   o.seed = 3;
   o.threads = 2;
-  o.device = "cpu";
-  o.solver = "auto";
+  o.device = mln::options::Device::kCpu;
+  o.solver = mln::options::MapSolver::kAuto;
   o.gap_tolerance = 1e-6;     // about a proof, less the LP's own tolerance
   o.exact_max_atoms = 0;      // walked, not enumerated
   o.max_flips = 100;          // a first try far from the optimum

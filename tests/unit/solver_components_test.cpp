@@ -182,7 +182,7 @@ TEST(SolverComponents, PartitionedComponentGivesValidAssignment) {
   Components c = find_components(g.net);
   ASSERT_GE(c.num_atoms(0), 2900);  // one giant component
   SolveOptions o;
-  o.device = "cpu";
+  o.device = mln::options::Device::kCpu;
   o.partition_max_atoms = 1000;
   o.threads = 2;
   SolveResult r = solve_map(g.net, o);

@@ -86,7 +86,7 @@ TEST_F(GpuBudgetGpuTest, EstimatesCoverTheMeasuredPeaks) {
   EXPECT_LE(walk, walk_est);
   EXPECT_GE(4 * walk, 3 * walk_est) << walk << " measured, " << walk_est << " estimated";
   PdhgOptions o;
-  o.device = "gpu";
+  o.device = mln::options::Device::kGpu;
   o.max_iterations = 50;
   const PdhgOutcome r = lp_bound_pdhg(net, o);
   ASSERT_EQ(r.device, "gpu") << r.gpu_error;
@@ -115,7 +115,7 @@ TEST_F(GpuBudgetGpuTest, ABoundThatFitsOnlyAloneRunsAfterTheWalk) {
   ASSERT_EQ(place_bound(walk, bound, lo), BoundPlace::After);
   SolveOptions o;
   o.seed = 3;
-  o.device = "gpu";
+  o.device = mln::options::Device::kGpu;
   o.gpu_min_atoms = 1;
   o.exact_max_atoms = 0;
   o.max_flips = 20000;

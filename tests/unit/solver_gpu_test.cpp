@@ -28,14 +28,14 @@ bool have_gpu_or_fail() {
 TEST(SolverGpu, WithoutGpuDeviceGpuThrows) {
   if (have_gpu_or_fail()) {
     SolveOptions o;
-    o.device = "gpu";
+    o.device = mln::options::Device::kGpu;
     EXPECT_NO_THROW(solve_map(testing::smoke_network(), o));
     return;
   }
   SolveOptions o;
-  o.device = "gpu";
+  o.device = mln::options::Device::kGpu;
   EXPECT_THROW(solve_map(testing::smoke_network(), o), std::runtime_error);
-  o.device = "auto";  // auto quietly uses the CPU
+  o.device = mln::options::Device::kAuto;  // auto quietly uses the CPU
   SolveResult r = solve_map(testing::smoke_network(), o);
   EXPECT_EQ(r.device_used, "cpu");
 }
@@ -48,7 +48,7 @@ TEST(SolverGpuWalk, FindsExactOptimumOnSmallRandomNetworks) {
     double opt = testing::brute_force_min_cost(net);
     SolveOptions o;
     o.seed = seed;
-    o.device = "gpu";
+    o.device = mln::options::Device::kGpu;
     o.max_flips = 20000;
     o.exact_max_atoms = 0;  // walk on the GPU even where enumeration would do
     SolveResult r = solve_map(net, o);
@@ -62,7 +62,7 @@ TEST(SolverGpuWalk, FindsExactOptimumOnSmallRandomNetworks) {
 TEST(SolverGpuWalk, SmokeNetworkMatchesTuffy) {
   if (!have_gpu_or_fail()) return;
   SolveOptions o;
-  o.device = "gpu";
+  o.device = mln::options::Device::kGpu;
   o.exact_max_atoms = 0;
   SolveResult r = solve_map(testing::smoke_network(), o);
   EXPECT_EQ(r.device_used, "gpu");
@@ -109,7 +109,7 @@ TEST(SolverGpu, AutoRoutesByAtomsOrClauses) {
   SolveOptions o;
   o.threads = 2;
   o.exact_max_atoms = 0;
-  o.solver = "walksat";  // the walk's device alone (the exact path runs on the CPU)
+  o.solver = mln::options::MapSolver::kWalksat;  // the walk's device alone (the exact path runs on the CPU)
   o.gpu_min_atoms = 1000000;
   o.gpu_min_clauses = 1000000;
   EXPECT_EQ(solve_map(net, o).device_used, "cpu") << "below both crossovers";
@@ -142,8 +142,8 @@ TEST(SolverGpu, BatchedProgressIsTheWholeNetworksBestSoFar) {
   }
   net.is_query.assign(net.num_atoms + 1, 1);
   SolveOptions o;
-  o.device = "gpu";
-  o.solver = "walksat";
+  o.device = mln::options::Device::kGpu;
+  o.solver = mln::options::MapSolver::kWalksat;
   o.exact_max_atoms = 0;
   o.gpu_batch_max_clauses = 1000;  // several batches
   o.progress_interval_s = 0;

@@ -106,7 +106,7 @@ TEST(SolverRepro, TheWeightedWalkOnThreadsRepeats) {
 TEST(SolverRepro, ASideBoundEndsWhereItsTargetSaysWhateverTheTiming) {
   const mln::Network& net = network();
   PdhgOptions po;
-  po.device = "cpu";
+  po.device = mln::options::Device::kCpu;
   po.threads = 2;
   po.max_iterations = 3000;
   po.rel_gap = 1e-9;
@@ -157,7 +157,7 @@ class SolverReproGpu : public testing::GpuCase {};
 TEST_F(SolverReproGpu, TwoDefaultGpuRunsGiveTheSameAnswer) {
   for (const char* device : {"gpu", "auto"}) {
     SolveOptions o = defaults();
-    o.device = device;
+    o.device = mln::options::choice_named<mln::options::Device>(device);
     o.gpu_min_atoms = 1000;
     const SolveResult a = solve_map(network(), o);
     const SolveResult b = solve_map(network(), o);

@@ -40,7 +40,7 @@ mln::Network many_components(int count, uint64_t seed) {
 TEST(SolverSolve, SameSeedSameTruthWithOneAndTwoThreads) {
   mln::Network net = many_components(60, 3);
   SolveOptions o;
-  o.device = "cpu";
+  o.device = mln::options::Device::kCpu;
   o.seed = 11;
   o.threads = 1;
   SolveResult r1 = solve_map(net, o);
@@ -67,7 +67,7 @@ TEST(SolverSolve, ComponentsWithoutQueryAtomsAreSkipped) {
   add_clause(net, {4}, 2.0);
   net.is_query = {0, 1, 0, 0, 0};  // only atom 1 is a query atom
   SolveOptions o;
-  o.device = "cpu";
+  o.device = mln::options::Device::kCpu;
   SolveResult r = solve_map(net, o);
   EXPECT_EQ(r.components, 2);
   EXPECT_EQ(r.solved_components, 1);
@@ -100,7 +100,7 @@ TEST(SolverSolve, CancelFlagStopsEarly) {
   Big g = big_instance();
   std::atomic<bool> cancel{false};
   SolveOptions o;
-  o.device = "cpu";
+  o.device = mln::options::Device::kCpu;
   o.max_flips = int64_t{1} << 40;
   o.cancel = &cancel;
   std::atomic<int> calls{0};
@@ -121,7 +121,7 @@ TEST(SolverSolve, CancelFlagStopsEarly) {
 TEST(SolverSolve, TimeoutStopsTheSearch) {
   Big g = big_instance();
   SolveOptions o;
-  o.device = "cpu";
+  o.device = mln::options::Device::kCpu;
   o.max_flips = int64_t{1} << 40;
   o.timeout_s = 0.3;
   SolveResult r = solve_map(g.net, o);
@@ -179,8 +179,8 @@ TEST(SolverSolve, HugeMaxTriesUnderATimeoutStillWalksEveryComponent) {
   const int32_t n = 48;
   mln::Network net = equal_components(count, n, 144, 5);
   SolveOptions o;
-  o.device = "cpu";
-  o.solver = "walksat";
+  o.device = mln::options::Device::kCpu;
+  o.solver = mln::options::MapSolver::kWalksat;
   o.exact_max_atoms = 0;  // every component walked
   o.threads = 2;
   o.max_tries = 1;
@@ -203,8 +203,8 @@ TEST(SolverSolve, HugeMaxTriesUnderATimeoutStillWalksEveryComponent) {
 TEST(SolverSolve, ShortTriesStopAtTheTimeout) {
   mln::Network net = equal_components(1, 10, 30, 9);
   SolveOptions o;
-  o.device = "cpu";
-  o.solver = "walksat";
+  o.device = mln::options::Device::kCpu;
+  o.solver = mln::options::MapSolver::kWalksat;
   o.exact_max_atoms = 0;
   o.max_tries = 1000000000;
   o.timeout_s = 0.2;
@@ -219,8 +219,8 @@ TEST(SolverSolve, TimeoutBeforeEveryFirstTryIsAWarning) {
   mln::Network net = equal_components(60, 16, 48, 6);
   ASSERT_EQ(solve_map(net, SolveOptions{}).components, 60);
   SolveOptions o;
-  o.device = "cpu";
-  o.solver = "walksat";
+  o.device = mln::options::Device::kCpu;
+  o.solver = mln::options::MapSolver::kWalksat;
   o.exact_max_atoms = 0;
   o.threads = 1;
   o.max_flips = int64_t{1} << 40;  // the first component's first try outlasts the limit
@@ -258,8 +258,8 @@ TEST(SolverSolve, ProgressIsTheWholeNetworksBestSoFar) {
   for (const std::string solver : {"walksat", "auto"}) {
     SCOPED_TRACE(solver);
     SolveOptions o;
-    o.device = "cpu";
-    o.solver = solver;
+    o.device = mln::options::Device::kCpu;
+    o.solver = mln::options::choice_named<mln::options::MapSolver>(solver);
     o.threads = 2;
     o.partition_max_atoms = 60;
     o.progress_interval_s = 0;
@@ -281,18 +281,18 @@ TEST(SolverSolve, CpuWalkAutoTakesTheWalkItsCrossoverNames) {
   mln::Network net = testing::random_mixed_network(300, 1200, 21);
   net.is_query.assign(net.num_atoms + 1, 1);
   SolveOptions o;
-  o.device = "cpu";
-  o.solver = "walksat";
+  o.device = mln::options::Device::kCpu;
+  o.solver = mln::options::MapSolver::kWalksat;
   o.exact_max_atoms = 0;
   o.threads = 1;
   o.weighted.threads = 1;
   o.seed = 5;
-  o.cpu_walk = "walksat";
+  o.cpu_walk = mln::options::CpuWalk::kWalksat;
   const SolveResult walksat = solve_map(net, o);
-  o.cpu_walk = "weighted";
+  o.cpu_walk = mln::options::CpuWalk::kWeighted;
   const SolveResult weighted = solve_map(net, o);
   ASSERT_NE(walksat.flips, weighted.flips) << "the two walks must differ for this test to tell them apart";
-  o.cpu_walk = "auto";
+  o.cpu_walk = mln::options::CpuWalk::kAuto;
   o.cpu_weighted_min_atoms = 301;  // above the piece: MaxWalkSAT
   SolveResult a = solve_map(net, o);
   EXPECT_EQ(a.truth, walksat.truth);
@@ -306,9 +306,7 @@ TEST(SolverSolve, CpuWalkAutoTakesTheWalkItsCrossoverNames) {
 TEST(SolverSolve, BadOptionsAreRejected) {
   mln::Network net = testing::smoke_network();
   SolveOptions o;
-  o.device = "tpu";
-  EXPECT_THROW(solve_map(net, o), std::invalid_argument);
-  o.device = "cpu";
+  o.device = mln::options::Device::kCpu;
   o.max_tries = 0;
   EXPECT_THROW(solve_map(net, o), std::invalid_argument);
 }

@@ -76,8 +76,8 @@ SolveOptions seeded(uint64_t seed) {
   SolveOptions o;
   o.seed = seed;
   o.threads = 1;
-  o.solver = "walksat";
-  o.device = "cpu";
+  o.solver = mln::options::MapSolver::kWalksat;
+  o.device = mln::options::Device::kCpu;
   o.random_step = 0.5;  // pinned: no time-driven adaptive tries, so runs repeat exactly
   o.max_flips = 200000;
   return o;
@@ -533,7 +533,7 @@ TEST(SolverSpreadGpu, KeptWalksOnTheGpuReportTheirPartsCost) {
   if (!gpu_or_fail()) GTEST_SKIP() << "no GPU";
   mln::Network net = ladder(4000, 7);
   SolveOptions o = seeded(4);
-  o.device = "gpu";
+  o.device = mln::options::Device::kGpu;
   o.max_flips = 0;
   ASSERT_TRUE(part_walk_applies(o));
   const SpreadPlan plan = plan_spread(net, 2, o);
@@ -553,7 +553,7 @@ TEST(SolverSpreadGpu, KeptWalksOnTheGpuReportTheirPartsCost) {
 
 SolveOptions weighted_seeded(uint64_t seed) {
   SolveOptions o = seeded(seed);
-  o.cpu_walk = "weighted";
+  o.cpu_walk = mln::options::CpuWalk::kWeighted;
   // Walks end after stall_rounds rounds without a better state (the work
   // floor set out of reach), not by the flip budget: runs repeat exactly.
   o.weighted.stall_work = 1e18;
@@ -636,7 +636,7 @@ TEST(SolverSpread, CutPartsImproveOnTheStartAndRepeatExactly) {
   // bound (PDHG, beside the rounds) does, and never exceeds the optimum.
   if (!ilp_available()) GTEST_SKIP() << "built without COIN-OR CBC: no exact optimum to hold the bound to";
   SolveOptions exact = o;
-  exact.solver = "ilp";
+  exact.solver = mln::options::MapSolver::kIlp;
   exact.ilp_seconds = 60;
   exact.timeout_s = 60;
   const SolveResult opt = solve_map(net, exact);

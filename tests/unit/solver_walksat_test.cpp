@@ -24,7 +24,7 @@ TEST(SolverWalkSat, FindsExactOptimumOnSmallRandomNetworks) {
     SolveOptions o;
     o.seed = seed;
     o.threads = 1;
-    o.device = "cpu";
+    o.device = mln::options::Device::kCpu;
     o.max_flips = 20000;
     o.exact_max_atoms = 0;  // walk every component: this test is about WalkSAT
     SolveResult r = solve_map(net, o);
@@ -41,7 +41,7 @@ TEST(SolverWalkSat, SmokeNetworkMatchesTuffy) {
   for (uint64_t seed : {1, 2, 3, 42, 101, 102, 103, 142}) {
     SolveOptions o;
     o.seed = seed;
-    o.device = "cpu";
+    o.device = mln::options::Device::kCpu;
     o.exact_max_atoms = seed > 100 ? 0 : 12;  // enumeration, then WalkSAT
     SolveResult r = solve_map(net, o);
     EXPECT_EQ(r.components, 4);
@@ -125,7 +125,7 @@ TEST(SolverExact, TinyEnumerationMatchesTheInstancePath) {
 TEST(SolverExact, SolveMapUsesEnumerationForSmallComponents) {
   mln::Network net = testing::random_mixed_network(14, 40, 9);
   SolveOptions o;
-  o.device = "cpu";
+  o.device = mln::options::Device::kCpu;
   o.exact_max_atoms = 14;
   SolveResult r = solve_map(net, o);
   EXPECT_NEAR(r.cost, testing::brute_force_min_cost(net), 1e-6);

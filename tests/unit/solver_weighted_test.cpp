@@ -91,7 +91,7 @@ int optimum_hits(const std::vector<Case>& cs, SolveOptions o, std::string* misse
 
 SolveOptions walk_only() {
   SolveOptions o;
-  o.solver = "walksat";
+  o.solver = mln::options::MapSolver::kWalksat;
   o.exact_max_atoms = 0;     // walk even where enumeration would do
   o.lp_bound_max_clauses = 0;
   o.threads = 1;
@@ -104,9 +104,9 @@ SolveOptions walk_only() {
 TEST(WeightedWalk, CpuFindsTheOptimumNearlyAsOftenAsMaxWalkSat) {
   const std::vector<Case> cs = cases();
   SolveOptions tuffy = walk_only();
-  tuffy.device = "cpu";
+  tuffy.device = mln::options::Device::kCpu;
   SolveOptions weighted = tuffy;
-  weighted.cpu_walk = "weighted";
+  weighted.cpu_walk = mln::options::CpuWalk::kWeighted;
   weighted.weighted.threads = 2;
   std::string miss_t, miss_w;
   const int t = optimum_hits(cs, tuffy, &miss_t), w = optimum_hits(cs, weighted, &miss_w);
@@ -120,9 +120,9 @@ TEST(WeightedWalk, CpuFindsTheOptimumNearlyAsOftenAsMaxWalkSat) {
 void check_gpu_optimum_hits(bool warp_rounds) {
   const std::vector<Case> cs = cases();
   SolveOptions tuffy = walk_only();
-  tuffy.device = "cpu";
+  tuffy.device = mln::options::Device::kCpu;
   SolveOptions gpu = walk_only();
-  gpu.device = "gpu";
+  gpu.device = mln::options::Device::kGpu;
   gpu.weighted.warp_rounds = warp_rounds;
   std::string miss_t, miss_g;
   const int t = optimum_hits(cs, tuffy, &miss_t), g = optimum_hits(cs, gpu, &miss_g);
@@ -219,7 +219,7 @@ TEST(WeightedWalk, GpuBatchOfSmallComponents) {
   if (!have_gpu_or_fail()) return;
   const Copies all = many_components(40);
   SolveOptions o = walk_only();
-  o.device = "gpu";
+  o.device = mln::options::Device::kGpu;
   SolveResult r = solve_map(all.net, o);
   EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
   EXPECT_EQ(r.device_used, "gpu");
@@ -288,8 +288,8 @@ TEST(WeightedWalk, EmptyClauseCostsItsWeight) {
 TEST(WeightedWalk, OneThreadIsDeterministic) {
   mln::Network net = structured_network(40, 4, 3);
   SolveOptions o = walk_only();
-  o.device = "cpu";
-  o.cpu_walk = "weighted";
+  o.device = mln::options::Device::kCpu;
+  o.cpu_walk = mln::options::CpuWalk::kWeighted;
   o.weighted.threads = 1;
   SolveResult a = solve_map(net, o), b = solve_map(net, o);
   EXPECT_EQ(a.truth, b.truth);
@@ -300,8 +300,8 @@ TEST(WeightedWalk, OneThreadIsDeterministic) {
 TEST(WeightedWalk, StopsOnTimeout) {
   mln::Network net = testing::random_mixed_network(20000, 60000, 5);
   SolveOptions o = walk_only();
-  o.device = "cpu";
-  o.cpu_walk = "weighted";
+  o.device = mln::options::Device::kCpu;
+  o.cpu_walk = mln::options::CpuWalk::kWeighted;
   o.weighted.stall_rounds = 1000000000;
   o.max_flips = 1000000000;
   o.timeout_s = 0.3;

@@ -434,13 +434,11 @@ PdhgOutcome lp_bound_pdhg_cpu(const mln::Network& net, const PdhgOptions& opts) 
 }  // namespace
 
 PdhgOutcome lp_bound_pdhg(const mln::Network& net, const PdhgOptions& opts) {
-  if (opts.device != "auto" && opts.device != "cpu" && opts.device != "gpu")
-    throw std::invalid_argument("lp_bound_pdhg: device must be auto, cpu or gpu, not '" + opts.device + "'");
   std::string gpu_error;
-  if (opts.device != "cpu") {
+  if (opts.device != options::Device::kCpu) {
     std::string why;
     const bool have = gpu_walksat_available(&why);
-    if (opts.device == "gpu" && !have)
+    if (opts.device == options::Device::kGpu && !have)
       throw std::runtime_error("lp_bound_pdhg: device 'gpu' requested but no GPU is usable: " + why);
     if (have) {
       const auto t0 = Clock::now();

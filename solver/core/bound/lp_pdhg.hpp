@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "format/network.hpp"
+#include "options/options.hpp"
 #include "core/base/gap.hpp"
 #include "core/base/run_control.hpp"
 
@@ -70,7 +71,7 @@ struct PdhgOptions {
   // without a usable GPU) or "auto" (the GPU when one is usable).  A GPU
   // that fails (out of device memory, a CUDA error) leaves the solve to the
   // CPU, within what is left of time_limit_s (PdhgOutcome::gpu_error).
-  std::string device = "auto";
+  options::Device device = options::Device::kAuto;
   // Whether a GPU that fails leaves the solve to the CPU (above); false: the
   // GpuError reaches the caller (an LP sized for the device alone).
   bool cpu_fallback = true;

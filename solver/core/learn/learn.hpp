@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "format/network.hpp"
+#include "options/options.hpp"
 
 namespace mln::solver {
 
@@ -61,18 +62,24 @@ struct FeatureStats {
 };
 
 struct LearnOptions {
-  std::string method = "dn";    // dn (diagonal Newton, MC-SAT counts) | perceptron (MAP counts)
-  int iterations = 100;         // -dMaxIter (Tuffy's default is 500)
-  int samples = 100;            // MC-SAT samples per iteration and component (-mcsatSamples)
-  double prior_stddev = 2;      // Gaussian prior N(0, s^2) on each weight; 0: none
+  // dn (diagonal Newton, MC-SAT counts) | perceptron (MAP counts)
+  options::LearnMethod method = options::default_of<options::LearnMethod>(options::Id::kMethod, options::kLearn);
+  // -dMaxIter (Tuffy's default is 500)
+  int iterations = options::default_of<int>(options::Id::kIterations, options::kLearn);
+  // MC-SAT samples per iteration and component (-mcsatSamples)
+  int samples = options::default_of<int>(options::Id::kSamples, options::kLearn);
+  // Gaussian prior N(0, s^2) on each weight; 0: none
+  double prior_stddev = options::default_of<double>(options::Id::kPriorStddev, options::kLearn);
   // Initial weights: "tuffy" (ln(#satisfied / #violated) in the training
-  // world, 1e-5 for a zero count) or "given" (initial_weights).
-  std::string init = "tuffy";
+  // world, 1e-5 for a zero count) or program (initial_weights: the program's current weights).
+  options::LearnInit init = options::default_of<options::LearnInit>(options::Id::kInit, options::kLearn);
   std::vector<double> initial_weights;
   double lambda = 100;          // trust-region start (Tuffy's)
   double tolerance = 1e-4;      // stop when a full Newton step would gain less (log posterior)
-  double learning_rate = 0.1;   // perceptron step (per unit of count difference / groundings)
-  int exact_max_atoms = 12;     // components this small get exact expectations by enumeration
+  // perceptron step (per unit of count difference / groundings)
+  double learning_rate = options::default_of<double>(options::Id::kLearningRate, options::kLearn);
+  // components this small get exact expectations by enumeration
+  int exact_max_atoms = options::default_of<int>(options::Id::kExactMaxAtoms, options::kLearn);
   // Sampled components of at least this many atoms run one MC-SAT chain per
   // thread (splitting `samples`, each chain warm-started from its own last
   // state); smaller ones one chain.  One giant component (class: 69,350
@@ -96,10 +103,13 @@ struct LearnOptions {
   int64_t gpu_one_chain_min_clauses = 300000;
   int gpu_chains = 0;
   int gpu_burn_in = 2;
-  uint64_t seed = 1;
-  int threads = 0;              // CPU threads; 0 = hardware concurrency
-  double timeout_s = 0;         // wall clock; 0 = none (the weights so far are kept)
-  std::string device = "auto";  // auto | cpu | gpu (the sampler's; gpu fails without a usable GPU)
+  uint64_t seed = options::default_of<uint64_t>(options::Id::kSeed, options::kLearn);
+  // CPU threads; 0 = hardware concurrency
+  int threads = options::default_of<int>(options::Id::kThreads, options::kLearn);
+  // wall clock; 0 = none (the weights so far are kept)
+  double timeout_s = options::default_of<double>(options::Id::kTimeout, options::kLearn);
+  // auto | cpu | gpu (the sampler's; gpu fails without a usable GPU)
+  options::Device device = options::default_of<options::Device>(options::Id::kDevice, options::kLearn);
   // Called after each iteration, from the calling thread.
   std::function<void(int iteration, const std::vector<double>& weights, double objective)> on_iteration;
   std::atomic<bool>* cancel = nullptr;

@@ -40,10 +40,10 @@ struct FeatureSampler::Impl {
 
   Impl(const LearnNetwork& l, const LearnOptions& o) : ln(l), opts(o), stop(o.cancel, o.timeout_s) {
     bool gpu = false;
-    if (opts.device != "cpu") {
+    if (opts.device != options::Device::kCpu) {
       std::string why;
       gpu = gpu_mcsat_available(&why);
-      if (opts.device == "gpu" && !gpu)
+      if (opts.device == options::Device::kGpu && !gpu)
         throw std::runtime_error("learn_weights: device 'gpu' requested but no GPU is usable: " + why);
     }
     // Components sampled on the GPU are sampled together, as one network
@@ -60,7 +60,7 @@ struct FeatureSampler::Impl {
       if (!learnable) continue;  // no feature here: constant in every count
       std::vector<int32_t> atoms(cc.atoms.begin() + cc.atom_off[k], cc.atoms.begin() + cc.atom_off[k + 1]);
       const int64_t n = cc.num_atoms(k);
-      if (gpu && n > opts.exact_max_atoms && (opts.device == "gpu" || n >= opts.gpu_min_atoms)) {
+      if (gpu && n > opts.exact_max_atoms && (opts.device == options::Device::kGpu || n >= opts.gpu_min_atoms)) {
         gpu_atoms.insert(gpu_atoms.end(), atoms.begin(), atoms.end());
         gpu_clauses.insert(gpu_clauses.end(), cl, cl + m);
         continue;

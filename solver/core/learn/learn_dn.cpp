@@ -20,22 +20,15 @@ namespace {
 void validate(const LearnNetwork& ln, const LearnOptions& o) {
   ln.validate();
   auto bad = [](const std::string& what) { throw std::invalid_argument("learn_weights: " + what); };
-  if (o.method != "dn" && o.method != "perceptron") bad("method must be dn or perceptron (got '" + o.method + "')");
   if (o.iterations < 1) bad("iterations must be >= 1");
   if (o.samples < 1) bad("samples must be >= 1");
   if (!(o.prior_stddev >= 0) || !std::isfinite(o.prior_stddev)) bad("prior_stddev must be a finite number >= 0");
-  if (o.init != "tuffy" && o.init != "given") bad("init must be tuffy or given");
-  if (o.init == "given" && o.initial_weights.size() != static_cast<size_t>(ln.num_rules))
+  if (o.init == options::LearnInit::kProgram && o.initial_weights.size() != static_cast<size_t>(ln.num_rules))
     bad("initial_weights must hold one weight per learnable clause");
   if (!(o.lambda > 0)) bad("lambda must be > 0");
   if (!(o.learning_rate > 0)) bad("learning_rate must be > 0");
   if (o.exact_max_atoms < 0 || o.exact_max_atoms > 20) bad("exact_max_atoms must be between 0 and 20");
   if (!(o.timeout_s >= 0)) bad("timeout_s must be >= 0");
-  try {
-    options::check_choice(*options::find(options::Id::kDevice, options::kLearn), o.device);
-  } catch (const options::OptionError& e) {
-    bad(e.what());
-  }
   if (o.gpu_chains < 0) bad("gpu_chains must be >= 0");
   if (o.gpu_burn_in < 0) bad("gpu_burn_in must be >= 0");
   if (ln.num_rules == 0) bad("nothing to learn: no soft clause that is neither fixed nor hard has a grounding");
@@ -137,7 +130,7 @@ struct Learner {
   Learner(const LearnNetwork& l, const LearnOptions& o)
       : ln(l), opts(o), K(static_cast<size_t>(l.num_rules)), sampler(l, o) {
     inv_var = opts.prior_stddev > 0 ? 1.0 / (opts.prior_stddev * opts.prior_stddev) : 0.0;
-    res.initial_weights = opts.init == "given" ? opts.initial_weights : tuffy_initial_weights(ln);
+    res.initial_weights = opts.init == options::LearnInit::kProgram ? opts.initial_weights : tuffy_initial_weights(ln);
     bool hidden = false;
     for (int32_t a = 1; a <= ln.net.num_atoms && !hidden; ++a)
       hidden = !ln.net.is_query.empty() && ln.net.is_query[a] == 0;
@@ -284,7 +277,7 @@ struct Learner {
 LearnResult learn_weights(const LearnNetwork& ln, const LearnOptions& opts) {
   validate(ln, opts);
   Learner l(ln, opts);
-  if (opts.method == "perceptron")
+  if (opts.method == options::LearnMethod::kPerceptron)
     l.perceptron();
   else
     l.newton();

@@ -44,16 +44,13 @@ void validate(const mln::Network& net, const SolveOptions& o) {
     options::check_range(row(Id::kRandomStep), o.random_step);
     options::check_range(row(Id::kExactMaxAtoms), o.exact_max_atoms);
     options::check_range(row(Id::kIlpSeconds), o.ilp_seconds);
-    options::check_choice(row(Id::kDevice), o.device);
-    options::check_choice(row(Id::kCpuWalk), o.cpu_walk);
-    options::check_choice(row(Id::kSolver), o.solver);
   } catch (const options::OptionError& e) {
     throw std::invalid_argument(std::string("solve_map: ") + e.what());
   }
   if (o.gauss_seidel_rounds < 1) throw std::invalid_argument("solve_map: gauss_seidel_rounds must be >= 1");
   if (o.partition_max_atoms < 1 || o.gpu_partition_max_atoms < 1)
     throw std::invalid_argument("solve_map: partition_max_atoms and gpu_partition_max_atoms must be >= 1");
-  if (o.solver == "ilp" && !ilp_available())
+  if (o.solver == options::MapSolver::kIlp && !ilp_available())
     throw std::runtime_error("solve_map: solver 'ilp' requested but " + std::string(
         "pg_mln was built without COIN-OR CBC (apt-get install coinor-libcbc-dev, then rebuild)"));
   if (!(o.hard_first >= 0 && o.hard_first <= 1)) throw std::invalid_argument("solve_map: hard_first must be in [0, 1]");
@@ -129,16 +126,16 @@ void queue_components(Run& run, SolveResult& res, std::vector<int32_t>& cpu_q, s
     // with device "gpu": in the GPU's single feeder thread the ~10^5 tiny
     // components of smokers at 10^6 people took longer than its walk.
     const int64_t n = run.comps.num_atoms(k);
-    const bool enumerated = run.enumerable(n) && run.opts.solver != "ilp";
+    const bool enumerated = run.enumerable(n) && run.opts.solver != options::MapSolver::kIlp;
     const bool gpu = run.gpu_on && !enumerated && run.gpu_sized(n, run.comps.num_clauses(k));
     (gpu ? gpu_q : cpu_q).push_back(k);
   }
-  if (run.gpu_on && run.opts.device == "gpu") {
+  if (run.gpu_on && run.opts.device == options::Device::kGpu) {
     std::vector<int32_t> big;
     int64_t clauses = 0;
     for (int32_t k : gpu_q) {
       const int64_t n = run.comps.num_atoms(k);
-      if (run.gpu_big(n, run.comps.num_clauses(k)) || run.opts.solver == "ilp") {
+      if (run.gpu_big(n, run.comps.num_clauses(k)) || run.opts.solver == options::MapSolver::kIlp) {
         big.push_back(k);
         continue;
       }
@@ -213,10 +210,10 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   SolveResult res;
   res.truth.assign(static_cast<size_t>(net.num_atoms) + 1, 0);
   res.components = run.comps.count;
-  if (opts.device != "cpu") {
+  if (opts.device != options::Device::kCpu) {
     std::string why;
     bool have = gpu_available(&why);
-    if (opts.device == "gpu" && !have)
+    if (opts.device == options::Device::kGpu && !have)
       throw std::runtime_error("solve_map: device 'gpu' requested but no GPU is usable: " + why);
     run.gpu_on = have;
     if (have) gpu_walksat_peak_bytes(true);
@@ -239,7 +236,7 @@ SolveResult solve_map(const mln::Network& net, const SolveOptions& opts) {
   for (const auto* q : {&cpu_q, &gpu_q})
     for (int32_t k : *q) walked += !run.enumerable(run.comps.num_atoms(k));
   for (const auto& b : gpu_batches) walked += static_cast<int>(b.size());
-  if (opts.solver != "ilp" && (opts.max_tries > 1 || opts.adaptive_noise) && walked > 1) run.passes = 2;
+  if (opts.solver != options::MapSolver::kIlp && (opts.max_tries > 1 || opts.adaptive_noise) && walked > 1) run.passes = 2;
   run.comp_more.assign(run.comps.count, 0);
   if (opts.progress) {
     std::vector<int32_t> all(cpu_q);

@@ -12,14 +12,18 @@
 #include <vector>
 
 #include "format/network.hpp"
+#include "options/options.hpp"
 #include "core/walk/walk_weighted.hpp"
 
 namespace mln::solver {
 
 struct SolveOptions {
-  int64_t max_flips = 0;        // run-wide flips per try; 0: 100 x #atoms (prorated per component)
-  int max_tries = 3;            // WalkSAT tries (COPY_LOW restarts)
-  double random_step = 0.5;     // probability of a random-walk step
+  // run-wide flips per try; 0: 100 x #atoms (prorated per component)
+  int64_t max_flips = options::default_of<int64_t>(options::Id::kMaxFlips, options::kMap);
+  // WalkSAT tries (COPY_LOW restarts)
+  int max_tries = options::default_of<int>(options::Id::kMaxTries, options::kMap);
+  // probability of a random-walk step
+  double random_step = options::default_of<double>(options::Id::kRandomStep, options::kMap);
   // When set, the CPU walks lower the noise from try to try (p, 0.4p, 0.2p,
   // repeating), each try restarting from the best state so far (COPY_LOW),
   // and after max_tries keep trying (up to 20x as many tries in all) while
@@ -28,7 +32,8 @@ struct SolveOptions {
   // Used when the caller did not pin -randomStep: on class it reaches
   // Tuffy's cost where a fixed p = 0.5 stalls a few units above it.
   bool adaptive_noise = false;
-  bool dont_break = false;      // never flip an atom whose flip breaks > 1e7 of weight
+  // never flip an atom whose flip breaks > 1e7 of weight
+  bool dont_break = options::default_of<bool>(options::Id::kDontBreak, options::kMap);
   // While hard clauses are violated, the CPU walk picks the clause to repair
   // among them with this probability (Tuffy: 0, uniform over all violated
   // clauses).  Measured (bench/gen, seeds 1-3): on class with hard rules the
@@ -41,11 +46,15 @@ struct SolveOptions {
   // rounds, iterations or simplex work, and the threads' results are
   // combined in a fixed order.  Only the time caps (timeout_s, ilp_seconds,
   // lp_seconds) read the clock; where one decided, SolveResult::time_capped.
-  uint64_t seed = 1;
-  int threads = 0;              // CPU worker threads; 0 = hardware concurrency
-  double timeout_s = 0;         // wall-clock cap for the whole solve; 0 = none
-  std::string device = "auto";  // auto | cpu | gpu
-  bool skip_components_without_query = true;  // Tuffy's default (no -nopush)
+  uint64_t seed = options::default_of<uint64_t>(options::Id::kSeed, options::kMap);
+  // CPU worker threads; 0 = hardware concurrency
+  int threads = options::default_of<int>(options::Id::kThreads, options::kMap);
+  // wall-clock cap for the whole solve; 0 = none
+  double timeout_s = options::default_of<double>(options::Id::kTimeout, options::kMap);
+  // auto | cpu | gpu
+  options::Device device = options::default_of<options::Device>(options::Id::kDevice, options::kMap);
+  // Tuffy's default (no -nopush)
+  bool skip_components_without_query = options::default_of<bool>(options::Id::kSkipComponentsWithoutQuery, options::kMap);
   // Components (or partitions) with at least this many atoms go to the GPU
   // in "auto" mode: below the crossover the CPU walk ends first
   // (measurements: docs/solver/map.md, bench/results/*/defaults.md).
@@ -57,7 +66,7 @@ struct SolveOptions {
   // exactly by enumerating their 2^n states (at most kExactMaxAtoms = 20);
   // 0 turns it off.  On class, 431 of 546 components have 10 atoms: 1,024
   // flips each instead of ~34 WalkSAT tries of 1,000 flips, at the optimum.
-  int exact_max_atoms = 12;
+  int exact_max_atoms = options::default_of<int>(options::Id::kExactMaxAtoms, options::kMap);
   // Components with more atoms than this are split by METIS and solved
   // Gauss-Seidel style.  A whole component is walked unless it is far
   // beyond what one walk state holds: METIS and its graph cost more than
@@ -83,7 +92,7 @@ struct SolveOptions {
   // class-hard's small components it ends lower (85.37 against 87.73 above
   // 10^10), and the batch ILP or the bound finishes them anyway
   // (bench/results/cpu-2core/defaults.md).
-  std::string cpu_walk = "auto";
+  options::CpuWalk cpu_walk = options::default_of<options::CpuWalk>(options::Id::kCpuWalk, options::kMap);
   int64_t cpu_weighted_min_atoms = 1000;
   // Device "gpu", weighted design: components below gpu_min_atoms are walked
   // together, in batches of at most this many clauses (solve_map.cpp).
@@ -97,12 +106,12 @@ struct SolveOptions {
   // ilp_seconds for the whole solve, after the LP relaxation's rounded
   // solution; the best answer is kept).  Every answer carries a lower bound
   // on the optimum.
-  std::string solver = "auto";
+  options::MapSolver solver = options::default_of<options::MapSolver>(options::Id::kSolver, options::kMap);
   // "auto": the exact path's time cap for the whole solve (s; 0: no exact
   // path).  A cap, not the budget: ilp_work ends the exact path first on
   // the networks it was sized on, and where the cap ends it instead the
   // answer says so (SolveResult::time_capped).
-  double ilp_seconds = 10;
+  double ilp_seconds = options::default_of<double>(options::Id::kIlpSeconds, options::kMap);
   // "auto": the exact path's budget for the whole solve, in CBC's simplex
   // work (IlpOptions::work_limit: rows and columns times simplex
   // iterations); 0: none.  With the stall rule's window ilp_stall_work.
@@ -115,7 +124,7 @@ struct SolveOptions {
   // "as good as optimal" for weights that are themselves estimates; on
   // class it saves the 1.2 s batch ILP that closes a 0.23% gap
   // (docs/solver/map.md).  0: prove every component that the budget allows.
-  double gap_tolerance = 0.005;
+  double gap_tolerance = options::default_of<double>(options::Id::kGapTolerance, options::kMap);
   // "auto": larger components keep the walk's answer.  No larger than
   // lp_bound_max_clauses: the ILP's root is the LP relaxation, and where that
   // is too large to bound, CBC proves nothing either (RC, 10^4 papers, 1.77M

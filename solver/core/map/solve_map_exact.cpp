@@ -47,7 +47,7 @@ double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool e
     PdhgOutcome lp = side_bound(k, pn, gap_target(cost, opts.gap_tolerance));
     bound = lp.bound;
     lp_optimal = lp.converged;
-    if (opts.solver == "auto" && !lp.state.empty() && lp.state_cost < cost) {
+    if (opts.solver == options::MapSolver::kAuto && !lp.state.empty() && lp.state_cost < cost) {
       cost = lp.state_cost;
       best = std::move(lp.state);
       lp_used = true;
@@ -57,7 +57,7 @@ double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool e
     mark("component " + std::to_string(k) + ": LP relaxation, bound " + std::to_string(lp.bound));
     bound = lp.bound;
     lp_optimal = lp.solved;
-    if (lp.solved && opts.solver == "auto") {  // "walksat" and "ilp" keep their own answers
+    if (lp.solved && opts.solver == options::MapSolver::kAuto) {  // "walksat" and "ilp" keep their own answers
       const double c = total_cost_threads(pn.clauses, lp.state);
       if (c < cost) {
         cost = c;
@@ -68,19 +68,19 @@ double Run::bound_component(int32_t k, const mln::Network& pn, int64_t n, bool e
   } else {
     bound = unit_bound(pn);
   }
-  const bool partitioned = n > (opts.device == "gpu" ? opts.gpu_partition_max_atoms : opts.partition_max_atoms);
+  const bool partitioned = n > (opts.device == options::Device::kGpu ? opts.gpu_partition_max_atoms : opts.partition_max_atoms);
   // auto: not where the LP's optimum leaves a gap too wide for branch and
   // bound in the time after the walk (GapClosing::exact_may_close).
   const bool closable = !lp_optimal || GapClosing::exact_may_close(cost, bound, m);
-  if (opts.solver == "auto" && !closable)
+  if (opts.solver == options::MapSolver::kAuto && !closable)
     mark("component " + std::to_string(k) + ": no exact path, the LP leaves a gap of " +
          std::to_string(100.0 * relative_gap(cost, bound)) + "%");
-  const bool try_ilp = ilp_available() && !stop.should_stop() && !(opts.solver != "ilp" && proven_within_tolerance(cost, bound)) &&
-                       (opts.solver == "ilp" || (opts.solver == "auto" && closable && !partitioned &&
+  const bool try_ilp = ilp_available() && !stop.should_stop() && !(opts.solver != options::MapSolver::kIlp && proven_within_tolerance(cost, bound)) &&
+                       (opts.solver == options::MapSolver::kIlp || (opts.solver == options::MapSolver::kAuto && closable && !partitioned &&
                                                  m <= opts.ilp_max_clauses && opts.ilp_seconds > 0));
   if (try_ilp && m <= opts.ilp_batch_max_clauses) {
     *defer = true;
-  } else if (try_ilp && opts.solver == "auto") {
+  } else if (try_ilp && opts.solver == options::MapSolver::kAuto) {
     std::lock_guard<std::mutex> lock(batch_mu);  // finish_exact, if the gap asks for it
     exact_later.push_back(k);
   } else if (IlpOutcome r; try_ilp && run_exact(pn, best, m > opts.ilp_full_max_clauses, r)) {
@@ -129,7 +129,7 @@ void Run::start_side_bound(int32_t k, const mln::Network& pn, const SubNetwork& 
   po.rel_gap = 1e-6;
   // On the GPU whenever the job has one (device "gpu", or "auto" with a GPU
   // present), beside the walk's kernels; the CPU path if the GPU fails.
-  po.device = gpu_on ? "auto" : "cpu";
+  po.device = gpu_on ? options::Device::kAuto : options::Device::kCpu;
   // The stall rule's window after the walk: an eighth of the iterations the
   // bound may take where it runs.
   sb->window = std::max<int64_t>(kPdhgMinIterations, (gpu_on ? po.gpu_max_iterations : po.max_iterations) / 8);
@@ -167,7 +167,7 @@ PdhgOutcome Run::bound_after_walk(int32_t k, const mln::Network& pn, double targ
   set_pdhg_iterations(pn, po);
   po.stop = &stop;
   po.threads = pool_threads(opts.threads);  // the walk is over: the CPU's threads evaluate
-  po.device = "gpu";
+  po.device = options::Device::kGpu;
   po.cpu_fallback = false;  // an LP too large for the GPU beside the walk is too large for the host's memory too
   po.rel_gap = 1e-6;
   po.bound_target = &t;
@@ -230,7 +230,7 @@ PdhgOutcome Run::side_bound(int32_t k, const mln::Network& pn, double target) {
     po.gpu_max_iterations = 0;
     po.stop = &stop;
     po.threads = 1;  // on a worker thread, beside the other workers
-    po.device = "cpu";  // no side thread: a component walked in a GPU batch, or no thread to be had
+    po.device = options::Device::kCpu;  // no side thread: a component walked in a GPU batch, or no thread to be had
     po.rel_gap = 1e-6;
     po.bound_target = &t;
     return lp_bound_pdhg(pn, po);
@@ -242,7 +242,7 @@ PdhgOutcome Run::side_bound(int32_t k, const mln::Network& pn, double target) {
 double Run::ilp_limit() const {
   const double now = seconds_so_far();
   double limit = 0;
-  if (opts.solver != "ilp") {
+  if (opts.solver != options::MapSolver::kIlp) {
     limit = opts.ilp_seconds - static_cast<double>(ilp_micros.load()) * 1e-6;
     if (limit <= 0) return -1;
   }
@@ -255,13 +255,13 @@ double Run::ilp_limit() const {
 }
 
 double Run::ilp_work_left() const {
-  if (opts.solver == "ilp" || opts.ilp_work <= 0) return 0;  // "ilp": until done or the timeout
+  if (opts.solver == options::MapSolver::kIlp || opts.ilp_work <= 0) return 0;  // "ilp": until done or the timeout
   return opts.ilp_work - static_cast<double>(ilp_work.load());
 }
 
 bool Run::run_exact(const mln::Network& pn, const std::vector<uint8_t>& start, bool cutting_plane, IlpOutcome& r) {
   const double work = ilp_work_left();
-  if (opts.solver != "ilp" && opts.ilp_work > 0 && work <= 0) {
+  if (opts.solver != options::MapSolver::kIlp && opts.ilp_work > 0 && work <= 0) {
     ilp_spent = true;
     return false;
   }
@@ -276,14 +276,14 @@ bool Run::run_exact(const mln::Network& pn, const std::vector<uint8_t>& start, b
   io.work_limit = work;
   io.stop = &stop;
   io.cutting_plane = cutting_plane;
-  io.stop_when_stalled = opts.solver == "auto";  // after the walk: #39's stop rule; "ilp" keeps its time
+  io.stop_when_stalled = opts.solver == options::MapSolver::kAuto;  // after the walk: #39's stop rule; "ilp" keeps its time
   io.stall_window = opts.ilp_stall_work;
   r = solve_ilp(pn, start, io);
   mark("exact path (limit " + std::to_string(limit) + " s, work " + std::to_string(work) + "): " + r.status);
   ilp_used = true;
   if (r.timed_out) time_capped = true;
   ilp_work += static_cast<int64_t>(r.work);
-  if (opts.solver != "ilp" && opts.ilp_work > 0 && ilp_work_left() <= 0) ilp_spent = true;
+  if (opts.solver != options::MapSolver::kIlp && opts.ilp_work > 0 && ilp_work_left() <= 0) ilp_spent = true;
   ilp_micros += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t_ilp).count();
   return true;
 }
@@ -340,7 +340,7 @@ bool Run::within_gap() const {
 }
 
 void Run::finish_exact(std::vector<uint8_t>& truth) {
-  if (opts.solver != "auto") {
+  if (opts.solver != options::MapSolver::kAuto) {
     solve_batched(truth);
     return;
   }

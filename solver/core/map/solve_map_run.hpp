@@ -128,14 +128,14 @@ struct Run {
 
   // Whether a piece of n atoms and m clauses is walked on the GPU when one is
   // usable: any with device "gpu"; in "auto", gpu_min_atoms or gpu_min_clauses.
-  bool gpu_sized(int64_t n, int64_t m) const { return opts.device == "gpu" || gpu_big(n, m); }
+  bool gpu_sized(int64_t n, int64_t m) const { return opts.device == options::Device::kGpu || gpu_big(n, m); }
   // Whether it is large enough for a GPU walk of its own in "auto" (with
   // device "gpu", smaller ones are walked together in batches).
   bool gpu_big(int64_t n, int64_t m) const { return n >= opts.gpu_min_atoms || m >= opts.gpu_min_clauses; }
 
   // Whether a CPU walk of a piece of n atoms is the weighted walk (cpu_walk).
   bool weighted_on_cpu(int64_t n) const {
-    return opts.cpu_walk == "weighted" || (opts.cpu_walk == "auto" && n >= opts.cpu_weighted_min_atoms);
+    return opts.cpu_walk == options::CpuWalk::kWeighted || (opts.cpu_walk == options::CpuWalk::kAuto && n >= opts.cpu_weighted_min_atoms);
   }
 
   // Whether a (sub)network of n atoms is solved by enumerating its states.

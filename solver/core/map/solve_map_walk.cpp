@@ -41,7 +41,7 @@ WalkParams Run::walk_params(int32_t k, int64_t flips, uint64_t seed, bool whole)
 
 bool Run::first_try_within_gap(int32_t k, const mln::Network& pn, double cost, LpOutcome& lp) {
   const int64_t m = static_cast<int64_t>(pn.clauses.size());
-  if (opts.solver != "auto" || pdhg_sized(m) || m > opts.lp_bound_max_clauses || !ilp_available() || stop.should_stop())
+  if (opts.solver != options::MapSolver::kAuto || pdhg_sized(m) || m > opts.lp_bound_max_clauses || !ilp_available() || stop.should_stop())
     return false;
   lp = lp_relaxation(pn, opts.lp_seconds, &stop);
   // The answer is the better of the walk's and the LP's rounded point
@@ -322,7 +322,7 @@ void Run::solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth,
     best = *walked;
   } else if (more && stop.should_stop()) {
     best = init;  // the time ran out before this component's other tries
-  } else if (opts.solver == "ilp" && !enumerated) {
+  } else if (opts.solver == options::MapSolver::kIlp && !enumerated) {
     best = init;  // the exact path alone, from the starting state
   } else if (n > part_max) {
     // Split by METIS in each pass (a second partitioning, but a split
@@ -341,7 +341,7 @@ void Run::solve_component(int32_t k, bool on_gpu, std::vector<uint8_t>& truth,
     best = solve_piece(k, on_gpu, piece_net, init, flips, seed, true);
   }
   LpOutcome first_lp;  // the LP first_try_within_gap solved, if it did
-  if (passes == 2 && !more && !enumerated && opts.solver != "ilp") {
+  if (passes == 2 && !more && !enumerated && opts.solver != options::MapSolver::kIlp) {
     for (size_t i = 0; i < atoms.size(); ++i) truth[atoms[i]] = best[i + 1];
     comp_cost[k] = total_cost_threads(piece_net.clauses, best) + sub.constant_cost;
     sink.report(k, comp_cost[k], 0);

@@ -40,11 +40,6 @@ void validate(const mln::Network& net, const MarginalOptions& o) {
   if (o.chains < 0) bad("chains must be >= 0");
   if (o.threads < 0) bad("threads must be >= 0");
   if (!(o.timeout_s >= 0)) bad("timeout_s must be >= 0");
-  try {
-    options::check_choice(*options::find(options::Id::kDevice, options::kMarginal), o.device);
-  } catch (const options::OptionError& e) {
-    bad(e.what());
-  }
   if (o.exact_max_atoms < 0 || o.exact_max_atoms > kExactMaxAtoms)
     bad("exact_max_atoms must be between 0 and " + std::to_string(kExactMaxAtoms));
   if (net.num_atoms < 0 || net.clauses.offsets.size() != net.clauses.size() + 1 ||
@@ -252,10 +247,10 @@ MarginalResult solve_marginal(const mln::Network& net, const MarginalOptions& op
   res.prob[0] = 0;  // unused
   res.components = run.comps.count;
   bool gpu_on = false;
-  if (opts.device != "cpu") {
+  if (opts.device != options::Device::kCpu) {
     std::string why;
     const bool have = gpu_mcsat_available(&why);
-    if (opts.device == "gpu" && !have)
+    if (opts.device == options::Device::kGpu && !have)
       throw std::runtime_error("solve_marginal: device 'gpu' requested but no GPU is usable: " + why);
     gpu_on = have;
     if (have) gpu_mcsat_peak_bytes(true);
@@ -287,7 +282,7 @@ MarginalResult solve_marginal(const mln::Network& net, const MarginalOptions& op
       // (solve_marginal.hpp).
       const bool few = opts.samples < opts.gpu_min_samples;
       c.one_chain = gpu_on && few && opts.chains == 0 && run.comps.num_clauses(k) >= one_chain_min;
-      c.on_gpu = gpu_on && (opts.device == "gpu" || (n >= opts.gpu_min_atoms && !few) || c.one_chain);
+      c.on_gpu = gpu_on && (opts.device == options::Device::kGpu || (n >= opts.gpu_min_atoms && !few) || c.one_chain);
       c.chains = static_cast<int>(std::min<int64_t>(opts.chains > 0 ? opts.chains : 1, opts.samples));
       if (c.on_gpu) {
         c.pending = 1;

@@ -13,17 +13,24 @@
 #include <vector>
 
 #include "format/network.hpp"
+#include "options/options.hpp"
 
 namespace mln::solver {
 
 struct MarginalOptions {
-  int samples = 100;            // counted samples per component (-mcsatSamples)
-  int burn_in = 0;              // MC-SAT steps before counting starts (Tuffy: none)
-  double mcsat_param = 1.0;     // a satisfied clause is kept with probability 1 - exp(-|w| * x) (-mcsatParam)
-  double sa_temperature = 10;   // SampleSAT's SA coefficient: accept uphill delta with exp(-delta * sa) (-sa)
+  // counted samples per component (-mcsatSamples)
+  int samples = options::default_of<int>(options::Id::kSamples, options::kMarginal);
+  // MC-SAT steps before counting starts (Tuffy: none)
+  int burn_in = options::default_of<int>(options::Id::kBurnIn, options::kMarginal);
+  // a satisfied clause is kept with probability 1 - exp(-|w| * x) (-mcsatParam)
+  double mcsat_param = options::default_of<double>(options::Id::kMcsatParam, options::kMarginal);
+  // SampleSAT's SA coefficient: accept uphill delta with exp(-delta * sa) (-sa)
+  double sa_temperature = options::default_of<double>(options::Id::kSaTemperature, options::kMarginal);
   double sa_probability = 0.5;  // share of SampleSAT steps that are SA steps (the rest WalkSAT steps)
-  double random_step = 0.5;     // WalkSAT random-walk probability inside SampleSAT (-randomStep)
-  int64_t max_flips = 0;        // flips per SampleSAT call, run-wide, prorated by component atoms; 0: 100 x atoms
+  // WalkSAT random-walk probability inside SampleSAT (-randomStep)
+  double random_step = options::default_of<double>(options::Id::kRandomStep, options::kMarginal);
+  // flips per SampleSAT call, run-wide, prorated by component atoms; 0: 100 x atoms
+  int64_t max_flips = options::default_of<int64_t>(options::Id::kMaxFlips, options::kMarginal);
   // SampleSAT steps (simulated annealing, mostly) after the alive clauses
   // are satisfied, for near-uniformity over their solutions; 0: four sweeps
   // (4 x component atoms).  Within max_flips.
@@ -34,14 +41,18 @@ struct MarginalOptions {
   // CPU (results do not depend on the thread count), the GPU sampler's
   // choice on the GPU (see docs/solver/marginal.md).
   int chains = 0;
-  uint64_t seed = 1;            // results are a function of (network, options) for a given device
-  int threads = 0;              // CPU threads; 0 = hardware concurrency
-  double timeout_s = 0;         // wall-clock limit; 0 = none (results so far are kept, `cancelled` set)
-  std::string device = "auto";  // auto | cpu | gpu
-  bool skip_components_without_query = true;
+  // results are a function of (network, options) for a given device
+  uint64_t seed = options::default_of<uint64_t>(options::Id::kSeed, options::kMarginal);
+  // CPU threads; 0 = hardware concurrency
+  int threads = options::default_of<int>(options::Id::kThreads, options::kMarginal);
+  // wall-clock limit; 0 = none (results so far are kept, `cancelled` set)
+  double timeout_s = options::default_of<double>(options::Id::kTimeout, options::kMarginal);
+  // auto | cpu | gpu
+  options::Device device = options::default_of<options::Device>(options::Id::kDevice, options::kMarginal);
+  bool skip_components_without_query = options::default_of<bool>(options::Id::kSkipComponentsWithoutQuery, options::kMarginal);
   // Components with at most this many atoms get exact marginals by
   // enumerating their 2^n states (weighted by exp(-cost)); 0 turns it off.
-  int exact_max_atoms = 12;
+  int exact_max_atoms = options::default_of<int>(options::Id::kExactMaxAtoms, options::kMarginal);
   // Components with at least this many atoms are sampled on the GPU in "auto" mode.
   int64_t gpu_min_atoms = 20000;
   // ... and when at least this many samples are asked for.  The GPU runs

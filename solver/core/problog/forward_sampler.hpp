@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "options/options.hpp"
+
 namespace mln::problog {
 
 // A ground CP-theory as flat arrays.  Rules are in firing order: by stratum
@@ -49,11 +51,14 @@ struct SampleProgress {
 
 struct SampleOptions {
   std::string device = "cpu";     // cpu or gpu
-  uint64_t samples = 0;           // a fixed count of accepted samples; 0: the stopping rule
-  double delta = 0.01;            // the stopping rule's interval width
-  uint64_t max_samples = 10000000;  // most samples drawn, accepted or not
-  uint64_t seed = 1;
-  int threads = 0;                // CPU threads; 0: all cores
+  // Defaults: the options table's problog rows (options/options.hpp).
+  static constexpr int64_t def(options::Id id) { return options::default_integer(id, options::kProblog); }
+  // fixed count of accepted samples; 0: the stopping rule
+  uint64_t samples = static_cast<uint64_t>(def(options::Id::kSamples));
+  double delta = options::default_number(options::Id::kDelta, options::kProblog);  // the stopping rule's interval width
+  uint64_t max_samples = static_cast<uint64_t>(def(options::Id::kMaxSamples));  // most drawn, accepted or not
+  uint64_t seed = static_cast<uint64_t>(def(options::Id::kSeed));
+  int threads = static_cast<int>(def(options::Id::kThreads));  // CPU threads; 0: all cores
   uint64_t batch = 0;             // samples per batch; 0: the backend's choice
   // After each batch; may throw to stop (a cancel).
   std::function<void(const SampleProgress&)> progress;

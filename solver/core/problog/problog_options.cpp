@@ -8,15 +8,15 @@ namespace mln::problog {
 ProblogOptions read_problog_options(const OptionEntries& opts) {
   opts.reject_unknown();
   ProblogOptions o;
-  o.device = opts.choice("device");
-  o.sample.samples = static_cast<uint64_t>(opts.whole("samples"));
-  o.sample.max_samples = static_cast<uint64_t>(opts.whole("max_samples"));
-  o.sample.seed = static_cast<uint64_t>(opts.whole("seed"));
-  o.sample.threads = static_cast<int>(opts.whole("threads"));
-  o.threads_given = opts.given("threads");
-  o.max_rows = static_cast<uint64_t>(opts.whole("max_rows"));
-  o.sample.delta = opts.number("delta");
-  o.verbose = opts.boolean("verbose");
+  o.device = opts.choice(options::Id::kDevice);
+  o.sample.samples = static_cast<uint64_t>(opts.whole(options::Id::kSamples));
+  o.sample.max_samples = static_cast<uint64_t>(opts.whole(options::Id::kMaxSamples));
+  o.sample.seed = static_cast<uint64_t>(opts.whole(options::Id::kSeed));
+  o.sample.threads = static_cast<int>(opts.whole(options::Id::kThreads));
+  o.threads_given = opts.given(options::Id::kThreads);
+  o.max_rows = static_cast<uint64_t>(opts.whole(options::Id::kMaxRows));
+  o.sample.delta = opts.number(options::Id::kDelta);
+  o.verbose = opts.boolean(options::Id::kVerbose);
   return o;
 }
 

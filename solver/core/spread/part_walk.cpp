@@ -16,7 +16,7 @@ namespace mln::solver {
 namespace {
 using Clock = std::chrono::steady_clock;
 
-bool gpu_allowed(const SolveOptions& o) { return o.device != "cpu"; }
+bool gpu_allowed(const SolveOptions& o) { return o.device != options::Device::kCpu; }
 
 // The kept walk's settings: a round that stops finding better states ends
 // after a quarter of the walk's stall floor (WeightedOptions::stall_work),
@@ -35,8 +35,8 @@ WeightedOptions kept_options(const SolveOptions& o) {
 }  // namespace
 
 bool part_walk_applies(const SolveOptions& o) {
-  if (o.solver == "ilp") return false;  // the exact path answers each part
-  if (o.cpu_walk == "weighted") return true;
+  if (o.solver == options::MapSolver::kIlp) return false;  // the exact path answers each part
+  if (o.cpu_walk == options::CpuWalk::kWeighted) return true;
   return gpu_allowed(o) && gpu_walksat_available(nullptr);
 }
 
@@ -63,7 +63,7 @@ PartWalker::PartWalker(const mln::Network& net, const SpreadPlan& plan, const Pa
     t = now;
   };
   phase("extracted");
-  const bool want_gpu = gpu_allowed(o) && (o.device == "gpu" || free_ >= o.gpu_min_atoms);
+  const bool want_gpu = gpu_allowed(o) && (o.device == options::Device::kGpu || free_ >= o.gpu_min_atoms);
   if (want_gpu) {
     try {
       inst_ = walk_instance_header(sub_.net);

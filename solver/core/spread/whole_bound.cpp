@@ -18,7 +18,7 @@ WholeBound::WholeBound(const mln::Network& net, const SpreadPlan& plan, const So
   po.rel_gap = 1e-6;
   // The GPU when the job may use one and this worker has one (the CPU path
   // if it fails); device "gpu" was checked by the parts' solves.
-  po.device = o.device == "cpu" ? "cpu" : "auto";
+  po.device = o.device == options::Device::kCpu ? options::Device::kCpu : options::Device::kAuto;
   lp_ = std::make_unique<PdhgThread>(net, po, &job_stop_);  // not started: the parts' bounds stand
 }
 
