@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <memory>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -29,10 +30,11 @@ namespace {
 std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop = true; }
 
-// Whether the database has the extension yet; throws when it cannot be reached.
-bool extension_installed(const std::string& dsn) {
-  mln::worker::Conn c(dsn);
-  return c.exec("SELECT 1 FROM pg_extension WHERE extname = 'pg_mln'").rows() == 1;
+// Whether the database has the extension yet, over `c` (opened when null);
+// throws when it cannot be reached.
+bool extension_installed(const std::string& dsn, std::unique_ptr<mln::worker::Conn>& c) {
+  if (!c) c = std::make_unique<mln::worker::Conn>(dsn);
+  return c->exec("SELECT 1 FROM pg_extension WHERE extname = 'pg_mln'").rows() == 1;
 }
 
 // Serves the database until SIGINT/SIGTERM.  A worker is started beside a
@@ -46,8 +48,9 @@ int serve_until_stopped(const mln::worker::WorkerOptions& o, const std::string& 
   constexpr int kRetrySeconds = 2;
   const bool one_shot = o.once || o.only_job;
   bool told = false;
+  std::unique_ptr<mln::worker::Conn> first;  // the probe's connection, served over next
   try {
-    while (!g_stop && !extension_installed(o.dsn)) {
+    while (!g_stop && !extension_installed(o.dsn, first)) {
       if (one_shot) throw std::runtime_error("the pg_mln extension is not installed in this database (CREATE EXTENSION pg_mln)");
       if (!told && !quiet) std::cerr << prefix << "waiting for CREATE EXTENSION pg_mln in this database\n";
       told = true;
@@ -60,7 +63,7 @@ int serve_until_stopped(const mln::worker::WorkerOptions& o, const std::string& 
   int n = 0;
   while (!g_stop) {
     try {
-      n += mln::worker::serve(o, g_stop);
+      n += first ? mln::worker::serve(o, g_stop, std::move(first)) : mln::worker::serve(o, g_stop);
       break;
     } catch (const std::exception& e) {
       std::cerr << prefix << e.what() << "\n";

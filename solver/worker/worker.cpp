@@ -21,9 +21,11 @@ std::string default_name() {
 
 }  // namespace
 
-int serve(const WorkerOptions& wo, std::atomic<bool>& stop) {
+int serve(const WorkerOptions& wo, std::atomic<bool>& stop) { return serve(wo, stop, std::make_unique<Conn>(wo.dsn)); }
+
+int serve(const WorkerOptions& wo, std::atomic<bool>& stop, std::unique_ptr<Conn> conn) {
   std::string me = wo.name.empty() ? default_name() : wo.name;
-  Conn c(wo.dsn);
+  Conn& c = *conn;
   c.pin_search_path();
   c.limit_idle_transactions(wo.idle_transaction_seconds());
   // A worker for one job (a command line's own) is not one that serves the

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "format/network.hpp"
@@ -37,6 +38,10 @@ struct WorkerOptions {
 // Serves jobs until `stop` is set (or, with once/only_job, the work is
 // done).  Returns the number of jobs finished.
 int serve(const WorkerOptions& opts, std::atomic<bool>& stop);
+// The same over a connection the caller opened (mln_worker's, which asked
+// it whether the extension is installed): a role with CONNECTION LIMIT 1
+// would otherwise be refused while the first connection's backend exits.
+int serve(const WorkerOptions& opts, std::atomic<bool>& stop, std::unique_ptr<Conn> conn);
 
 // Reads the ground network of the program whose schema is `schema`.  With
 // a dsn and streams > 1 (and `c` outside a transaction) a large network's
