@@ -113,6 +113,21 @@ void check_columns(const dl::Relation& rel, TupleDesc desc) {
   }
 }
 
+// Registers a maintained program (docs/datalog.md, "Maintained outputs"):
+// its row in mln.datalog_maintained and the triggers on its input tables
+// (mln._datalog_maintain checks that each is a table the caller may put
+// triggers on), in the caller's transaction, after its tables are written.
+void maintain_outputs(Spi& spi, const std::string& schema, const std::string& text, Datum options,
+                      const dl::Program& p) {
+  std::vector<int32_t> oids;
+  for (const dl::Relation& rel : p.rels)
+    if (rel.input)
+      oids.push_back(static_cast<int32_t>(
+          spi.query("SELECT to_regclass($1)::oid::int4", {text_param(source_name(rel))}).int4(0, 0)));
+  spi.query("SELECT mln._datalog_maintain($1, $2, $3, $4::int4[]::oid[])",
+            {text_param(schema), text_param(text), Param{JSONBOID, options, false}, int4_array_param(oids)});
+}
+
 std::vector<std::pair<std::string, uint64_t>> written;  // mln.datalog's result rows
 std::unique_ptr<DatalogResult> result;                  // mln.datalog_query's result, until it is returned
 
@@ -142,6 +157,7 @@ Datum mln_datalog(PG_FUNCTION_ARGS) {
     }
     const double write_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     pg_call([&] { elog(opts.verbose ? NOTICE : DEBUG1, "pg_mln: datalog results written in %.3f s", write_s); });
+    if (opts.maintain) maintain_outputs(spi, schema, text, PG_GETARG_DATUM(2), res->prog);
   });
   InitMaterializedSRF(fcinfo, 0);
   ReturnSetInfo* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
@@ -168,6 +184,9 @@ Datum mln_datalog_query(PG_FUNCTION_ARGS) {
       throw UserError{ERRCODE_FEATURE_NOT_SUPPORTED, "mln.datalog_query must be called in FROM with a column definition list", "", ""};
     Spi spi;
     const DatalogOptions opts = datalog_options(spi, PG_ARGISNULL(2) ? 0 : PG_GETARG_DATUM(2), PG_ARGISNULL(2));
+    if (opts.maintain)
+      throw UserError{ERRCODE_INVALID_PARAMETER_VALUE, "option \"maintain\" applies to mln.datalog, not to mln.datalog_query",
+                      "", "mln.datalog(program, target_schema, '{\"maintain\": true}') keeps tables current"};
     result = std::make_unique<DatalogResult>();
     run_datalog(spi, dl::parse(text), opts, *result);
     rel = result->prog.find(name);

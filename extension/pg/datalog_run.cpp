@@ -33,6 +33,7 @@ DatalogOptions datalog_options(Spi& spi, Datum options, bool isnull) {
   o.device = opts.choice(options::Id::kDevice);
   o.max_rows = static_cast<uint64_t>(opts.whole(options::Id::kMaxRows));
   o.verbose = opts.boolean(options::Id::kVerbose);
+  o.maintain = opts.boolean(options::Id::kMaintain);
   return o;
 }
 
@@ -114,13 +115,17 @@ bool scan_input(Spi& spi, const dl::Relation& rel, gpu::HostTable& t) {
 gpu::HostTable read_input(Spi& spi, const dl::Relation& rel, dl::Symbols& syms) {
   gpu::HostTable fast;
   if (scan_input(spi, rel, fast)) return fast;
+  return read_rows(spi, rel, source_name(rel), syms);
+}
+
+gpu::HostTable read_rows(Spi& spi, const dl::Relation& rel, const std::string& from, dl::Symbols& syms) {
   std::string sql = "SELECT ", where;
   for (int c = 0; c < rel.arity; ++c) {
     const std::string col = qi(rel.source.columns[c]);
     sql += (c ? ", " : "") + col + (rel.types[c] == dl::ColType::Int ? "::int4" : "::text");
     where += (c ? " AND " : " WHERE ") + col + " IS NOT NULL";
   }
-  Rows r = spi.query(sql + " FROM " + source_name(rel) + where);
+  Rows r = spi.query(sql + " FROM " + from + where);
   gpu::HostTable t;
   t.cols.assign(rel.arity, std::vector<int32_t>(r.size()));
   for (int c = 0; c < rel.arity; ++c)

@@ -19,6 +19,7 @@ struct DatalogOptions {
   std::string device;              // '' (the mln.device setting), auto, cpu or gpu
   uint64_t max_rows = 0;           // 0: no limit (EvalOptions::max_rows); datalog_options gives the table's default
   bool verbose = false;            // progress as NOTICE (else DEBUG1)
+  bool maintain = false;           // mln.datalog: keep the outputs current (datalog_maintain_fn.cpp)
 };
 
 // The options jsonb (NULL: defaults).  Throws UserError for an unknown
@@ -51,6 +52,10 @@ void resolve_input(Spi& spi, lang::datalog::Relation& rel);
 // Reads a resolved input relation's rows into a host table (symbol ids for
 // text), with the caller's privileges; rows with a NULL are left out.
 gpu::HostTable read_input(Spi& spi, const lang::datalog::Relation& rel, lang::datalog::Symbols& syms);
+// The same from `from` (SQL: a relation with rel's source columns, e.g. a
+// trigger's transition table), through SQL.
+gpu::HostTable read_rows(Spi& spi, const lang::datalog::Relation& rel, const std::string& from,
+                         lang::datalog::Symbols& syms);
 
 // Resolves the inputs of `prog` (parsed, or built: ProbLog's grounding),
 // reads them, evaluates.  Throws LangError, UserError, PgError (a missing

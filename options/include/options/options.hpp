@@ -86,7 +86,7 @@ enum class Id : uint8_t {
   kPartitions, kMaxTries, kDontBreak, kSolver, kIlpSeconds, kCpuWalk, kRounds, kGapTolerance, kSamples, kBurnIn,
   kMcsatParam, kSaTemperature, kMethod, kIterations, kPriorStddev, kInit, kLearningRate,
   kMaxRows, kDelta, kMaxSamples, kScore, kLink, kMaxBody, kMaxVars, kBeam, kMinPos, kNoise, kMaxRules,
-  kRecursion, kMaxConstants, kMinGain, kPenalty, kL2, kNegativesPerPositive, kVerbose,
+  kRecursion, kMaxConstants, kMinGain, kPenalty, kL2, kNegativesPerPositive, kVerbose, kMaintain,
   kCount
 };
 constexpr size_t kIdCount = static_cast<size_t>(Id::kCount);
@@ -228,6 +228,9 @@ inline constexpr Spec kSpecs[] = {
      "3", nullptr, "closed-world negatives drawn per positive when no negatives are given"},
     {Id::kSeed, "seed", kRules, Type::kInteger, nullptr, 0, kInt64Max, false, false, "1", nullptr,
      "seed of the closed-world negatives' sample"},
+    {Id::kMaintain, "maintain", kDatalog, Type::kBoolean, nullptr, 0, 0, false, false, "false", nullptr,
+     "mln.datalog: keep the target schema's tables current as the input tables change (triggers; see "
+     "mln.datalog_maintained)"},
     {Id::kVerbose, "verbose", kAnyFunction, Type::kBoolean, nullptr, 0, 0, false, false, "false", nullptr,
      "progress as NOTICEs (a worker: log lines)"},
 };
