@@ -79,7 +79,10 @@ SELECT throws_like($$SELECT mln.create_program('big', E'P(t)\n1e300 P(x)\n')$$, 
 -- log's four (0.14.0, 0.15.0): the trigger that logs a write to a source
 -- table (the writer may not read pg_mln's catalog), the two reads of the log
 -- (which tables changed, how many transactions wrote each) and the removal
--- of the changes every program has seen (no role may write or trim it).  Each runs with its search path pinned.
+-- of the changes every program has seen (no role may write or trim it); and
+-- (0.16.0) the owner of a maintained Datalog program, for a table it reads
+-- (its trigger fires for a writer whom row-level security hides the row
+-- from).  Each runs with its search path pinned.
 SELECT is((SELECT string_agg(p.oid::regprocedure::text, ', ' ORDER BY p.oid::regprocedure::text)
              FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
             WHERE n.nspname = 'mln' AND p.prosecdef
@@ -88,9 +91,9 @@ SELECT is((SELECT string_agg(p.oid::regprocedure::text, ', ' ORDER BY p.oid::reg
 SELECT is((SELECT string_agg(p.oid::regprocedure::text, ', ' ORDER BY p.oid::regprocedure::text)
              FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
             WHERE n.nspname = 'mln' AND p.prosecdef),
-          'mln._changed_tables(oid[],pg_snapshot,xid8), mln._forget_changes(oid[]), mln._note_change(), '
-          'mln._pending_changes(oid[],pg_snapshot,xid8)',
-          'the SECURITY DEFINER functions of schema mln are the change log''s four');
+          'mln._changed_tables(oid[],pg_snapshot,xid8), mln._datalog_owner(name,oid), mln._forget_changes(oid[]), '
+          'mln._note_change(), mln._pending_changes(oid[],pg_snapshot,xid8)',
+          'the SECURITY DEFINER functions of schema mln are the change log''s four and _datalog_owner');
 SELECT is((SELECT string_agg(c.relname, ', ' ORDER BY c.relname)
              FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = 'mln' AND c.relkind = 'v'

@@ -114,9 +114,9 @@ SELECT is(pg_temp.refusal('map', '{"cpu_walk": "tabu"}'), 'invalid cpu_walk "tab
 SELECT is(pg_temp.refusal('learn', '{"init": "random"}'), 'invalid learning init "random"', 'an unknown init');
 SELECT is(pg_temp.refusal('bogus', '{}'), 'unknown inference task "bogus"', 'an unknown task');
 
--- The functions' options (0.15.0): one table for mln.datalog, mln.problog
+-- The functions' options (0.15.0; maintain: 0.16.0): one table for mln.datalog, mln.problog
 -- (and its jobs) and rule learning, listed beside the job options.
-SELECT set_eq($$SELECT name FROM mln.options() WHERE task ~ 'datalog'$$, ARRAY['device', 'max_rows', 'verbose'],
+SELECT set_eq($$SELECT name FROM mln.options() WHERE task ~ 'datalog'$$, ARRAY['device', 'max_rows', 'verbose', 'maintain'],
               'mln.options() lists mln.datalog''s options');
 SELECT set_eq($$SELECT name FROM mln.options() WHERE task ~ 'problog'$$,
               ARRAY['device', 'max_rows', 'samples', 'delta', 'max_samples', 'seed', 'threads', 'verbose'],

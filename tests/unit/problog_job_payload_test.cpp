@@ -118,7 +118,8 @@ TEST(FunctionOptions, EveryDefaultIsAValidValue) {
       }
     }
   }
-  EXPECT_EQ(options::option_names(kDatalogOptions, true, true), "device ('auto', 'cpu' or 'gpu'), max_rows and verbose");
+  EXPECT_EQ(options::option_names(kDatalogOptions, true, true),
+            "device ('auto', 'cpu' or 'gpu'), max_rows, maintain and verbose");
 }
 
 TEST(ProblogJobOptions, DefaultsAndValues) {
