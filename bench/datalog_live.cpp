@@ -1,7 +1,7 @@
 // Datalog maintenance against evaluation from scratch (issue #62;
 // bench/datalog_live.sh, bench/results/<machine>/datalog_live.md):
 //
-//   mln_datalog_live EDGES [changes=20] [engine=cpu|cuda] [seed=1]
+//   mln_datalog_live EDGES [changes=20] [engine=cpu|cuda] [seed=1] [programs=tc,pt]
 //
 // Transitive closure over a random directed graph of EDGES edges on
 // EDGES / 0.9 nodes (out-degree 0.9: below the giant component, so the
@@ -129,11 +129,13 @@ int main(int argc, char** argv) {
   int changes = 20;
   std::string engine = "cpu";
   uint32_t seed = 1;
+  std::string programs = "tc,pt";
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.rfind("changes=", 0) == 0) changes = std::atoi(a.c_str() + 8);
     else if (a.rfind("engine=", 0) == 0) engine = a.substr(7);
     else if (a.rfind("seed=", 0) == 0) seed = static_cast<uint32_t>(std::atoll(a.c_str() + 5));
+    else if (a.rfind("programs=", 0) == 0) programs = a.substr(9);
   }
   auto eng = engine == "cuda" ? mln::gpu::make_cuda_engine() : mln::gpu::make_cpu_engine();
   std::printf("engine: %s; %d single-row changes per program, seed %u\n\n", eng->name().c_str(), changes, seed);
@@ -143,7 +145,7 @@ int main(int argc, char** argv) {
   const int32_t nodes = static_cast<int32_t>(static_cast<double>(edges) / 0.9);
   Workload tc{"transitive closure", "tc(X,Y) :- e(X,Y). tc(X,Y) :- tc(X,Z), e(Z,Y).", {}, "e", nodes, nodes};
   tc.inputs["e"] = random_pairs(rng, static_cast<size_t>(edges), nodes, nodes);
-  run(*eng, tc, changes, seed);
+  if (programs.find("tc") != std::string::npos) run(*eng, tc, changes, seed);
   // Points-to: V variables, O objects; addr V -> O, assign/load/store V -> V.
   const int64_t stmts = edges / 4;
   const int32_t vars = static_cast<int32_t>(std::max<int64_t>(16, stmts / 2)), objs = std::max(4, vars / 8);
@@ -155,6 +157,6 @@ int main(int argc, char** argv) {
   pt.inputs["assign"] = random_pairs(rng, static_cast<size_t>(stmts), vars, vars);
   pt.inputs["load"] = random_pairs(rng, static_cast<size_t>(stmts / 8), vars, vars);
   pt.inputs["store"] = random_pairs(rng, static_cast<size_t>(stmts / 8), vars, vars);
-  run(*eng, pt, changes, seed);
+  if (programs.find("pt") != std::string::npos) run(*eng, pt, changes, seed);
   return 0;
 }

@@ -169,6 +169,19 @@ inline gpu::HostTable to_table(const Set& s, int arity) {
   return t;
 }
 
+// `text` parsed with every input column an integer, types inferred and
+// constants encoded: ready for evaluate().
+inline dl::Program int_program(const std::string& text) {
+  dl::Program p = dl::parse(text);
+  for (auto& rel : p.rels)
+    if (rel.input)
+      for (auto& t : rel.types) t = dl::ColType::Int;
+  dl::infer_types(p);
+  dl::Symbols syms;
+  dl::encode_constants(p, syms);
+  return p;
+}
+
 // Parses `text` (every input column an integer), evaluates it on each
 // engine (and `also`), once per split_rows value (EvalOptions; 0: the
 // default), and on the reference, and compares every derived relation.
@@ -176,14 +189,8 @@ inline gpu::HostTable to_table(const Set& s, int arity) {
 inline std::map<std::string, Set> check(const std::string& text, const std::map<std::string, Set>& inputs,
                                         const std::vector<uint64_t>& split_rows = {0}, gpu::Engine* also = nullptr) {
   SCOPED_TRACE(text);
-  dl::Program p = dl::parse(text);
+  const dl::Program p = int_program(text);
   std::vector<Set> in(p.rels.size());
-  for (auto& rel : p.rels)
-    if (rel.input)
-      for (auto& t : rel.types) t = dl::ColType::Int;
-  dl::infer_types(p);
-  dl::Symbols syms;
-  dl::encode_constants(p, syms);
   for (size_t r = 0; r < p.rels.size(); ++r) {
     auto it = inputs.find(p.rels[r].name);
     if (p.rels[r].input && it != inputs.end()) in[r] = it->second;

@@ -58,13 +58,7 @@ std::map<std::string, Set> derived(gpu::Engine& eng, const dl::Program& p, const
 
 void run_case(gpu::Engine& eng, const Case& c, uint32_t seed) {
   SCOPED_TRACE(std::string(c.name) + ", seed " + std::to_string(seed));
-  dl::Program p = dl::parse(c.text);
-  for (auto& rel : p.rels)
-    if (rel.input)
-      for (auto& t : rel.types) t = dl::ColType::Int;
-  dl::infer_types(p);
-  dl::Symbols syms;
-  dl::encode_constants(p, syms);
+  const dl::Program p = int_program(c.text);
   std::mt19937 rng(seed);
   std::vector<Set> in(p.rels.size());
   for (const auto& [name, arity] : c.inputs) {
@@ -139,9 +133,7 @@ TEST(DatalogMaintain, EqualsEvaluationFromScratchUnderRandomChanges) {
 // it: the over-deleted rows are those paths, and the rest is not touched.
 TEST(DatalogMaintain, ADeletedEdgeOverDeletesOnlyThePathsThroughIt) {
   auto eng = gpu::make_cpu_engine();
-  dl::Program p = dl::parse("tc(X,Y) :- e(X,Y). tc(X,Y) :- tc(X,Z), e(Z,Y).");
-  for (auto& t : p.rels[static_cast<size_t>(p.find("e"))].types) t = dl::ColType::Int;
-  dl::infer_types(p);
+  const dl::Program p = int_program("tc(X,Y) :- e(X,Y). tc(X,Y) :- tc(X,Z), e(Z,Y).");
   Set e;
   for (int i = 0; i < 40; ++i) e.insert({i, i + 1});
   const size_t er = static_cast<size_t>(p.find("e")), tr = static_cast<size_t>(p.find("tc"));
