@@ -71,8 +71,9 @@ void point_inputs(Spi& spi, dl::Program& p, const std::vector<int32_t>& oids, co
   for (dl::Relation& rel : p.rels) {
     if (!rel.input) continue;
     if (k >= oids.size())
-      throw UserError{ERRCODE_DATA_CORRUPTED, "mln.datalog_maintained: the inputs of \"" + target + "\" do not match its program",
-                      "", "mln.datalog_stop('" + target + "'), then mln.datalog(..., '{\"maintain\": true}') again"};
+      throw UserError{ERRCODE_DATA_CORRUPTED,
+                      "mln.datalog_maintained: the inputs of \"" + target + "\" do not match its program", "",
+                      "mln.datalog_stop('" + target + "'), then mln.datalog(..., '{\"maintain\": true}') again"};
     Rows r = spi.query("SELECT n.nspname::text, c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = "
                        "c.relnamespace WHERE c.oid = $1::oid",
                        {int8_param(static_cast<uint32_t>(oids[k++]))});
@@ -215,6 +216,7 @@ void changed(TriggerData* td, const std::string& target, const Change& ch) {
   State& st = states()[target];
   const auto t0 = std::chrono::steady_clock::now();
   const char* how = "maintained";
+  std::string detail;
   if (ch.truncate || st.version != version || !st.res) {
     st = evaluate_now(spi, target, program, run, oids);
     rewrite(spi, target, *st.res, engine_for(st.device), st.rels);
@@ -237,12 +239,24 @@ void changed(TriggerData* td, const std::string& target, const Change& ch) {
     ev::EvalOptions eo;
     eo.max_rows = run.max_rows;
     eo.progress = [](int, int, uint64_t) { check_interrupts(); };
-    const std::vector<ev::RelationChange> out = ev::maintain(eng, p, st.rels, in, eo);
+    ev::MaintainStats ms;
+    const auto m0 = std::chrono::steady_clock::now();
+    const std::vector<ev::RelationChange> out = ev::maintain(eng, p, st.rels, in, eo, &ms);
+    const double maintain_ms = 1000 * std::chrono::duration<double>(std::chrono::steady_clock::now() - m0).count();
+    uint64_t gained = 0, lost = 0;
     for (size_t r = 0; r < p.rels.size(); ++r) {
       if (!p.rels[r].derived) continue;
-      if (out[r].del.impl()) apply(spi, target, p.rels[r], st.res->syms, eng.download(out[r].del), false);
-      if (out[r].ins.impl()) apply(spi, target, p.rels[r], st.res->syms, eng.download(out[r].ins), true);
+      for (const bool insert : {false, true}) {
+        const gpu::Relation& rows = insert ? out[r].ins : out[r].del;
+        if (!rows.impl()) continue;
+        (insert ? gained : lost) += rows.rows();
+        apply(spi, target, p.rels[r], st.res->syms, eng.download(rows), insert);
+      }
     }
+    detail = " (" + std::to_string(gained) + " rows gained, " + std::to_string(lost) + " lost; " +
+             std::to_string(ms.over_deleted) + " over-deleted, " + std::to_string(ms.rederived) + " re-derived; " +
+             std::to_string(ms.strata_evaluated) + " of " + std::to_string(ms.strata_changed) +
+             " changed strata evaluated again; the engine " + std::to_string(static_cast<int>(maintain_ms)) + " ms)";
   }
   st.version = spi.query("UPDATE mln.datalog_maintained SET version = nextval('mln.datalog_version'), "
                          "changed_at = now() WHERE target_schema = $1 RETURNING version",
@@ -250,7 +264,7 @@ void changed(TriggerData* td, const std::string& target, const Change& ch) {
                    .int8(0, 0);
   const double ms = 1000 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   pg_call([&] {
-    elog(DEBUG1, "pg_mln: datalog outputs of \"%s\" %s in %.2f ms", target.c_str(), how, ms);
+    elog(DEBUG1, "pg_mln: datalog outputs of \"%s\" %s in %.2f ms%s", target.c_str(), how, ms, detail.c_str());
     PopActiveSnapshot();
     SetUserIdAndSecContext(save_user, save_sec);
   });
