@@ -99,6 +99,14 @@ size_t next_atom(const std::vector<std::vector<int>>& vars, const std::vector<do
 // stratum (in_s[rel]): semi-naive runs one delta variant per position.
 std::vector<int> recursive_atoms(const dl::Rule& r, const std::vector<char>& in_s);
 
+// Stratum `s` to its fixpoint, evaluate()'s step (also maintain()'s for a
+// stratum it evaluates again): `full` holds every lower relation's rows,
+// and the stratum's relations are replaced by theirs.  base_rows: the rows
+// of earlier strata's derived relations, which max_rows counts too.
+// Returns the stratum's rows.
+uint64_t evaluate_stratum(gpu::Engine& eng, const dl::Program& p, int s, std::vector<gpu::Relation>& full,
+                          const EvalOptions& opts, uint64_t base_rows, EvalStats* stats = nullptr);
+
 // One rule's new rows (head arity columns, duplicates possible): positive
 // atom `delta_atom` (-1: none) reads delta[rel], every other atom full[rel].
 gpu::Relation eval_rule(gpu::Engine& eng, const dl::Program& p, const dl::Rule& r,

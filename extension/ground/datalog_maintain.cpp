@@ -119,7 +119,7 @@ class Maintainer {
              std::vector<gpu::Relation>& seen, std::vector<gpu::Relation>& full, bool grow_full,
              std::vector<gpu::Relation>* added = nullptr, uint64_t limit = UINT64_MAX) {
     const std::vector<int>& rels = stratum_rels_;
-    for (bool more = true; more;) {
+    for (int it = 1;; ++it) {
       uint64_t held = 0;
       for (int rel : rels) held += empty(seen[static_cast<size_t>(rel)]) ? 0 : seen[static_cast<size_t>(rel)].rows();
       if (held > limit) return false;
@@ -130,21 +130,23 @@ class Maintainer {
           if (!empty(frontier[static_cast<size_t>(r.pos[static_cast<size_t>(k)].rel)]))
             next[static_cast<size_t>(r.head.rel)] = plus(next[static_cast<size_t>(r.head.rel)], eval(r, full, frontier, k));
       }
-      more = false;
+      uint64_t fresh = 0;
       for (int rel : rels) {
         const size_t i = static_cast<size_t>(rel);
         frontier[i] = minus(next[i], seen[i], rel);
         if (empty(frontier[i])) continue;
-        more = true;
+        fresh += frontier[i].rows();
         seen[i] = plus(seen[i], frontier[i]);
         if (grow_full) full[i] = plus(full[i], frontier[i]);
         if (added) (*added)[i] = plus((*added)[i], frontier[i]);
       }
+      if (o_.progress) o_.progress(stratum_, it, fresh);  // (may throw: a cancel)
+      if (fresh == 0) return true;
     }
-    return true;
   }
 
   void stratum(int s) {
+    stratum_ = s;
     stratum_rels_ = p_.strata[static_cast<size_t>(s)];
     const std::vector<int>& rules = p_.stratum_rules[static_cast<size_t>(s)];
     std::vector<char> in_s(n_, 0);
@@ -161,7 +163,7 @@ class Maintainer {
     }
     if (!touched) return;
     if (st_) ++st_->strata_changed;
-    if (aggregates) return evaluate_again(s, rules, in_s);
+    if (aggregates) return evaluate_again(s);
     // 1. Over-delete, against the old state.
     std::vector<gpu::Relation> over(n_), frontier(n_), old_full = old_;
     for (int ri : rules) {
@@ -179,7 +181,7 @@ class Maintainer {
     // one deleted assignment over-deletes most of pt and hpt).
     uint64_t rows = 0;
     for (int rel : stratum_rels_) rows += old_[static_cast<size_t>(rel)].rows();
-    if (!close(rules, in_s, frontier, over, old_full, false, nullptr, rows / 16)) return evaluate_again(s, rules, in_s);
+    if (!close(rules, in_s, frontier, over, old_full, false, nullptr, rows / 16)) return evaluate_again(s);
     // 2. Re-derive, against the new lower strata and the stratum less the
     //    over-deleted rows.
     std::vector<gpu::Relation> full = new_, kept(n_), ins(n_);
@@ -242,35 +244,19 @@ class Maintainer {
     return eval(v, full, delta, static_cast<int>(v.pos.size()) - 1);
   }
 
-  // A stratum with an aggregate: evaluated again from the new lower strata,
-  // its change the difference with the old state.
-  void evaluate_again(int s, const std::vector<int>& rules, const std::vector<char>& in_s);
+  // A stratum with an aggregate, or a deletion that reaches far: evaluated
+  // again from the new lower strata (evaluate()'s step), its change the
+  // difference with the old state.
+  void evaluate_again(int s);
 
+  int stratum_ = 0;  // the stratum being maintained, and its relations
   std::vector<int> stratum_rels_;
 };
 
-void Maintainer::evaluate_again(int s, const std::vector<int>& rules, const std::vector<char>& in_s) {
+void Maintainer::evaluate_again(int s) {
   if (st_) ++st_->strata_evaluated;
-  std::vector<gpu::Relation> full = new_, delta(n_), acc(n_);
-  std::vector<int> recursive;
-  for (int rel : stratum_rels_) full[static_cast<size_t>(rel)] = none(rel);
-  for (int ri : rules) {
-    const dl::Rule& r = p_.rules[static_cast<size_t>(ri)];
-    if (!detail::recursive_atoms(r, in_s).empty()) {
-      recursive.push_back(ri);
-      continue;
-    }
-    acc[static_cast<size_t>(r.head.rel)] = plus(acc[static_cast<size_t>(r.head.rel)], eval(r, full, delta, -1));
-  }
-  std::vector<gpu::Relation> seen(n_), front(n_);
-  for (int rel : stratum_rels_) {
-    const size_t i = static_cast<size_t>(rel);
-    front[i] = empty(acc[i]) ? none(rel) : eng_.distinct(acc[i]);
-    seen[i] = front[i];
-    full[i] = front[i];
-  }
-  close(recursive, in_s, front, seen, full, true);
-  (void)s;
+  std::vector<gpu::Relation> full = new_;
+  detail::evaluate_stratum(eng_, p_, s, full, o_, 0);
   for (int rel : stratum_rels_) {
     const size_t i = static_cast<size_t>(rel);
     change_[i].ins = minus(full[i], old_[i], rel);

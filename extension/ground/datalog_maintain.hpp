@@ -47,7 +47,8 @@ struct MaintainStats {
 // inserted row already there, or a deleted one that is not, changes
 // nothing; a row both inserted and deleted is inserted).  Returns every
 // relation's change (inputs' normalised, derived ones computed), which
-// `state` now includes.  Throws as evaluate() does.
+// `state` now includes.  opts.progress is called after each semi-naive step
+// (a cancel throws there).  Throws as evaluate() does.
 std::vector<RelationChange> maintain(gpu::Engine& eng, const dl::Program& p, std::vector<gpu::Relation>& state,
                                      const std::vector<RelationChange>& input_changes, const EvalOptions& opts,
                                      MaintainStats* stats = nullptr);

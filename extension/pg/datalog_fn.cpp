@@ -66,30 +66,12 @@ uint64_t write_relation(Spi& spi, const std::string& schema, const dl::Relation&
     };
     return write_table(target, rel.cols, src);
   }
-  std::string create = "CREATE TABLE " + target + " (", insert = "INSERT INTO " + target + " SELECT * FROM unnest(";
-  for (int c = 0; c < rel.arity; ++c) {
-    const bool text = rel.types[c] == dl::ColType::Text;
-    create += (c ? ", " : "") + qi(rel.cols[c]) + (text ? " text" : " integer") + " NOT NULL";
-    insert += (c ? ", " : "") + std::string("$") + std::to_string(c + 1) + (text ? "::text[]" : "::int4[]");
-  }
+  std::string create = "CREATE TABLE " + target + " (";
+  for (int c = 0; c < rel.arity; ++c)
+    create += (c ? ", " : "") + qi(rel.cols[c]) + (rel.types[c] == dl::ColType::Text ? " text" : " integer") +
+              " NOT NULL";
   spi.exec(create + ")");
-  const size_t chunk = 65536;
-  for (size_t row0 = 0; row0 < t.rows(); row0 += chunk) {
-    check_interrupts();
-    const size_t n = std::min(chunk, t.rows() - row0);
-    std::vector<Param> params;
-    for (int c = 0; c < rel.arity; ++c) {
-      const int32_t* v = t.cols[c].data() + row0;
-      if (rel.types[c] == dl::ColType::Int) {
-        params.push_back(int4_array_param(v, n));
-      } else {
-        std::vector<std::string> s(n);
-        for (size_t i = 0; i < n; ++i) s[i] = syms.text(v[i]);
-        params.push_back(text_array_param(s));
-      }
-    }
-    spi.exec(insert + ")", params);
-  }
+  write_rows(spi, target, rel, t, syms, true);
   return t.rows();
 }
 

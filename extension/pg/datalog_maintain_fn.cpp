@@ -86,65 +86,32 @@ void point_inputs(Spi& spi, dl::Program& p, const std::vector<int32_t>& oids, co
   }
 }
 
-// The derived relations' rows written to the target's tables: each table
-// emptied and filled (a first state, or one evaluated again).
-void rewrite(Spi& spi, const std::string& target, const DatalogResult& res, gpu::Engine& eng,
-             const std::vector<gpu::Relation>& rels);
-
-// Rows of relation `rel` inserted into (or deleted from) target.rel.
-void apply(Spi& spi, const std::string& target, const dl::Relation& rel, const dl::Symbols& syms,
-           const gpu::HostTable& t, bool insert) {
-  if (t.rows() == 0) return;
-  std::string cols, unnest, match;
-  std::vector<Param> params;
-  for (int c = 0; c < rel.arity; ++c) {
-    const bool text = rel.types[c] == dl::ColType::Text;
-    const std::string n = "$" + std::to_string(c + 1);
-    cols += (c ? ", " : "") + qi(rel.cols[c]);
-    unnest += (c ? ", " : "") + n + (text ? "::text[]" : "::int4[]");
-    match += (c ? " AND " : "") + std::string("t.") + qi(rel.cols[c]) + " = d.c" + std::to_string(c);
-    if (text) {
-      std::vector<std::string> s(t.rows());
-      for (size_t i = 0; i < t.rows(); ++i) s[i] = syms.text(t.cols[c][i]);
-      params.push_back(text_array_param(s));
-    } else {
-      params.push_back(int4_array_param(t.cols[c].data(), t.rows()));
-    }
-  }
-  std::string alias;
-  for (int c = 0; c < rel.arity; ++c) alias += (c ? ", " : "") + std::string("c") + std::to_string(c);
-  const std::string table = qualified(target, rel.name);
-  if (insert)
-    spi.exec("INSERT INTO " + table + " (" + cols + ") SELECT * FROM unnest(" + unnest + ")", params);
-  else
-    spi.exec("DELETE FROM " + table + " t USING unnest(" + unnest + ") AS d(" + alias + ") WHERE " + match, params);
-}
-
-void rewrite(Spi& spi, const std::string& target, const DatalogResult& res, gpu::Engine& eng,
-             const std::vector<gpu::Relation>& rels) {
+// The derived relations' rows written to the target's tables (each table
+// emptied and filled: a first state, or one evaluated again), from the
+// evaluation's host copies, which are then let go.
+void rewrite(Spi& spi, const std::string& target, DatalogResult& res) {
   for (size_t r = 0; r < res.prog.rels.size(); ++r) {
     const dl::Relation& rel = res.prog.rels[r];
     if (!rel.derived) continue;
-    spi.exec("DELETE FROM " + qualified(target, rel.name));
-    apply(spi, target, rel, res.syms, eng.download(rels[r]), true);
+    const std::string table = qualified(target, rel.name);
+    spi.exec("DELETE FROM " + table);
+    write_rows(spi, table, rel, res.rows[r], res.syms, true);
+    res.rows[r] = gpu::HostTable();
   }
 }
 
 // The state of `target` evaluated from its inputs as they are now.
-State evaluate_now(Spi& spi, const std::string& target, const std::string& program, const DatalogOptions& opts,
+// (run_datalog with maintain keeps every relation on the engine.)
+State evaluate_now(Spi& spi, const std::string& target, const std::string& program, DatalogOptions opts,
                    const std::vector<int32_t>& oids) {
   State st;
   st.device = opts.device;
   dl::Program p = dl::parse(program);
   point_inputs(spi, p, oids, target);
   st.res = std::make_unique<DatalogResult>();
+  opts.maintain = true;
   run_datalog(spi, std::move(p), opts, *st.res);
-  gpu::Engine& eng = engine_for(opts.device);
-  st.rels.resize(st.res->prog.rels.size());
-  for (size_t r = 0; r < st.rels.size(); ++r)
-    if (st.res->prog.rels[r].derived) st.rels[r] = eng.upload(st.res->rows[r]), st.res->rows[r] = gpu::HostTable();
-  for (size_t r = 0; r < st.rels.size(); ++r)
-    if (st.res->prog.rels[r].input) st.rels[r] = eng.upload(read_input(spi, st.res->prog.rels[r], st.res->syms));
+  st.rels = std::move(st.res->rels);
   return st;
 }
 
@@ -219,20 +186,17 @@ void changed(TriggerData* td, const std::string& target, const Change& ch) {
   std::string detail;
   if (ch.truncate || st.version != version || !st.res) {
     st = evaluate_now(spi, target, program, run, oids);
-    rewrite(spi, target, *st.res, engine_for(st.device), st.rels);
+    rewrite(spi, target, *st.res);
     how = "evaluated again";
   } else {
     gpu::Engine& eng = engine_for(st.device);
     dl::Program& p = st.res->prog;
     point_inputs(spi, p, oids, target);  // (names only: a rename between statements)
     std::vector<ev::RelationChange> in(p.rels.size());
+    size_t k = 0;  // the input relations in order, each reading table oids[k]
     for (size_t r = 0; r < p.rels.size(); ++r) {
       const dl::Relation& rel = p.rels[r];
-      if (!rel.input) continue;
-      Rows same = spi.query("SELECT to_regclass($1)::oid = $2::oid",
-                            {text_param(qualified(rel.source.schema, rel.source.table)),
-                             int8_param(static_cast<int64_t>(ch.relid))});
-      if (same.size() == 0 || same.isnull(0, 0) || !same.boolean(0, 0)) continue;
+      if (!rel.input || static_cast<Oid>(oids[k++]) != ch.relid) continue;
       if (ch.has_new) in[r].ins = eng.upload(read_rows(spi, rel, kNewRows, st.res->syms));
       if (ch.has_old) in[r].del = eng.upload(read_rows(spi, rel, gone_rows(rel), st.res->syms));
     }
@@ -250,7 +214,7 @@ void changed(TriggerData* td, const std::string& target, const Change& ch) {
         const gpu::Relation& rows = insert ? out[r].ins : out[r].del;
         if (!rows.impl()) continue;
         (insert ? gained : lost) += rows.rows();
-        apply(spi, target, p.rels[r], st.res->syms, eng.download(rows), insert);
+        write_rows(spi, qualified(target, p.rels[r].name), p.rels[r], eng.download(rows), st.res->syms, insert);
       }
     }
     detail = " (" + std::to_string(gained) + " rows gained, " + std::to_string(lost) + " lost; " +

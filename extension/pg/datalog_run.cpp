@@ -136,6 +136,38 @@ gpu::HostTable read_rows(Spi& spi, const dl::Relation& rel, const std::string& f
   return t;
 }
 
+void write_rows(Spi& spi, const std::string& table, const dl::Relation& rel, const gpu::HostTable& t,
+                const dl::Symbols& syms, bool insert) {
+  std::string cols, unnest, alias, match;
+  for (int c = 0; c < rel.arity; ++c) {
+    const std::string col = qi(rel.cols[c]), d = "c" + std::to_string(c);
+    cols += (c ? ", " : "") + col;
+    unnest += (c ? ", $" : "$") + std::to_string(c + 1) + (rel.types[c] == dl::ColType::Text ? "::text[]" : "::int4[]");
+    alias += (c ? ", " : "") + d;
+    match += (c ? " AND t." : "t.") + col + " = d." + d;
+  }
+  const std::string sql =
+      insert ? "INSERT INTO " + table + " (" + cols + ") SELECT * FROM unnest(" + unnest + ")"
+             : "DELETE FROM " + table + " t USING unnest(" + unnest + ") AS d(" + alias + ") WHERE " + match;
+  const size_t chunk = 65536;
+  for (size_t row0 = 0; row0 < t.rows(); row0 += chunk) {
+    check_interrupts();
+    const size_t n = std::min(chunk, t.rows() - row0);
+    std::vector<Param> params;
+    for (int c = 0; c < rel.arity; ++c) {
+      const int32_t* v = t.cols[c].data() + row0;
+      if (rel.types[c] == dl::ColType::Int) {
+        params.push_back(int4_array_param(v, n));
+      } else {
+        std::vector<std::string> s(n);
+        for (size_t i = 0; i < n; ++i) s[i] = syms.text(v[i]);
+        params.push_back(text_array_param(s));
+      }
+    }
+    spi.exec(sql, params);
+  }
+}
+
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -208,6 +240,7 @@ void run_datalog(Spi& spi, dl::Program prog, const DatalogOptions& opts, Datalog
   out.rows.assign(p.rels.size(), {});
   for (size_t r = 0; r < p.rels.size(); ++r)
     if (p.rels[r].derived) out.rows[r] = eng.download(rels[r]);
+  if (opts.maintain) out.rels = std::move(rels);
   const std::string engine = guc_regress ? "<hidden>" : eng.name();
   const double total_s = seconds_since(t0);
   pg_call([&] {

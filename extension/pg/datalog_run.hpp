@@ -19,7 +19,9 @@ struct DatalogOptions {
   std::string device;              // '' (the mln.device setting), auto, cpu or gpu
   uint64_t max_rows = 0;           // 0: no limit (EvalOptions::max_rows); datalog_options gives the table's default
   bool verbose = false;            // progress as NOTICE (else DEBUG1)
-  bool maintain = false;           // mln.datalog: keep the outputs current (datalog_maintain_fn.cpp)
+  // mln.datalog: keep the outputs current (datalog_maintain_fn.cpp); the
+  // result then also keeps every relation on the engine (the maintained state).
+  bool maintain = false;
 };
 
 // The options jsonb (NULL: defaults).  Throws UserError for an unknown
@@ -30,6 +32,7 @@ struct DatalogResult {
   lang::datalog::Program prog;
   lang::datalog::Symbols syms;
   std::vector<gpu::HostTable> rows;  // per relation; derived ones filled
+  std::vector<gpu::Relation> rels;   // with DatalogOptions::maintain: every relation, on the engine
 };
 
 // Resolves a parsed (or built) program's input relations from the catalog
@@ -56,6 +59,13 @@ gpu::HostTable read_input(Spi& spi, const lang::datalog::Relation& rel, lang::da
 // trigger's transition table), through SQL.
 gpu::HostTable read_rows(Spi& spi, const lang::datalog::Relation& rel, const std::string& from,
                          lang::datalog::Symbols& syms);
+
+// Writes the rows of `t` (relation rel's columns, text as symbol ids of
+// `syms`) into `table` (quoted), or deletes them from it (every equal row
+// the table holds), 65,536 rows per statement: mln.datalog's tables and a
+// maintained program's changes.
+void write_rows(Spi& spi, const std::string& table, const lang::datalog::Relation& rel, const gpu::HostTable& t,
+                const lang::datalog::Symbols& syms, bool insert);
 
 // Resolves the inputs of `prog` (parsed, or built: ProbLog's grounding),
 // reads them, evaluates.  Throws LangError, UserError, PgError (a missing

@@ -57,7 +57,7 @@ int64_t OptionEntries::whole(options::Id id) const {
       e->value.size() > 18)
     throw bad(s);
   const int64_t v = std::stoll(e->value);
-  if (static_cast<double>(v) < s.lo || static_cast<double>(v) > s.hi) throw bad(s);
+  if (!options::in_range(s, static_cast<double>(v))) throw bad(s);
   return v;
 }
 
@@ -71,9 +71,7 @@ double OptionEntries::number(options::Id id) const {
     v = std::stod(e->value);
   } catch (const std::exception&) {  // out of double's range
   }
-  const bool above = s.lo_open ? v > s.lo : v >= s.lo;
-  const bool below = s.hi_open ? v < s.hi : v <= s.hi;
-  if (!std::isfinite(v) || !above || !below) throw bad(s);
+  if (!std::isfinite(v) || !options::in_range(s, v)) throw bad(s);
   return v;
 }
 

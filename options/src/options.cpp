@@ -218,9 +218,6 @@ double to_double(const Decimal& d) {
   return x;
 }
 
-bool in_range(const Spec& s, double v) {
-  return (s.lo_open ? v > s.lo : v >= s.lo) && (s.hi_open ? v < s.hi : v <= s.hi);
-}
 
 std::string number_text(double v) {
   char t[32];
@@ -253,6 +250,10 @@ Value check_numeric(const Spec& s, const JsonValue& v, unsigned bits) {
 }
 
 }  // namespace
+
+bool in_range(const Spec& s, double v) {
+  return (s.lo_open ? v > s.lo : v >= s.lo) && (s.hi_open ? v < s.hi : v <= s.hi);
+}
 
 unsigned task_bits(std::string_view task) {
   for (unsigned bits : {kMap, kMarginal, kInfer, kLearn})

@@ -363,6 +363,8 @@ inline bool is_choice(const Spec& s, std::string_view v) { return choice_index(s
 // ("a, b and c" with `listed`; a choice row with its choices when `with_choices`).
 std::string option_names(unsigned bits, bool listed = false, bool with_choices = false);
 
+// Whether `v` is within the row's range (lo, hi, open or not).
+bool in_range(const Spec& s, double v);
 // A numeric value within its row's range (kInteger also integral); throws
 // OptionError otherwise.  For the solver's own checks of typed options.
 void check_range(const Spec& s, double v);
