@@ -1,0 +1,168 @@
+// Live grounding (live.hpp): the build from scratch, the update (DRed over
+// the active set, the clause delta) and the network it gives.
+#include "ground/live.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+
+#include "ground/live_state.hpp"
+
+namespace mln::ground {
+
+using live::Atomref;
+using live::Phase;
+using live::Tuple;
+using live::View;
+
+std::string live_unsupported(const GroundInput& in, const GroundOptions& opts) {
+  if (!in.program) return "no program";
+  const lang::Program& p = *in.program;
+  if (opts.learning) return "weight learning";
+  if (opts.activate_all) return "-activateAll";
+  if (!opts.extra_closed_world.empty()) return "-cw";
+  if (!p.rules.empty()) return "':-' or scoping rules";
+  for (const auto& d : p.preds)
+    if (d.has_key_constraint()) return "a key constraint on " + d.name;
+  for (const auto& c : p.clauses) {
+    if (!c.exist_vars.empty()) return "an EXIST clause";
+    if (!c.weight_var.empty()) return "an embedded weight";
+    if (!c.conditions.empty()) return "a clause condition";
+  }
+  for (const auto& e : in.evidence)
+    for (double pr : e.prior)
+      if (!std::isnan(pr) && pr > 0 && pr < 1) return "soft evidence";
+  return "";
+}
+
+namespace {
+
+// The evidence of `in` as Tuffy's tables hold it: the last row of a tuple
+// wins; a prior of 0 or 1 is hard evidence (load_evidence).
+std::vector<live::TupleMap<int8_t>> evidence_maps(const GroundInput& in, size_t npreds) {
+  std::vector<live::TupleMap<int8_t>> out(npreds);
+  for (size_t p = 0; p < npreds && p < in.evidence.size(); ++p) {
+    const PredEvidence& ev = in.evidence[p];
+    const int arity = in.program->preds[p].arity();
+    if (ev.rows() > 0 && static_cast<int>(ev.args.size()) != arity)
+      throw lang::LangError(lang::LangError::Kind::ArityMismatch, 0, 0, in.program->preds[p].name,
+                            "evidence arity mismatch");
+    out[p].reserve(ev.rows());
+    Tuple t(arity);
+    for (size_t r = 0; r < ev.rows(); ++r) {
+      for (int k = 0; k < arity; ++k) t[k] = ev.args[k][r];
+      const double pr = r < ev.prior.size() ? ev.prior[r] : std::nan("");
+      out[p][t] = (std::isnan(pr) ? ev.truth[r] != 0 : pr >= 1) ? 1 : 0;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+LiveGrounder::LiveGrounder(const GroundInput& in, const GroundOptions& opts) {
+  const std::string why = live_unsupported(in, opts);
+  if (!why.empty())
+    throw lang::LangError(lang::LangError::Kind::BadValue, 0, 0, "", "live grounding does not maintain " + why);
+  s_ = std::make_unique<State>(in, opts);
+  State& s = *s_;
+  std::vector<live::TupleMap<int8_t>> ev = evidence_maps(in, s.preds.size());
+  for (size_t p = 0; p < s.preds.size(); ++p) {
+    for (const auto& [t, e] : ev[p]) (e ? s.preds[p].ev_true : s.preds[p].ev_false).insert(t);
+    s.preds[p].ev = std::move(ev[p]);
+  }
+  for (const auto& [type, vals] : in.type_domains)
+    for (int32_t v : vals)
+      if (s.domains[type].set.insert(v).second) s.domains[type].list.push_back(v);
+  // The closure: every clause once, then the clauses touching each newly active atom.
+  std::deque<Atomref> work;
+  std::vector<Atomref> fired;
+  auto activate_fired = [&] {
+    for (Atomref& a : fired)
+      if (!s.preds[a.pred].active.contains(a.tuple)) {
+        s.preds[a.pred].active.insert(a.tuple);
+        s.id_of(a.pred, a.tuple);
+        work.push_back(std::move(a));
+      }
+    fired.clear();
+  };
+  for (const live::ClauseShape& c : s.shapes) {
+    if (!c.worth) continue;
+    State::Binding b(c.nvars, 0);
+    std::vector<uint8_t> bound(c.nvars, 0);
+    s.extend(c, -1, b, bound, View::New, Phase::Closure, [&](const State::Binding& x) { s.fires(c, x, View::New, &fired); });
+    activate_fired();
+  }
+  while (!work.empty()) {
+    const Atomref x = std::move(work.front());
+    work.pop_front();
+    for (const auto& [ci, lit] : s.uses[x.pred]) {
+      const live::ClauseShape& c = s.shapes[ci];
+      if (!c.worth) continue;
+      s.seeded(c, lit, x.tuple, View::New, Phase::Closure, [&](const State::Binding& b) { s.fires(c, b, View::New, &fired); });
+    }
+    activate_fired();
+  }
+  // The clauses.
+  Tuple lits;
+  double w = 0;
+  for (const live::ClauseShape& c : s.shapes) {
+    if (!c.any_mutable) continue;
+    State::Binding b(c.nvars, 0);
+    std::vector<uint8_t> bound(c.nvars, 0);
+    s.extend(c, -1, b, bound, View::New, Phase::Clauses, [&](const State::Binding& x) {
+      if (s.ground_clause(c, x, View::New, lits, w)) ++s.clauses[lits][w];
+    });
+  }
+}
+
+LiveGrounder::~LiveGrounder() = default;
+
+int64_t LiveGrounder::active_atoms() const {
+  int64_t n = 0;
+  for (const live::Pred& p : s_->preds) n += static_cast<int64_t>(p.active.size());
+  return n;
+}
+
+int64_t LiveGrounder::clauses() const { return static_cast<int64_t>(s_->clauses.size()); }
+
+GroundOutput LiveGrounder::output() const {
+  const State& s = *s_;
+  GroundOutput out;
+  out.atoms.resize(s.atom_of.size());
+  for (size_t i = 0; i < s.atom_of.size(); ++i) {
+    const Atomref& a = s.atom_of[i];
+    Atom& o = out.atoms[i];
+    o.evidence = -1;
+    o.prior = std::nan("");
+    o.is_query = false;
+    if (!s.preds[a.pred].active.contains(a.tuple)) {
+      o.pred = -1;
+      continue;
+    }
+    o.pred = a.pred;
+    o.args = a.tuple;
+    o.is_query = s.row(a.pred, a.tuple, View::New).club == 1;
+  }
+  // Clauses in literal order, so that the network does not depend on the
+  // order of the updates that built it.
+  std::vector<const std::pair<const Tuple, std::map<double, int64_t>>*> order;
+  order.reserve(s.clauses.size());
+  for (const auto& e : s.clauses) order.push_back(&e);
+  std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  ClauseSet& cs = out.network.clauses;
+  for (const auto* e : order) {
+    double w = 0;
+    for (const auto& [x, n] : e->second)
+      for (int64_t k = 0; k < n; ++k) w += x;
+    cs.add(e->first.data(), e->first.size(), w);
+  }
+  out.network.num_atoms = static_cast<int32_t>(out.atoms.size());
+  out.network.is_query.assign(out.atoms.size() + 1, 0);
+  for (size_t i = 0; i < out.atoms.size(); ++i) out.network.is_query[i + 1] = out.atoms[i].is_query;
+  if (s.opts.unit_propagate) out.unit_propagation = unit_propagate(out.network);
+  return out;
+}
+
+}  // namespace mln::ground
