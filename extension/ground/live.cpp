@@ -127,41 +127,49 @@ int64_t LiveGrounder::active_atoms() const {
 
 int64_t LiveGrounder::clauses() const { return static_cast<int64_t>(s_->clauses.size()); }
 
-GroundOutput LiveGrounder::output() const {
+GroundOutput LiveGrounder::output(bool dense, std::vector<int32_t>* id_map) const {
   const State& s = *s_;
   GroundOutput out;
-  out.atoms.resize(s.atom_of.size());
+  std::vector<int32_t> map(s.atom_of.size() + 1, 0);
   for (size_t i = 0; i < s.atom_of.size(); ++i) {
     const Atomref& a = s.atom_of[i];
-    Atom& o = out.atoms[i];
+    const bool on = s.preds[a.pred].active.contains(a.tuple);
+    if (dense && !on) continue;
+    Atom o;
     o.evidence = -1;
     o.prior = std::nan("");
     o.is_query = false;
-    if (!s.preds[a.pred].active.contains(a.tuple)) {
-      o.pred = -1;
-      continue;
+    o.pred = -1;
+    if (on) {
+      o.pred = a.pred;
+      o.args = a.tuple;
+      o.is_query = s.row(a.pred, a.tuple, View::New).club == 1;
     }
-    o.pred = a.pred;
-    o.args = a.tuple;
-    o.is_query = s.row(a.pred, a.tuple, View::New).club == 1;
+    out.atoms.push_back(std::move(o));
+    if (on) map[i + 1] = static_cast<int32_t>(out.atoms.size());
   }
-  // Clauses in literal order, so that the network does not depend on the
-  // order of the updates that built it.
-  std::vector<const std::pair<const Tuple, std::map<double, int64_t>>*> order;
-  order.reserve(s.clauses.size());
-  for (const auto& e : s.clauses) order.push_back(&e);
-  std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
-  ClauseSet& cs = out.network.clauses;
-  for (const auto* e : order) {
+  ClauseSet& cs = out.network.clauses;  // in literal order (State::clauses); a dense map keeps it
+  Tuple lits;
+  for (const auto& [key, weights] : s.clauses) {
     double w = 0;
-    for (const auto& [x, n] : e->second)
+    for (const auto& [x, n] : weights)
       for (int64_t k = 0; k < n; ++k) w += x;
-    cs.add(e->first.data(), e->first.size(), w);
+    lits = key;
+    for (int32_t& l : lits) l = l > 0 ? map[l] : -map[-l];
+    cs.add(lits.data(), lits.size(), w);
   }
   out.network.num_atoms = static_cast<int32_t>(out.atoms.size());
   out.network.is_query.assign(out.atoms.size() + 1, 0);
   for (size_t i = 0; i < out.atoms.size(); ++i) out.network.is_query[i + 1] = out.atoms[i].is_query;
+  for (size_t p = 0; p < s.preds.size(); ++p)  // true evidence of query atoms (club 3), printed with MAP answers
+    for (const Tuple& t : s.preds[p].ev_true.all())
+      if (s.row(static_cast<int>(p), t, View::New).club == 3) out.true_query_evidence.emplace_back(static_cast<int32_t>(p), t);
+  std::sort(out.true_query_evidence.begin(), out.true_query_evidence.end());
+  for (const live::ClauseShape& c : s.shapes) out.relevant_clauses.push_back(c.index);
+  out.relevant_clauses.erase(std::unique(out.relevant_clauses.begin(), out.relevant_clauses.end()),
+                             out.relevant_clauses.end());
   if (s.opts.unit_propagate) out.unit_propagation = unit_propagate(out.network);
+  if (id_map) *id_map = std::move(map);
   return out;
 }
 

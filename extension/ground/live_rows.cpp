@@ -100,7 +100,15 @@ LiveGrounder::State::State(const GroundInput& in, const GroundOptions& o) : prog
           if (x.var >= 0 && !seen[x.var]) fresh = seen[x.var] = 1;
         c.inner[i] = !c.positive[i] || fresh;
       }
-    for (int i = 0; i < n; ++i) uses[c.preds[i]].push_back({static_cast<int>(shapes.size()), i});
+    c.closure_reads_candidates.assign(n, false);
+    c.clause_reads_candidates.assign(n, false);
+    for (int i = 0; i < n; ++i) {
+      const Pred& P = preds[c.preds[i]];
+      const bool reads = (c.inner[i] && (c.positive[i] || (!c.pos && !P.cw))) || (c.positive[i] && P.cs);
+      c.closure_reads_candidates[i] = reads || (c.positive[i] == c.pos && !P.immutable);
+      c.clause_reads_candidates[i] = reads && !(c.mutable_lits == 1 && !P.immutable);
+      uses[c.preds[i]].push_back({static_cast<int>(shapes.size()), i});
+    }
     shapes.push_back(std::move(c));
   }
 }
@@ -181,6 +189,11 @@ bool LiveGrounder::State::active(int pred, const Tuple& t, View view) const {
   return P.active.contains(t);
 }
 
+bool LiveGrounder::State::candidate_only(int pred, const Tuple& t) const {
+  const Pred& P = preds[pred];
+  return !P.old_ev.count(t) && !P.ev.count(t) && !active(pred, t, View::Old) && !active(pred, t, View::New);
+}
+
 int32_t LiveGrounder::State::id_of(int pred, const Tuple& t) {
   auto [it, fresh] = ids[pred].emplace(t, 0);
   if (fresh) {
@@ -258,6 +271,7 @@ void LiveGrounder::State::for_rows(int pred, uint32_t mask, const Tuple& key, un
                                    const std::function<void(const Tuple&)>& f) {
   Pred& P = preds[pred];
   const bool old = view == View::Old;
+  if (kinds & kCand) kinds &= ~kActive;  // an active atom is a candidate row: enumerated once, there
   auto matches = [&](const Tuple& t) {
     for (int i = 0; i < P.arity; ++i)
       if ((mask >> i & 1u) && t[i] != key[i]) return false;
@@ -323,6 +337,7 @@ void LiveGrounder::State::extend(const ClauseShape& c, int skip, Binding& b, std
       }
     }
     if (j < 0) {
+      tick();
       f(b);
       return;
     }
@@ -365,6 +380,7 @@ void LiveGrounder::State::extend(const ClauseShape& c, int skip, Binding& b, std
 
 void LiveGrounder::State::seeded(const ClauseShape& c, int lit, const Tuple& t, View view, Phase phase,
                                  const Visit& f) {
+  tick();
   Binding b(c.nvars, 0);
   std::vector<uint8_t> bound(c.nvars, 0);
   const std::vector<Arg>& args = c.args[lit];

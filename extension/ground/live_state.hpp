@@ -83,6 +83,14 @@ struct Arg {
 };
 
 struct ClauseShape {
+  // Per literal and phase: whether a tuple's change between absent and an
+  // inactive candidate row can change a binding through it.  It can where
+  // the literal is inner and passes on an unknown row, or is positive on a
+  // ** predicate; in the closure also where it activates (an absent tuple
+  // is never activated).  In the clause phase, never through the clause's
+  // only mutable literal (an inactive atom leaves no literal).  Elsewhere
+  // such a change is skipped (live_update.cpp).
+  std::vector<bool> closure_reads_candidates, clause_reads_candidates;
   int index = 0;       // in Program::clauses
   bool pos = true;     // weight sign
   double weight = 0;   // as ground() stores it
@@ -134,8 +142,15 @@ struct LiveGrounder::State {
   std::vector<live::TupleMap<int32_t>> ids;  // per predicate: atom id, kept once given
   std::vector<live::Atomref> atom_of;         // id - 1 -> the atom
   // Consolidated clauses: sorted signed literals -> the weights merged into
-  // it, with their counts (summed in ascending order, as consolidate() does).
-  live::TupleMap<std::map<double, int64_t>> clauses;
+  // it, with their counts (summed in ascending order, as consolidate() does);
+  // ordered, so that the network does not depend on the updates' history.
+  std::map<Tuple, std::map<double, int64_t>> clauses;
+
+  // Calls opts.progress now and then (it may throw to cancel).
+  void tick() {
+    if (opts.progress && (++ticks & 1023) == 0) opts.progress("live", 0.5);
+  }
+  uint64_t ticks = 0;
 
   // Rows and activity (live_rows.cpp).
   bool in_domain(const std::string& type, int32_t v, View view) const;
@@ -152,6 +167,9 @@ struct LiveGrounder::State {
   // extend() from literal `lit` bound to tuple t (nothing when they do not unify).
   void seeded(const live::ClauseShape& c, int lit, const Tuple& t, View view, Phase phase, const Visit& f);
   Tuple tuple_of(const live::ClauseShape& c, int lit, const Binding& b) const;
+  // Whether tuple t changed only between absent and an inactive candidate
+  // row: no explicit evidence before or after, inactive in both views.
+  bool candidate_only(int pred, const Tuple& t) const;
 
   // The §5.4 test: whether binding b fires, and the atoms it activates.
   bool fires(const live::ClauseShape& c, const Binding& b, View view, std::vector<live::Atomref>* out);

@@ -162,9 +162,10 @@ std::vector<live::TupleSet> overdelete(LiveGrounder::State& s, const Changed& ch
   while (!work.empty()) {
     const Atomref x = std::move(work.front());
     work.pop_front();
+    const bool cand_only = s.candidate_only(x.pred, x.tuple);
     for (const auto& [ci, lit] : s.uses[x.pred]) {
       const live::ClauseShape& c = s.shapes[ci];
-      if (!c.worth) continue;
+      if (!c.worth || (cand_only && !c.closure_reads_candidates[lit])) continue;
       s.seeded(c, lit, x.tuple, View::Old, Phase::Closure, [&](const LiveGrounder::State::Binding& b) { s.fires(c, b, View::Old, &fired); });
     }
     for (Atomref& a : fired)
@@ -196,9 +197,10 @@ void rederive(LiveGrounder::State& s, const Changed& changed, const std::vector<
   while (!work.empty()) {
     const Atomref x = std::move(work.front());
     work.pop_front();
+    const bool cand_only = s.candidate_only(x.pred, x.tuple);
     for (const auto& [ci, lit] : s.uses[x.pred]) {
       const live::ClauseShape& c = s.shapes[ci];
-      if (!c.worth) continue;
+      if (!c.worth || (cand_only && !c.closure_reads_candidates[lit])) continue;
       s.seeded(c, lit, x.tuple, View::New, Phase::Closure, [&](const LiveGrounder::State::Binding& b) { s.fires(c, b, View::New, &fired); });
     }
     for (Atomref& a : fired) {
@@ -228,10 +230,11 @@ void clause_delta(LiveGrounder::State& s, Changed& changed, LiveDelta& d) {
     }
   live::TupleSet bindings;  // shape index, then the values
   for (size_t p = 0; p < np; ++p)
-    for (const Tuple& t : changed[p])
+    for (const Tuple& t : changed[p]) {
+      const bool cand_only = s.candidate_only(static_cast<int>(p), t);
       for (const auto& [ci, lit] : s.uses[p]) {
         const live::ClauseShape& c = s.shapes[ci];
-        if (!c.any_mutable) continue;
+        if (!c.any_mutable || (cand_only && !c.clause_reads_candidates[lit])) continue;
         for (View v : {View::Old, View::New})
           s.seeded(c, lit, t, v, Phase::Clauses, [&](const LiveGrounder::State::Binding& b) {
             Tuple k;
@@ -241,6 +244,7 @@ void clause_delta(LiveGrounder::State& s, Changed& changed, LiveDelta& d) {
             bindings.insert(std::move(k));
           });
       }
+    }
   d.bindings = static_cast<int64_t>(bindings.size());
   Tuple lo, ln;
   double wo = 0, wn = 0;

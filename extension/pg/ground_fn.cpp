@@ -7,6 +7,7 @@
 #include "pg/engine.hpp"
 #include "pg/ground_store.hpp"
 #include "pg/json.hpp"
+#include "pg/live_ground.hpp"
 #include "pg/program_ctx.hpp"
 #include "pg/spi.hpp"
 #include "pg/sql_ground.hpp"
@@ -348,7 +349,14 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   if (!learning)
     opts.on_clauses = [&clauses](const int64_t* offsets, const int32_t* lits, const double* weights, size_t first,
                                  size_t last) { clauses.add(offsets, lits, weights, first, last); };
-  mln::ground::GroundOutput out = sql_path ? ground_sql(spi, ctx, in, opts) : mln::ground::ground(in, *eng, opts);
+  // Live grounding where the program allows it (live_ground.hpp); the
+  // same network as a grounding from scratch.
+  LiveRun live;
+  mln::ground::GroundOutput out;
+  const bool live_ok = !sql_path && !learning && !activate_all && cw.empty();
+  if (!live_ok) live.why_not = "device sql, learning, -activateAll or closed_world";
+  if (!(live_ok && ground_live(spi, ctx, in, opts, out, live)))
+    out = sql_path ? ground_sql(spi, ctx, in, opts) : mln::ground::ground(in, *eng, opts);
   // The network is on the host now: the device memory the grounding's pool
   // keeps for reuse goes back, for the worker's walk (issue #45).
   if (eng) eng->release_cached_memory();
@@ -366,6 +374,7 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
                                      ", \"held_at\": " + (clauses.held ? std::to_string(clauses.held_at) : "null") +
                                      ", \"rewritten\": " + (clauses.rewritten ? "true" : "false") + "}");
   if (learning) stats.insert(stats.size() - 1, ", \"learning\": true");
+  stats.insert(stats.size() - 1, ", \"live\": " + live.json());
   spi.exec("UPDATE mln.programs SET grounded_at = now(), ground_stats = $2 WHERE name = $1",
            {text_param(name), jsonb_param(stats)});
   sources.end(spi, name, device, activate_all, cw);

@@ -2,6 +2,7 @@
 // mln.device_info().  _PG_init only registers; it never touches CUDA.
 #include "pg/guard.hpp"
 #include "pg/engine.hpp"
+#include "pg/live_ground.hpp"
 #include "pg/json.hpp"
 
 #include <climits>
@@ -65,6 +66,13 @@ void _PG_init(void) {
                            "clause each, satisfied clauses are dropped and false literals removed. The optimum does "
                            "not change; when the hard clauses contradict each other the network is left as grounded.",
                            &mln::pg::guc_unit_propagation, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+  DefineCustomBoolVariable("mln.live_grounding",
+                           "Whether grounding a program again moves this session's live state instead of grounding "
+                           "from scratch.",
+                           "Live grounding (docs/live.md): the session keeps the state of the network it stored "
+                           "last, and a later grounding of the same program (mln.refresh, CALL mln.solve on a stale "
+                           "program, mln.ground) grounds only what the change touched. The network is the same.",
+                           &mln::pg::guc_live_grounding, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
   MarkGUCPrefixReserved("mln");
 }
 
