@@ -23,7 +23,7 @@ BIN=${BIN:-build/cmake/bench/mln_live_ground}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 bench/gen/er_gen.py records "$RECORDS" 1 >"$work/records.tsv"
-commit=${MLN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+commit=${MLN_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo +uncommitted)}
 mkdir -p "$(dirname "$OUT")"
 {
   echo "# Live answers on entity resolution: the live path beside the path from scratch"

@@ -259,6 +259,26 @@ int main(int argc, char** argv) {
   std::vector<double> marg = mln::solver::solve_marginal(g.network, mo).prob;
   const double marg0_s = since(t);
   std::vector<double> marg_s;
+  // The live path for one change: the update, the network, MAP on the touched components.
+  struct Step {
+    mln::ground::LiveDelta delta;
+    mln::solver::TouchedResult map;
+    double update_s = 0, network_s = 0, map_s = 0;
+  };
+  auto step = [&] {
+    Step st;
+    auto t1 = Clock::now();
+    st.delta = live.update(in);
+    st.update_s = since(t1);
+    t1 = Clock::now();
+    g = live.output();
+    st.network_s = since(t1);
+    t1 = Clock::now();
+    st.map = mln::solver::solve_map_touched(g.network, answer, st.delta.touched_atoms, {});
+    st.map_s = since(t1);
+    answer = st.map.truth;
+    return st;
+  };
   std::mt19937 rng(seed);
   std::vector<double> total, upd, net, map;
   std::printf("| change | kind | update ms | network ms | MAP ms | total ms | clauses +/-/w | touched comps (atoms) | "
@@ -266,16 +286,10 @@ int main(int argc, char** argv) {
   for (int k = 1; k <= changes; ++k) {
     const char* kind = change(d, rng, next_id);
     in = d.input();
-    t = Clock::now();
-    mln::ground::LiveDelta dl = live.update(in);
-    const double u = since(t);
-    t = Clock::now();
-    g = live.output();
-    const double n = since(t);
-    t = Clock::now();
-    mln::solver::TouchedResult tr = mln::solver::solve_map_touched(g.network, answer, dl.touched_atoms, {});
-    const double m = since(t);
-    answer = tr.truth;
+    const Step st = step();
+    const mln::ground::LiveDelta& dl = st.delta;
+    const mln::solver::TouchedResult& tr = st.map;
+    const double u = st.update_s, n = st.network_s, m = st.map_s;
     t = Clock::now();
     marg = mln::solver::solve_marginal_touched(g.network, marg, dl.touched_atoms, mo).prob;
     marg_s.push_back(since(t));
@@ -335,16 +349,10 @@ int main(int argc, char** argv) {
   for (int b : batches) {
     for (int k = 0; k < b; ++k) change(d, rng, next_id);
     in = d.input();
-    t = Clock::now();
-    mln::ground::LiveDelta dl = live.update(in);
-    const double u = since(t);
-    t = Clock::now();
-    g = live.output();
-    const double n = since(t);
-    t = Clock::now();
-    mln::solver::TouchedResult tr = mln::solver::solve_map_touched(g.network, answer, dl.touched_atoms, {});
-    const double m = since(t), l = u + n + m;
-    answer = tr.truth;
+    const Step st = step();
+    const mln::ground::LiveDelta& dl = st.delta;
+    const mln::solver::TouchedResult& tr = st.map;
+    const double u = st.update_s, n = st.network_s, m = st.map_s, l = u + n + m;
     Scratch s = from_scratch(in);
     std::printf("| %d | %lld | %.3f = %.3f + %.3f + %.3f | %lld | %.2f | %.2f | %.2f | %.1fx |\n", b,
                 static_cast<long long>(dl.tuples_changed), l, u, n, m, static_cast<long long>(tr.touched_components),

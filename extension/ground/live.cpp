@@ -78,32 +78,23 @@ LiveGrounder::LiveGrounder(const GroundInput& in, const GroundOptions& opts) {
   // The closure: every clause once, then the clauses touching each newly active atom.
   std::deque<Atomref> work;
   std::vector<Atomref> fired;
-  auto activate_fired = [&] {
-    for (Atomref& a : fired)
+  auto activate = [&](std::vector<Atomref>& f) {
+    for (Atomref& a : f)
       if (!s.preds[a.pred].active.contains(a.tuple)) {
         s.preds[a.pred].active.insert(a.tuple);
         s.id_of(a.pred, a.tuple);
         work.push_back(std::move(a));
       }
-    fired.clear();
+    f.clear();
   };
   for (const live::ClauseShape& c : s.shapes) {
     if (!c.worth) continue;
     State::Binding b(c.nvars, 0);
     std::vector<uint8_t> bound(c.nvars, 0);
     s.extend(c, -1, b, bound, View::New, Phase::Closure, [&](const State::Binding& x) { s.fires(c, x, View::New, &fired); });
-    activate_fired();
+    activate(fired);
   }
-  while (!work.empty()) {
-    const Atomref x = std::move(work.front());
-    work.pop_front();
-    for (const auto& [ci, lit] : s.uses[x.pred]) {
-      const live::ClauseShape& c = s.shapes[ci];
-      if (!c.worth) continue;
-      s.seeded(c, lit, x.tuple, View::New, Phase::Closure, [&](const State::Binding& b) { s.fires(c, b, View::New, &fired); });
-    }
-    activate_fired();
-  }
+  s.closure_from(work, View::New, activate);
   // The clauses.
   Tuple lits;
   double w = 0;

@@ -272,28 +272,19 @@ void LiveGrounder::State::for_rows(int pred, uint32_t mask, const Tuple& key, un
   Pred& P = preds[pred];
   const bool old = view == View::Old;
   if (kinds & kCand) kinds &= ~kActive;  // an active atom is a candidate row: enumerated once, there
-  auto matches = [&](const Tuple& t) {
-    for (int i = 0; i < P.arity; ++i)
-      if ((mask >> i & 1u) && t[i] != key[i]) return false;
-    return true;
-  };
   for (int8_t truth : {int8_t{1}, int8_t{0}}) {
     if (!(kinds & (truth ? kEvTrue : kEvFalse))) continue;
     live::TupleIndex& ix = truth ? P.ev_true : P.ev_false;
     ix.for_each_match(mask, key, [&](const Tuple& t) {
       if (!old || !P.old_ev.count(t)) f(t);
     });
-    if (old)
-      for (const auto& [t, e] : P.old_ev)
-        if (e == truth && matches(t)) f(t);
+    if (old) (truth ? P.old_ev_true : P.old_ev_false).for_each_match(mask, key, f);
   }
   if (kinds & kActive) {
     P.active.for_each_match(mask, key, [&](const Tuple& t) {
       if (!old || !P.old_active.count(t)) f(t);
     });
-    if (old)
-      for (const auto& [t, a] : P.old_active)
-        if (a && matches(t)) f(t);
+    if (old) P.old_active_on.for_each_match(mask, key, f);
   }
   if (kinds & kCand) for_candidates(pred, mask, key, view, f);
 }
@@ -396,6 +387,23 @@ void LiveGrounder::State::seeded(const ClauseShape& c, int lit, const Tuple& t, 
     }
   }
   extend(c, lit, b, bound, view, phase, f);
+}
+
+void LiveGrounder::State::closure_from(std::deque<live::Atomref>& work, View view,
+                                       const std::function<void(std::vector<live::Atomref>&)>& admit) {
+  std::vector<live::Atomref> fired;
+  while (!work.empty()) {
+    const live::Atomref x = std::move(work.front());
+    work.pop_front();
+    const bool cand_only = candidate_only(x.pred, x.tuple);
+    for (const auto& [ci, lit] : uses[x.pred]) {
+      const ClauseShape& c = shapes[ci];
+      if (!c.worth || (cand_only && !c.closure_reads_candidates[lit])) continue;
+      seeded(c, lit, x.tuple, view, Phase::Closure, [&](const Binding& b) { fires(c, b, view, &fired); });
+    }
+    admit(fired);
+    fired.clear();
+  }
 }
 
 bool LiveGrounder::State::fires(const ClauseShape& c, const Binding& b, View view, std::vector<live::Atomref>* out) {

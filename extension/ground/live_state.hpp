@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <string>
@@ -74,6 +75,24 @@ struct Pred {
   TupleIndex ev_true, ev_false, active;
   TupleMap<int8_t> old_ev;                         // during an update: truth before (-2 absent)
   TupleMap<uint8_t> old_active;                    // during an update: activity before
+  // The overlay's tuples that were evidence true, false, or active before,
+  // indexed like the sets above (an update of many rows reads them often).
+  TupleIndex old_ev_true, old_ev_false, old_active_on;
+  void note_old_ev(const Tuple& t, int8_t truth) {
+    if (!old_ev.emplace(t, truth).second) return;
+    if (truth == 1) old_ev_true.insert(t);
+    if (truth == 0) old_ev_false.insert(t);
+  }
+  void note_old_active(const Tuple& t, bool was) {
+    if (old_active.emplace(t, was ? 1 : 0).second && was) old_active_on.insert(t);
+  }
+  void clear_old() {
+    old_ev.clear();
+    old_active.clear();
+    old_ev_true = TupleIndex();
+    old_ev_false = TupleIndex();
+    old_active_on = TupleIndex();
+  }
 };
 
 // A literal argument: a clause variable (var >= 0) or a constant id.
@@ -171,6 +190,13 @@ struct LiveGrounder::State {
   // row: no explicit evidence before or after, inactive in both views.
   bool candidate_only(int pred, const Tuple& t) const;
 
+  // The closure's worklist: for each atom taken from `work`, the bindings
+  // that read it (seeded() at each of its clause literals; a change between
+  // absent and inactive candidate only where a literal reads candidates)
+  // are tested in `view`, and admit() takes the atoms they activate (it may
+  // push onto `work`).
+  void closure_from(std::deque<live::Atomref>& work, View view,
+                    const std::function<void(std::vector<live::Atomref>&)>& admit);
   // The §5.4 test: whether binding b fires, and the atoms it activates.
   bool fires(const live::ClauseShape& c, const Binding& b, View view, std::vector<live::Atomref>* out);
   // The §5.5 ground clause of binding b: false when there is none.

@@ -16,52 +16,41 @@ using live::View;
 
 namespace {
 
-// Tuples of predicate p whose pattern rows may differ because a value of a
-// domain changed: each pattern with one of its variables set to a changed
-// value and the others over the old and new domains.
-void domain_tuples(LiveGrounder::State& s, int p, const std::function<void(const Tuple&)>& f) {
-  const live::Pred& P = s.preds[p];
-  for (const kbmc::Pattern& pat : P.patterns) {
-    std::vector<int> firsts;
-    for (int i = 0; i < P.arity; ++i)
-      if (kbmc::is_var(pat[i]) && std::find(pat.begin(), pat.end(), pat[i]) - pat.begin() == i) firsts.push_back(i);
-    for (int fi : firsts) {
-      auto d = s.domains.find(P.arg_types[fi]);
+// A clause variable set to a domain value that came or went: the bindings
+// with it are the ones whose candidate rows (KBMC's cross products over the
+// domains) can differ, and extend() finds them through the other literals'
+// indexes, where enumerating the candidate tuples with the value would visit
+// a query predicate's whole row of the domain (3,000 tuples for one record).
+struct ValueSeed {
+  int shape, var;
+  int32_t value;
+};
+
+std::vector<ValueSeed> value_seeds(const LiveGrounder::State& s) {
+  std::vector<ValueSeed> out;
+  for (size_t ci = 0; ci < s.shapes.size(); ++ci) {
+    const live::ClauseShape& c = s.shapes[ci];
+    for (int v = 0; v < c.nvars; ++v) {
+      auto d = s.domains.find(c.var_types[v]);
       if (d == s.domains.end()) continue;
-      std::vector<int32_t> changed(d->second.added.begin(), d->second.added.end());
-      changed.insert(changed.end(), d->second.removed.begin(), d->second.removed.end());
-      if (changed.empty()) continue;
-      Tuple t(P.arity, 0);
-      for (int i = 0; i < P.arity; ++i)
-        if (!kbmc::is_var(pat[i])) t[i] = static_cast<int32_t>(pat[i] - kbmc::kConst);
-      std::function<void(size_t)> rec = [&](size_t k) {
-        if (k == firsts.size()) {
-          for (int i = 0; i < P.arity; ++i)
-            if (kbmc::is_var(pat[i])) t[i] = t[std::find(pat.begin(), pat.end(), pat[i]) - pat.begin()];
-          f(t);
-          return;
-        }
-        const int i = firsts[k];
-        if (i == fi) {
-          for (int32_t v : changed) {
-            t[i] = v;
-            rec(k + 1);
-          }
-          return;
-        }
-        auto e = s.domains.find(P.arg_types[i]);
-        if (e == s.domains.end()) return;
-        for (int32_t v : e->second.list) {
-          t[i] = v;
-          rec(k + 1);
-        }
-        for (int32_t v : e->second.removed) {
-          t[i] = v;
-          rec(k + 1);
-        }
-      };
-      rec(0);
+      for (int32_t k : d->second.added) out.push_back({static_cast<int>(ci), v, k});
+      for (int32_t k : d->second.removed) out.push_back({static_cast<int>(ci), v, k});
     }
+  }
+  return out;
+}
+
+void for_value_seeds(LiveGrounder::State& s, const std::vector<ValueSeed>& seeds, bool closure, View view,
+                     const std::function<void(const live::ClauseShape&, const LiveGrounder::State::Binding&)>& f) {
+  for (const ValueSeed& x : seeds) {
+    const live::ClauseShape& c = s.shapes[x.shape];
+    if (closure ? !c.worth : !c.any_mutable) continue;
+    LiveGrounder::State::Binding b(c.nvars, 0);
+    std::vector<uint8_t> bound(c.nvars, 0);
+    b[x.var] = x.value;
+    bound[x.var] = 1;
+    s.extend(c, -1, b, bound, view, closure ? Phase::Closure : Phase::Clauses,
+             [&](const LiveGrounder::State::Binding& y) { f(c, y); });
   }
 }
 
@@ -95,7 +84,7 @@ Changed apply_tables(LiveGrounder::State& s, const GroundInput& in, LiveDelta& d
     for (size_t p = 0; p < np; ++p) {
       live::Pred& P = s.preds[p];
       auto set = [&](const Tuple& t, int8_t from, int8_t to) {
-        P.old_ev.emplace(t, from);
+        P.note_old_ev(t, from);
         if (from >= 0) (from ? P.ev_true : P.ev_false).erase(t);
         if (to >= 0) {
           (to ? P.ev_true : P.ev_false).insert(t);
@@ -129,13 +118,24 @@ Changed apply_tables(LiveGrounder::State& s, const GroundInput& in, LiveDelta& d
       D.list.assign(nw.begin(), nw.end());
       std::sort(D.list.begin(), D.list.end());
     }
+    // An active atom whose candidate row went with a domain value (its
+    // other rows changed with the evidence, above; a value that came has no
+    // active atom yet).
     for (size_t p = 0; p < np; ++p) {
-      if (!s.preds[p].materialised) continue;
-      domain_tuples(s, static_cast<int>(p), [&](const Tuple& t) {
-        if (!s.preds[p].old_ev.count(t) &&
-            !same_row(s.row(static_cast<int>(p), t, View::Old), s.row(static_cast<int>(p), t, View::New)))
-          changed[p].push_back(t);
-      });
+      live::Pred& P = s.preds[p];
+      if (!P.materialised || P.active.size() == 0) continue;
+      for (int a = 0; a < P.arity; ++a) {
+        const auto& D = s.domains[P.arg_types[a]];
+        for (int32_t k : D.removed) {
+          Tuple key(P.arity, 0);
+          key[a] = k;
+          P.active.for_each_match(1u << a, key, [&](const Tuple& t) {
+            if (!P.old_ev.count(t) && !same_row(s.row(static_cast<int>(p), t, View::Old),
+                                                s.row(static_cast<int>(p), t, View::New)))
+              changed[p].push_back(t);
+          });
+        }
+      }
     }
     for (auto& c : changed) {
       std::sort(c.begin(), c.end());
@@ -149,7 +149,8 @@ Changed apply_tables(LiveGrounder::State& s, const GroundInput& in, LiveDelta& d
 // 2. DRed's over-deletion: the active atoms with a derivation (in the old
 // state) that reads a changed tuple or an over-deleted atom; they leave the
 // active set.
-std::vector<live::TupleSet> overdelete(LiveGrounder::State& s, const Changed& changed, LiveDelta& d) {
+std::vector<live::TupleSet> overdelete(LiveGrounder::State& s, const Changed& changed,
+                                       const std::vector<ValueSeed>& seeds, LiveDelta& d) {
   const size_t np = s.preds.size();
   std::vector<live::TupleSet> over(np);
   std::deque<Atomref> work;
@@ -159,25 +160,21 @@ std::vector<live::TupleSet> overdelete(LiveGrounder::State& s, const Changed& ch
       work.push_back({static_cast<int>(p), t});
     }
   std::vector<Atomref> fired;
-  while (!work.empty()) {
-    const Atomref x = std::move(work.front());
-    work.pop_front();
-    const bool cand_only = s.candidate_only(x.pred, x.tuple);
-    for (const auto& [ci, lit] : s.uses[x.pred]) {
-      const live::ClauseShape& c = s.shapes[ci];
-      if (!c.worth || (cand_only && !c.closure_reads_candidates[lit])) continue;
-      s.seeded(c, lit, x.tuple, View::Old, Phase::Closure, [&](const LiveGrounder::State::Binding& b) { s.fires(c, b, View::Old, &fired); });
-    }
-    for (Atomref& a : fired)
+  auto admit = [&](std::vector<Atomref>& f) {
+    for (Atomref& a : f)
       if (s.preds[a.pred].active.contains(a.tuple) && over[a.pred].insert(a.tuple).second) {
         ++d.atoms_overdeleted;
         work.push_back(std::move(a));
       }
-    fired.clear();
-  }
+  };
+  for_value_seeds(s, seeds, true, View::Old, [&](const live::ClauseShape& c, const LiveGrounder::State::Binding& b) {
+    s.fires(c, b, View::Old, &fired);
+  });
+  admit(fired);
+  s.closure_from(work, View::Old, admit);
   for (size_t p = 0; p < np; ++p)
     for (const Tuple& t : over[p]) {
-      s.preds[p].old_active.emplace(t, 1);
+      s.preds[p].note_old_active(t, true);
       s.preds[p].active.erase(t);
     }
   return over;
@@ -186,7 +183,8 @@ std::vector<live::TupleSet> overdelete(LiveGrounder::State& s, const Changed& ch
 // 3. Re-derivation and insertion, in the new state, to the fixpoint: from
 // every changed tuple and every over-deleted atom, then from each atom that
 // becomes active.
-void rederive(LiveGrounder::State& s, const Changed& changed, const std::vector<live::TupleSet>& over) {
+void rederive(LiveGrounder::State& s, const Changed& changed, const std::vector<ValueSeed>& seeds,
+              const std::vector<live::TupleSet>& over) {
   const size_t np = s.preds.size();
   std::deque<Atomref> work;
   std::vector<Atomref> fired;
@@ -194,30 +192,26 @@ void rederive(LiveGrounder::State& s, const Changed& changed, const std::vector<
     for (const Tuple& t : changed[p]) work.push_back({static_cast<int>(p), t});
     for (const Tuple& t : over[p]) work.push_back({static_cast<int>(p), t});
   }
-  while (!work.empty()) {
-    const Atomref x = std::move(work.front());
-    work.pop_front();
-    const bool cand_only = s.candidate_only(x.pred, x.tuple);
-    for (const auto& [ci, lit] : s.uses[x.pred]) {
-      const live::ClauseShape& c = s.shapes[ci];
-      if (!c.worth || (cand_only && !c.closure_reads_candidates[lit])) continue;
-      s.seeded(c, lit, x.tuple, View::New, Phase::Closure, [&](const LiveGrounder::State::Binding& b) { s.fires(c, b, View::New, &fired); });
-    }
-    for (Atomref& a : fired) {
+  auto activate = [&](std::vector<Atomref>& f) {
+    for (Atomref& a : f) {
       live::Pred& P = s.preds[a.pred];
       if (P.active.contains(a.tuple)) continue;
-      P.old_active.emplace(a.tuple, 0);  // keeps 1 where it was over-deleted
+      P.note_old_active(a.tuple, false);  // keeps true where it was over-deleted
       P.active.insert(a.tuple);
       work.push_back(std::move(a));
     }
-    fired.clear();
-  }
+  };
+  for_value_seeds(s, seeds, true, View::New, [&](const live::ClauseShape& c, const LiveGrounder::State::Binding& b) {
+    s.fires(c, b, View::New, &fired);
+  });
+  activate(fired);
+  s.closure_from(work, View::New, activate);
 }
 
 // 4. The clause delta: every binding that reads a changed tuple or an atom
 // whose activity changed, grounded in both states; the consolidated clauses
 // lose the old ground clause's weight and gain the new one's.
-void clause_delta(LiveGrounder::State& s, Changed& changed, LiveDelta& d) {
+void clause_delta(LiveGrounder::State& s, Changed& changed, const std::vector<ValueSeed>& seeds, LiveDelta& d) {
   const size_t np = s.preds.size();
   for (size_t p = 0; p < np; ++p)
     for (const auto& [t, was] : s.preds[p].old_active) {
@@ -245,6 +239,14 @@ void clause_delta(LiveGrounder::State& s, Changed& changed, LiveDelta& d) {
           });
       }
     }
+  for (View v : {View::Old, View::New})
+    for_value_seeds(s, seeds, false, v, [&](const live::ClauseShape& c, const LiveGrounder::State::Binding& b) {
+      Tuple k;
+      k.reserve(b.size() + 1);
+      k.push_back(static_cast<int32_t>(&c - s.shapes.data()));
+      k.insert(k.end(), b.begin(), b.end());
+      bindings.insert(std::move(k));
+    });
   d.bindings = static_cast<int64_t>(bindings.size());
   Tuple lo, ln;
   double wo = 0, wn = 0;
@@ -291,12 +293,12 @@ LiveDelta LiveGrounder::update(const GroundInput& in) {
     throw lang::LangError(lang::LangError::Kind::BadValue, 0, 0, "", "live grounding does not maintain " + why);
   LiveDelta d;
   Changed changed = apply_tables(s, in, d);
-  rederive(s, changed, overdelete(s, changed, d));
-  clause_delta(s, changed, d);
+  const std::vector<ValueSeed> seeds = value_seeds(s);
+  rederive(s, changed, seeds, overdelete(s, changed, seeds, d));
+  clause_delta(s, changed, seeds, d);
   // 5. The update is complete: the old state goes.
   for (live::Pred& P : s.preds) {
-    P.old_ev.clear();
-    P.old_active.clear();
+    P.clear_old();
   }
   for (auto& [type, D] : s.domains) {
     D.added.clear();

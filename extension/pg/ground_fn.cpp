@@ -367,7 +367,7 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   mem.note("store");
   auto t3 = Clock::now();
   auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
-  std::string dev = sql_path ? "sql" : eng->backend() == mln::gpu::Backend::CUDA ? "gpu" : "cpu";
+  std::string dev = sql_path ? "sql" : live.used ? "live" : eng->backend() == mln::gpu::Backend::CUDA ? "gpu" : "cpu";
   const size_t peak = eng ? eng->peak_memory_bytes() : 0;
   std::string stats = stats_json(out, dev, secs(t0, t1), secs(t2, t3), st, secs(t0, t3), eng ? &peak : nullptr, mem);
   stats.insert(stats.size() - 1, ", \"clause_stream\": {\"during_consolidation\": " + std::to_string(clauses.stored) +
