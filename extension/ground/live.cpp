@@ -61,12 +61,30 @@ std::vector<live::TupleMap<int8_t>> evidence_maps(const GroundInput& in, size_t 
 
 }  // namespace
 
-LiveGrounder::LiveGrounder(const GroundInput& in, const GroundOptions& opts) {
+double LiveGrounder::candidate_tuples(const GroundInput& in, const GroundOptions& opts) {
+  if (!live_unsupported(in, opts).empty()) return 0;
+  State s(in, opts);
+  std::map<std::string, std::unordered_set<int32_t>> dom;
+  for (const auto& [type, vals] : in.type_domains) dom[type].insert(vals.begin(), vals.end());
+  double n = 0;
+  for (const live::Pred& p : s.preds)
+    for (const kbmc::Pattern& pat : p.patterns) {
+      double m = 1;
+      for (size_t i = 0; i < pat.size(); ++i)
+        if (kbmc::is_var(pat[i]) && std::find(pat.begin(), pat.end(), pat[i]) - pat.begin() == static_cast<long>(i))
+          m *= static_cast<double>(dom[p.arg_types[i]].size());
+      n += m;
+    }
+  return n;
+}
+
+LiveGrounder::LiveGrounder(const GroundInput& in, const GroundOptions& opts, int64_t max_clauses) {
   const std::string why = live_unsupported(in, opts);
   if (!why.empty())
     throw lang::LangError(lang::LangError::Kind::BadValue, 0, 0, "", "live grounding does not maintain " + why);
   s_ = std::make_unique<State>(in, opts);
   State& s = *s_;
+  s.max_clauses = max_clauses;
   std::vector<live::TupleMap<int8_t>> ev = evidence_maps(in, s.preds.size());
   for (size_t p = 0; p < s.preds.size(); ++p) {
     for (const auto& [t, e] : ev[p]) (e ? s.preds[p].ev_true : s.preds[p].ev_false).insert(t);
@@ -103,8 +121,11 @@ LiveGrounder::LiveGrounder(const GroundInput& in, const GroundOptions& opts) {
     State::Binding b(c.nvars, 0);
     std::vector<uint8_t> bound(c.nvars, 0);
     s.extend(c, -1, b, bound, View::New, Phase::Clauses, [&](const State::Binding& x) {
-      if (s.ground_clause(c, x, View::New, lits, w)) ++s.clauses[lits][w];
+      if (!s.ground_clause(c, x, View::New, lits, w)) return;
+      ++s.clauses[lits][w];
+      if ((s.clauses.size() & 4095) == 0) s.check_size();
     });
+    s.check_size();
   }
 }
 

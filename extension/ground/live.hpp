@@ -46,8 +46,18 @@ struct LiveDelta {
 class LiveGrounder {
  public:
   // Grounds `in` from scratch (in.program must outlive this object; throws
-  // lang::LangError where live_unsupported() is not empty).
-  LiveGrounder(const GroundInput& in, const GroundOptions& opts = {});
+  // lang::LangError where live_unsupported() is not empty).  With
+  // max_clauses > 0, a network of more consolidated clauses throws
+  // std::length_error, in the build or in an update (the state is then not
+  // to be used again).
+  LiveGrounder(const GroundInput& in, const GroundOptions& opts = {}, int64_t max_clauses = 0);
+
+  // The candidate tuples KBMC materialises for `in` (the relevant patterns'
+  // cross products over the type domains), which ground()'s closure reads
+  // and this object never enumerates: where they are many, building this
+  // object is the faster grounding (entity resolution's query over every
+  // pair of records).
+  static double candidate_tuples(const GroundInput& in, const GroundOptions& opts = {});
   ~LiveGrounder();
   LiveGrounder(const LiveGrounder&) = delete;
   LiveGrounder& operator=(const LiveGrounder&) = delete;

@@ -7,6 +7,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -154,6 +155,11 @@ struct LiveGrounder::State {
 
   const lang::Program& prog;
   GroundOptions opts;
+  int64_t max_clauses = 0;  // 0: none
+  void check_size() const {
+    if (max_clauses > 0 && static_cast<int64_t>(clauses.size()) > max_clauses)
+      throw std::length_error("live grounding: more than " + std::to_string(max_clauses) + " clauses");
+  }
   std::vector<live::Pred> preds;
   std::vector<live::ClauseShape> shapes;
   std::vector<std::vector<std::pair<int, int>>> uses;  // per predicate: (shape, literal) on it

@@ -296,6 +296,7 @@ LiveDelta LiveGrounder::update(const GroundInput& in) {
   const std::vector<ValueSeed> seeds = value_seeds(s);
   rederive(s, changed, seeds, overdelete(s, changed, seeds, d));
   clause_delta(s, changed, seeds, d);
+  s.check_size();
   // 5. The update is complete: the old state goes.
   for (live::Pred& P : s.preds) {
     P.clear_old();

@@ -6,6 +6,7 @@
 #include <list>
 #include <memory>
 #include <random>
+#include <stdexcept>
 
 #include "pg/json.hpp"
 #include "pg/live_ground.hpp"
@@ -27,6 +28,11 @@ constexpr size_t kMaxStates = 4;
 // scratch too (the engine's plans beat the host's per-binding build on
 // class by 5x); the state is built when the program is grounded again.
 constexpr long long kMaxClauses = 1000000;
+// A first grounding goes through the live build where KBMC would
+// materialise at least this many candidate tuples: ground()'s closure reads
+// them all, the live build never does (entity resolution: 11x faster at
+// 6,000 records, 36M candidates; class, 20,000: the engine is 5x faster).
+constexpr double kFirstMinCandidates = 1e6;
 
 struct State {
   std::string name, schema, key, nonce;
@@ -86,11 +92,12 @@ bool ground_live(Spi& spi, const ProgramCtx& ctx, ground::GroundInput& in, const
   const auto t0 = std::chrono::steady_clock::now();
   Rows stored = spi.query("SELECT ground_stats->'live'->>'nonce', ground_stats->>'clauses' FROM mln.programs WHERE name = $1",
                           {text_param(ctx.name)});
-  if (stored.size() == 0 || stored.isnull(0, 1)) {
-    run.why_not = "a program's first grounding is from scratch";
+  const bool first = stored.size() == 0 || stored.isnull(0, 1);
+  if (first && ground::LiveGrounder::candidate_tuples(in, opts) < kFirstMinCandidates) {
+    run.why_not = "a program's first grounding is from scratch (few KBMC candidates)";
     return false;
   }
-  if (std::stoll(stored.text(0, 1)) > kMaxClauses) {
+  if (!first && std::stoll(stored.text(0, 1)) > kMaxClauses) {
     run.why_not = "its network has more than " + std::to_string(kMaxClauses) + " clauses";
     return false;
   }
@@ -111,7 +118,7 @@ bool ground_live(Spi& spi, const ProgramCtx& ctx, ground::GroundInput& in, const
       st.live.reset();
       st.prog = std::make_unique<lang::Program>(ctx.prog);
       in.program = st.prog.get();
-      st.live = std::make_unique<ground::LiveGrounder>(in, opts);
+      st.live = std::make_unique<ground::LiveGrounder>(in, opts, kMaxClauses);
       st.key = key;
       st.schema = ctx.schema;
       run.built = true;
@@ -121,6 +128,12 @@ bool ground_live(Spi& spi, const ProgramCtx& ctx, ground::GroundInput& in, const
     for (int32_t& a : run.delta.touched_atoms) a = static_cast<size_t>(a) < id_map.size() ? id_map[a] : 0;
     run.delta.touched_atoms.erase(std::remove(run.delta.touched_atoms.begin(), run.delta.touched_atoms.end(), 0),
                                   run.delta.touched_atoms.end());
+  } catch (const std::length_error& e) {  // the network outgrew the live path: from scratch
+    all.pop_front();
+    in.program = &ctx.prog;  // the state's copy went with it
+    run = LiveRun();
+    run.why_not = e.what();
+    return false;
   } catch (...) {
     all.pop_front();  // a state half moved is never used again
     throw;

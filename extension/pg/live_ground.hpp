@@ -2,8 +2,9 @@
 // program, the LiveGrounder state of the network it stored last, and a
 // later grounding of the same program (mln.refresh, CALL mln.solve on a
 // stale program, mln.ground again) moves that state to the new input
-// instead of grounding from scratch.  A program's first grounding, and a
-// network of more than 10^6 clauses, are grounded from scratch.  The network it stores equals
+// instead of grounding from scratch.  A program's first grounding is from
+// scratch unless KBMC's candidates are many (then the live build is the
+// faster grounding); a network of more than 10^6 clauses is from scratch.  The network it stores equals
 // ground()'s as a multiset (ground/live.hpp).
 //
 // The state is used only while it is the stored network's: each live

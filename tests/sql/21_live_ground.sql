@@ -8,7 +8,7 @@
 -- (mln.live_grounding off: from scratch); after every random change their
 -- networks, read as literal texts and weights, are the same.
 BEGIN;
-SELECT plan(18);
+SELECT plan(20);
 SET mln.regress = on;
 SET client_min_messages = warning;
 
@@ -60,8 +60,8 @@ BEGIN
   END CASE;
 END $f$;
 
-SELECT is(mln.ground('live', 'cpu')->'live'->>'why_not', 'a program''s first grounding is from scratch',
-          'a program''s first grounding is from scratch');
+SELECT is(mln.ground('live', 'cpu')->'live'->>'why_not', 'a program''s first grounding is from scratch (few KBMC candidates)',
+          'a program''s first grounding is from scratch where KBMC''s candidates are few');
 SELECT is(mln.ground('live', 'cpu')->'live'->>'built', 'true', 'the next one builds the live state');
 SELECT pg_temp.ref();
 SELECT is((SELECT ground_stats->'live'->>'used' FROM mln.programs WHERE name = 'ref'), 'false',
@@ -134,6 +134,26 @@ SELECT is((SELECT ground_stats->'live'->>'built' FROM mln.programs WHERE name = 
 SELECT pg_temp.ref();
 SELECT is(pg_temp.net('live'), pg_temp.net('ref'), 'and the network is the one from scratch');
 SELECT is((SELECT ground_stats->'live'->>'used' FROM mln.programs WHERE name = 'live'), 'true', 'live again');
+
+-- A first grounding with many KBMC candidates (1,100 records: 1.2M pairs
+-- of Same) goes through the live build, and gives the network from scratch.
+CREATE TABLE many (id text PRIMARY KEY, name text NOT NULL);
+INSERT INTO many SELECT 'm' || i, 'n' || (i % 400) FROM generate_series(1, 1100) i;
+CREATE VIEW many_sim AS SELECT a.id AS a, b.id AS b FROM many a JOIN many b ON a.name = b.name AND a.id <> b.id;
+CREATE FUNCTION pg_temp.many(p text) RETURNS void LANGUAGE plpgsql AS $f$
+BEGIN
+  PERFORM mln.create_program(p, E'*Sim(rec, rec)\nSame(rec, rec)\n2 Sim(a, b) => Same(a, b)\n-1 Same(a, b)\n'
+                                || E'Same(a, b) => Same(b, a).\n');
+  PERFORM mln.bind_predicate(p, 'Sim', 'many_sim', ARRAY['a', 'b']);
+  PERFORM mln.set_query(p, 'Same(x, y)');
+END $f$;
+SELECT pg_temp.many('many_live');
+SELECT pg_temp.many('many_ref');
+SELECT is(mln.ground('many_live', 'cpu')->'live'->>'built', 'true', 'a first grounding with 1.2M candidates builds the live state');
+SET mln.live_grounding = off;
+SELECT mln.ground('many_ref', 'cpu');
+SET mln.live_grounding = on;
+SELECT is(pg_temp.net('many_live'), pg_temp.net('many_ref'), 'and its network is the one from scratch');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -269,6 +269,9 @@ TEST(GroundLive, NamesWhatItDoesNotMaintain) {
   GroundInput in = make_input(*l.prog, l.queries, l.evidence);
   EXPECT_EQ(live_unsupported(in, {}), "an EXIST clause");
   EXPECT_THROW(LiveGrounder(in, {}), lang::LangError);
+  // A network past the caller's limit: std::length_error (the caller grounds from scratch).
+  Loaded cls = load_dir(datasets_dir() + "/class");
+  EXPECT_THROW(LiveGrounder(make_input(*cls.prog, cls.queries, cls.evidence), {}, 1000), std::length_error);
   Loaded s = load_dir(datasets_dir() + "/smoke");
   GroundOptions learn;
   learn.learning = true;
