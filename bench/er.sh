@@ -42,9 +42,9 @@ for n in $sizes; do
   psql -d "$db" -qX -v ON_ERROR_STOP=1 -c "\\copy records FROM '$work/records.tsv'" >&3 2>&1
   python3 "$root/bench/gen/er_gen.py" bind | psql -d "$db" -qX -v ON_ERROR_STOP=1 >&3 2>&1
   # The phases a path has ('-' where it has none: the live build has no kbmc or closure phase).
-  g=$(q "SELECT concat_ws(' ', g->'seconds'->>'total', coalesce(g->'seconds'->>'kbmc', '-'),
-                          coalesce(g->'seconds'->>'closure', '-'), coalesce(g->>'closure_rounds', '-'),
-                          coalesce(g->'seconds'->>'clauses', '-'), g->>'atoms', g->>'clauses', g->>'device')
+  g=$(q "SELECT concat_ws(' ', g->'seconds'->>'total', coalesce(round((g->'seconds'->>'kbmc')::numeric, 2)::text, '-'),
+                          coalesce(round((g->'seconds'->>'closure')::numeric, 2)::text, '-'), coalesce(g->>'closure_rounds', '-'),
+                          coalesce(round((g->'seconds'->>'clauses')::numeric, 2)::text, '-'), g->>'atoms', g->>'clauses', g->>'device')
          FROM (SELECT mln.ground('er') g) s")
   read -r gs gk gc gr gcl ga gn gdev <<<"$g"
   digest=$(q "SELECT left(md5(string_agg(x, E'\n' ORDER BY x)), 12) FROM (SELECT weight::text || ':' ||
