@@ -7,6 +7,7 @@
 #include <cmath>
 #include <deque>
 
+#include "ground/internal.hpp"
 #include "ground/live_state.hpp"
 
 namespace mln::ground {
@@ -105,18 +106,22 @@ LiveGrounder::LiveGrounder(const GroundInput& in, const GroundOptions& opts, int
       }
     f.clear();
   };
+  const double nshapes = static_cast<double>(std::max<size_t>(s.shapes.size(), 1));
   for (const live::ClauseShape& c : s.shapes) {
+    s.progress_at = 0.3 * static_cast<double>(&c - s.shapes.data()) / nshapes;
     if (!c.worth) continue;
     State::Binding b(c.nvars, 0);
     std::vector<uint8_t> bound(c.nvars, 0);
     s.extend(c, -1, b, bound, View::New, Phase::Closure, [&](const State::Binding& x) { s.fires(c, x, View::New, &fired); });
     activate(fired);
   }
+  s.progress_at = 0.3;
   s.closure_from(work, View::New, activate);
   // The clauses.
   Tuple lits;
   double w = 0;
   for (const live::ClauseShape& c : s.shapes) {
+    s.progress_at = 0.6 + 0.4 * static_cast<double>(&c - s.shapes.data()) / nshapes;
     if (!c.any_mutable) continue;
     State::Binding b(c.nvars, 0);
     std::vector<uint8_t> bound(c.nvars, 0);
@@ -142,34 +147,58 @@ int64_t LiveGrounder::clauses() const { return static_cast<int64_t>(s_->clauses.
 GroundOutput LiveGrounder::output(bool dense, std::vector<int32_t>* id_map) const {
   const State& s = *s_;
   GroundOutput out;
+  // Atom ids: this object's, or (dense) ground()'s own, by predicate and
+  // then tuple (build_atom_table numbers a predicate's active rows in table
+  // order, and its candidates are appended in tuple order).
+  std::vector<int32_t> order;  // this object's ids, in output order
+  for (size_t i = 0; i < s.atom_of.size(); ++i)
+    if (!dense || s.preds[s.atom_of[i].pred].active.contains(s.atom_of[i].tuple)) order.push_back(static_cast<int32_t>(i + 1));
+  if (dense)
+    std::sort(order.begin(), order.end(), [&](int32_t x, int32_t y) {
+      const Atomref& a = s.atom_of[x - 1];
+      const Atomref& b = s.atom_of[y - 1];
+      return a.pred != b.pred ? a.pred < b.pred : a.tuple < b.tuple;
+    });
   std::vector<int32_t> map(s.atom_of.size() + 1, 0);
-  for (size_t i = 0; i < s.atom_of.size(); ++i) {
-    const Atomref& a = s.atom_of[i];
-    const bool on = s.preds[a.pred].active.contains(a.tuple);
-    if (dense && !on) continue;
+  for (int32_t id : order) {
+    const Atomref& a = s.atom_of[id - 1];
     Atom o;
     o.evidence = -1;
     o.prior = std::nan("");
     o.is_query = false;
     o.pred = -1;
-    if (on) {
+    if (s.preds[a.pred].active.contains(a.tuple)) {
       o.pred = a.pred;
       o.args = a.tuple;
       o.is_query = s.row(a.pred, a.tuple, View::New).club == 1;
     }
     out.atoms.push_back(std::move(o));
-    if (on) map[i + 1] = static_cast<int32_t>(out.atoms.size());
+    if (out.atoms.back().pred >= 0) map[id] = static_cast<int32_t>(out.atoms.size());
   }
-  ClauseSet& cs = out.network.clauses;  // in literal order (State::clauses); a dense map keeps it
-  Tuple lits;
+  // Clauses: their literals over the output's ids, each weight the sum of
+  // its multiset in ascending order; in consolidate()'s order, by the
+  // literals' hash and then the literals, so that a dense output is
+  // ground()'s network array for array (the seeded answers too).
+  struct Out {
+    uint64_t hash;
+    Tuple lits;
+    double w;
+  };
+  std::vector<Out> cs;
+  cs.reserve(s.clauses.size());
   for (const auto& [key, weights] : s.clauses) {
-    double w = 0;
+    Out o;
+    o.w = 0;
     for (const auto& [x, n] : weights)
-      for (int64_t k = 0; k < n; ++k) w += x;
-    lits = key;
-    for (int32_t& l : lits) l = l > 0 ? map[l] : -map[-l];
-    cs.add(lits.data(), lits.size(), w);
+      for (int64_t k = 0; k < n; ++k) o.w += x;
+    o.lits = key;
+    for (int32_t& l : o.lits) l = l > 0 ? map[l] : -map[-l];
+    std::sort(o.lits.begin(), o.lits.end());
+    o.hash = detail::RawClauses::clause_hash(o.lits.data(), o.lits.size());
+    cs.push_back(std::move(o));
   }
+  std::sort(cs.begin(), cs.end(), [](const Out& a, const Out& b) { return a.hash != b.hash ? a.hash < b.hash : a.lits < b.lits; });
+  for (const Out& o : cs) out.network.clauses.add(o.lits.data(), o.lits.size(), o.w);
   out.network.num_atoms = static_cast<int32_t>(out.atoms.size());
   out.network.is_query.assign(out.atoms.size() + 1, 0);
   for (size_t i = 0; i < out.atoms.size(); ++i) out.network.is_query[i + 1] = out.atoms[i].is_query;

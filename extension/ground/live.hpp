@@ -70,9 +70,10 @@ class LiveGrounder {
   // The network as ground() would give it, over this object's atom ids:
   // atoms[id - 1] for every id ever given; an atom no longer active has
   // pred -1 and is in no clause.  With `dense`, the active atoms alone,
-  // renumbered 1.. in id order (the order of literals is kept), and
-  // id_map[id] their new ids (0: inactive).  Clauses in literal order, the
-  // true query evidence, and unit propagation as opts asked.
+  // numbered as ground() numbers them, and id_map[id] their new ids (0:
+  // inactive): the network is then ground()'s array for array.  Clauses in
+  // consolidate()'s order, the true query evidence, and unit propagation as
+  // opts asked.
   GroundOutput output(bool dense = false, std::vector<int32_t>* id_map = nullptr) const;
 
   int64_t active_atoms() const;

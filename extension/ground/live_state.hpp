@@ -171,11 +171,13 @@ struct LiveGrounder::State {
   // ordered, so that the network does not depend on the updates' history.
   std::map<Tuple, std::map<double, int64_t>> clauses;
 
-  // Calls opts.progress now and then (it may throw to cancel).
+  // Calls opts.progress now and then (it may throw to cancel), with the
+  // fraction done so far (the build sets it as it goes; an update is one step).
   void tick() {
-    if (opts.progress && (++ticks & 1023) == 0) opts.progress("live", 0.5);
+    if (opts.progress && (++ticks & 1023) == 0) opts.progress("live", progress_at);
   }
   uint64_t ticks = 0;
+  double progress_at = 0;
 
   // Rows and activity (live_rows.cpp).
   bool in_domain(const std::string& type, int32_t v, View view) const;

@@ -292,6 +292,7 @@ LiveDelta LiveGrounder::update(const GroundInput& in) {
   if (!why.empty())
     throw lang::LangError(lang::LangError::Kind::BadValue, 0, 0, "", "live grounding does not maintain " + why);
   LiveDelta d;
+  s.progress_at = 0.5;
   Changed changed = apply_tables(s, in, d);
   const std::vector<ValueSeed> seeds = value_seeds(s);
   rederive(s, changed, seeds, overdelete(s, changed, seeds, d));

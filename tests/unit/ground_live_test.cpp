@@ -92,6 +92,18 @@ std::vector<std::string> live_atoms(const lang::Program& p, const Symbols& s, co
     return v;
   };
   if (qe(want) != qe(got)) return ::testing::AssertionFailure() << "true query evidence differs";
+  // Dense, the network is ground()'s array for array: the same atom ids and
+  // clause order, so that seeded answers do not depend on the path.
+  GroundOutput dense = live.output(true);
+  if (propagate) dense.unit_propagation = unit_propagate(dense.network);
+  if (dense.atoms.size() != want.atoms.size()) return ::testing::AssertionFailure() << "dense: atom count differs";
+  for (size_t i = 0; i < want.atoms.size(); ++i)
+    if (dense.atoms[i].pred != want.atoms[i].pred || dense.atoms[i].args != want.atoms[i].args)
+      return ::testing::AssertionFailure() << "dense: atom " << i + 1 << " differs";
+  if (!(dense.network.clauses.offsets == want.network.clauses.offsets) ||
+      !(dense.network.clauses.lits == want.network.clauses.lits) ||
+      !(dense.network.clauses.weights == want.network.clauses.weights))
+    return ::testing::AssertionFailure() << "dense: the clause arrays differ from ground()'s";
   return same_net(net_set(*l.prog, in.symbols, want), net_set(*l.prog, in.symbols, got));
 }
 
