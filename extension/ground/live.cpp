@@ -37,12 +37,10 @@ std::string live_unsupported(const GroundInput& in, const GroundOptions& opts) {
   return "";
 }
 
-namespace {
+namespace live {
 
-// The evidence of `in` as Tuffy's tables hold it: the last row of a tuple
-// wins; a prior of 0 or 1 is hard evidence (load_evidence).
-std::vector<live::TupleMap<int8_t>> evidence_maps(const GroundInput& in, size_t npreds) {
-  std::vector<live::TupleMap<int8_t>> out(npreds);
+std::vector<TupleMap<int8_t>> evidence_maps(const GroundInput& in, size_t npreds) {
+  std::vector<TupleMap<int8_t>> out(npreds);
   for (size_t p = 0; p < npreds && p < in.evidence.size(); ++p) {
     const PredEvidence& ev = in.evidence[p];
     const int arity = in.program->preds[p].arity();
@@ -60,13 +58,18 @@ std::vector<live::TupleMap<int8_t>> evidence_maps(const GroundInput& in, size_t 
   return out;
 }
 
-}  // namespace
+std::map<std::string, std::unordered_set<int32_t>> domain_sets(const GroundInput& in) {
+  std::map<std::string, std::unordered_set<int32_t>> dom;
+  for (const auto& [type, vals] : in.type_domains) dom[type].insert(vals.begin(), vals.end());
+  return dom;
+}
+
+}  // namespace live
 
 double LiveGrounder::candidate_tuples(const GroundInput& in, const GroundOptions& opts) {
   if (!live_unsupported(in, opts).empty()) return 0;
   State s(in, opts);
-  std::map<std::string, std::unordered_set<int32_t>> dom;
-  for (const auto& [type, vals] : in.type_domains) dom[type].insert(vals.begin(), vals.end());
+  std::map<std::string, std::unordered_set<int32_t>> dom = live::domain_sets(in);
   double n = 0;
   for (const live::Pred& p : s.preds)
     for (const kbmc::Pattern& pat : p.patterns) {
@@ -86,14 +89,17 @@ LiveGrounder::LiveGrounder(const GroundInput& in, const GroundOptions& opts, int
   s_ = std::make_unique<State>(in, opts);
   State& s = *s_;
   s.max_clauses = max_clauses;
-  std::vector<live::TupleMap<int8_t>> ev = evidence_maps(in, s.preds.size());
+  std::vector<live::TupleMap<int8_t>> ev = live::evidence_maps(in, s.preds.size());
   for (size_t p = 0; p < s.preds.size(); ++p) {
     for (const auto& [t, e] : ev[p]) (e ? s.preds[p].ev_true : s.preds[p].ev_false).insert(t);
     s.preds[p].ev = std::move(ev[p]);
   }
-  for (const auto& [type, vals] : in.type_domains)
-    for (int32_t v : vals)
-      if (s.domains[type].set.insert(v).second) s.domains[type].list.push_back(v);
+  for (auto& [type, vals] : live::domain_sets(in)) {
+    State::Domain& d = s.domains[type];
+    d.list.assign(vals.begin(), vals.end());
+    std::sort(d.list.begin(), d.list.end());  // as update() keeps it
+    d.set = std::move(vals);
+  }
   // The closure: every clause once, then the clauses touching each newly active atom.
   std::deque<Atomref> work;
   std::vector<Atomref> fired;

@@ -153,16 +153,18 @@ bool LiveGrounder::State::query_match(const Pred& p, const Tuple& t) const {
   return false;
 }
 
+int8_t LiveGrounder::State::explicit_truth(const Pred& P, const Tuple& t, View view) const {
+  if (view == View::Old) {
+    auto o = P.old_ev.find(t);
+    if (o != P.old_ev.end()) return o->second;
+  }
+  auto it = P.ev.find(t);
+  return it == P.ev.end() ? int8_t{-2} : it->second;
+}
+
 live::Row LiveGrounder::State::row(int pred, const Tuple& t, View view) const {
   const Pred& P = preds[pred];
-  int8_t e = -2;
-  auto o = view == View::Old ? P.old_ev.find(t) : P.old_ev.end();
-  if (o != P.old_ev.end()) {
-    e = o->second;
-  } else {
-    auto it = P.ev.find(t);
-    if (it != P.ev.end()) e = it->second;
-  }
+  const int8_t e = explicit_truth(P, t, view);
   Row r;
   if (e >= 0) {
     r.exists = true;
@@ -238,9 +240,7 @@ void LiveGrounder::State::for_candidates(int pred, uint32_t mask, const Tuple& k
       if (!matches(pat, P, u, view)) return;
       for (int i = 0; i < P.arity; ++i)
         if ((mask >> i & 1u) && u[i] != key[i]) return;
-      auto o = view == View::Old ? P.old_ev.find(u) : P.old_ev.end();
-      const int8_t e = o != P.old_ev.end() ? o->second : P.ev.count(u) ? int8_t{0} : int8_t{-2};
-      if (e >= 0) return;  // an evidence row, not a candidate
+      if (explicit_truth(P, u, view) >= 0) return;  // an evidence row, not a candidate
       for (size_t pj = 0; pj < pi; ++pj)  // an earlier pattern holds it: emitted there
         if (matches(P.patterns[pj], P, u, view)) return;
       f(u);

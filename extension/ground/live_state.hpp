@@ -133,6 +133,13 @@ struct Atomref {
 
 enum class Phase { Closure, Clauses };
 
+// The evidence of `in` as Tuffy's tables hold it, per predicate: the last
+// row of a tuple wins; a prior of 0 or 1 is hard evidence (load_evidence).
+// Throws lang::LangError for an arity mismatch.
+std::vector<TupleMap<int8_t>> evidence_maps(const GroundInput& in, size_t npreds);
+// Each type's domain as a set (type_domains may repeat a value).
+std::map<std::string, std::unordered_set<int32_t>> domain_sets(const GroundInput& in);
+
 }  // namespace mln::ground::live
 
 namespace mln::ground {
@@ -180,6 +187,8 @@ struct LiveGrounder::State {
   double progress_at = 0;
 
   // Rows and activity (live_rows.cpp).
+  // The truth of t's explicit evidence row in `view`; -2 where it has none.
+  int8_t explicit_truth(const live::Pred& p, const Tuple& t, View view) const;
   bool in_domain(const std::string& type, int32_t v, View view) const;
   bool matches(const kbmc::Pattern& pat, const live::Pred& p, const Tuple& t, View view) const;
   bool candidate(const live::Pred& p, const Tuple& t, View view) const;

@@ -67,20 +67,7 @@ Changed apply_tables(LiveGrounder::State& s, const GroundInput& in, LiveDelta& d
   const size_t np = s.preds.size();
   Changed changed(np);
   {
-    std::vector<live::TupleMap<int8_t>> ev(np);
-    for (size_t p = 0; p < np && p < in.evidence.size(); ++p) {
-      const PredEvidence& e = in.evidence[p];
-      const int arity = s.preds[p].arity;
-      if (e.rows() > 0 && static_cast<int>(e.args.size()) != arity)
-        throw lang::LangError(lang::LangError::Kind::ArityMismatch, 0, 0, s.prog.preds[p].name,
-                              "evidence arity mismatch");
-      Tuple t(arity);
-      for (size_t r = 0; r < e.rows(); ++r) {
-        for (int k = 0; k < arity; ++k) t[k] = e.args[k][r];
-        const double pr = r < e.prior.size() ? e.prior[r] : std::nan("");
-        ev[p][t] = (std::isnan(pr) ? e.truth[r] != 0 : pr >= 1) ? 1 : 0;
-      }
-    }
+    std::vector<live::TupleMap<int8_t>> ev = live::evidence_maps(in, np);
     for (size_t p = 0; p < np; ++p) {
       live::Pred& P = s.preds[p];
       auto set = [&](const Tuple& t, int8_t from, int8_t to) {
@@ -104,8 +91,7 @@ Changed apply_tables(LiveGrounder::State& s, const GroundInput& in, LiveDelta& d
         else if (it->second != e) set(t, it->second, e);
       }
     }
-    std::map<std::string, std::unordered_set<int32_t>> dom;
-    for (const auto& [type, vals] : in.type_domains) dom[type].insert(vals.begin(), vals.end());
+    std::map<std::string, std::unordered_set<int32_t>> dom = live::domain_sets(in);
     for (auto& [type, vals] : dom) s.domains[type];
     for (auto& [type, D] : s.domains) {
       const std::unordered_set<int32_t>& nw = dom[type];
@@ -223,6 +209,13 @@ void clause_delta(LiveGrounder::State& s, Changed& changed, const std::vector<Va
       (now ? d.atoms_added : d.atoms_removed) += 1;
     }
   live::TupleSet bindings;  // shape index, then the values
+  auto collect = [&](const live::ClauseShape& c, const LiveGrounder::State::Binding& b) {
+    Tuple k;
+    k.reserve(b.size() + 1);
+    k.push_back(static_cast<int32_t>(&c - s.shapes.data()));
+    k.insert(k.end(), b.begin(), b.end());
+    bindings.insert(std::move(k));
+  };
   for (size_t p = 0; p < np; ++p)
     for (const Tuple& t : changed[p]) {
       const bool cand_only = s.candidate_only(static_cast<int>(p), t);
@@ -230,27 +223,16 @@ void clause_delta(LiveGrounder::State& s, Changed& changed, const std::vector<Va
         const live::ClauseShape& c = s.shapes[ci];
         if (!c.any_mutable || (cand_only && !c.clause_reads_candidates[lit])) continue;
         for (View v : {View::Old, View::New})
-          s.seeded(c, lit, t, v, Phase::Clauses, [&](const LiveGrounder::State::Binding& b) {
-            Tuple k;
-            k.reserve(b.size() + 1);
-            k.push_back(ci);
-            k.insert(k.end(), b.begin(), b.end());
-            bindings.insert(std::move(k));
-          });
+          s.seeded(c, lit, t, v, Phase::Clauses, [&](const LiveGrounder::State::Binding& b) { collect(c, b); });
       }
     }
-  for (View v : {View::Old, View::New})
-    for_value_seeds(s, seeds, false, v, [&](const live::ClauseShape& c, const LiveGrounder::State::Binding& b) {
-      Tuple k;
-      k.reserve(b.size() + 1);
-      k.push_back(static_cast<int32_t>(&c - s.shapes.data()));
-      k.insert(k.end(), b.begin(), b.end());
-      bindings.insert(std::move(k));
-    });
+  for (View v : {View::Old, View::New}) for_value_seeds(s, seeds, false, v, collect);
   d.bindings = static_cast<int64_t>(bindings.size());
   Tuple lo, ln;
   double wo = 0, wn = 0;
-  std::vector<Tuple> touched;
+  auto touch = [&](const Tuple& lits) {
+    for (int32_t x : lits) d.touched_atoms.push_back(std::abs(x));
+  };
   for (const Tuple& k : bindings) {
     const live::ClauseShape& c = s.shapes[k[0]];
     const LiveGrounder::State::Binding b(k.begin() + 1, k.end());
@@ -267,17 +249,15 @@ void clause_delta(LiveGrounder::State& s, Changed& changed, const std::vector<Va
       } else {
         ++d.clauses_reweighted;
       }
-      touched.push_back(lo);
+      touch(lo);
     }
     if (hn) {
       auto [it, fresh] = s.clauses.try_emplace(ln);
       ++it->second[wn];
       ++(fresh ? d.clauses_added : d.clauses_reweighted);
-      touched.push_back(ln);
+      touch(ln);
     }
   }
-  for (const Tuple& l : touched)
-    for (int32_t x : l) d.touched_atoms.push_back(std::abs(x));
   std::sort(d.touched_atoms.begin(), d.touched_atoms.end());
   d.touched_atoms.erase(std::unique(d.touched_atoms.begin(), d.touched_atoms.end()), d.touched_atoms.end());
 }

@@ -351,11 +351,11 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
                                  size_t last) { clauses.add(offsets, lits, weights, first, last); };
   // Live grounding where the program allows it (live_ground.hpp); the
   // same network as a grounding from scratch.
+  // (ground_live names what it refuses: learning, -activateAll, closed_world.)
   LiveRun live;
   mln::ground::GroundOutput out;
-  const bool live_ok = !sql_path && !learning && !activate_all && cw.empty();
-  if (!live_ok) live.why_not = "device sql, learning, -activateAll or closed_world";
-  if (!(live_ok && ground_live(spi, ctx, in, opts, out, live)))
+  if (sql_path) live.why_not = "device sql";
+  if (sql_path || !ground_live(spi, ctx, in, opts, out, live))
     out = sql_path ? ground_sql(spi, ctx, in, opts) : mln::ground::ground(in, *eng, opts);
   // The network is on the host now: the device memory the grounding's pool
   // keeps for reuse goes back, for the worker's walk (issue #45).

@@ -24,4 +24,18 @@ struct TouchedNetwork {
 TouchedNetwork touched_subnetwork(const mln::Network& net, const std::vector<int32_t>& touched,
                                   const std::vector<uint8_t>& start);
 
+// The whole answer after a change, by atom id of the network t came from
+// (num_atoms + 1 entries): `previous` where it reaches (atoms past its end
+// start at T{}), and `searched` (by sub-network id, may be empty when the
+// sub-network is) on the touched components.
+template <class T>
+std::vector<T> carry_over(const TouchedNetwork& t, int32_t num_atoms, const std::vector<T>& previous,
+                          const std::vector<T>& searched) {
+  const size_t n = static_cast<size_t>(num_atoms) + 1;
+  std::vector<T> out(n, T{});
+  for (size_t a = 1; a < n && a < previous.size(); ++a) out[a] = previous[a];
+  for (size_t i = 1; i < t.global.size() && i < searched.size(); ++i) out[t.global[i]] = searched[i];
+  return out;
+}
+
 }  // namespace mln::solver

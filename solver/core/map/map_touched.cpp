@@ -9,18 +9,13 @@ namespace mln::solver {
 TouchedResult solve_map_touched(const mln::Network& net, const std::vector<uint8_t>& previous,
                                 const std::vector<int32_t>& touched, const SolveOptions& opts) {
   TouchedResult r;
-  const size_t n = static_cast<size_t>(net.num_atoms) + 1;
-  r.truth.assign(n, 0);
-  for (size_t a = 1; a < n && a < previous.size(); ++a) r.truth[a] = previous[a];
   TouchedNetwork t = touched_subnetwork(net, touched, previous);
   r.components = t.components;
   r.touched_components = t.touched_components;
   r.touched_atoms = t.sub.num_atoms;
   r.touched_clauses = static_cast<int64_t>(t.sub.clauses.size());
-  if (t.sub.num_atoms > 0) {
-    r.searched = solve_map(t.sub, opts);
-    for (size_t i = 1; i < t.global.size(); ++i) r.truth[t.global[i]] = r.searched.truth[i];
-  }
+  if (t.sub.num_atoms > 0) r.searched = solve_map(t.sub, opts);
+  r.truth = carry_over(t, net.num_atoms, previous, r.searched.truth);
   r.cost = total_cost_threads(net.clauses, r.truth);
   return r;
 }
