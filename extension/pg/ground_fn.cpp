@@ -315,6 +315,12 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   else syms.open(spi, ctx.schema);
   mln::ground::GroundInput in = build_input(spi, ctx, syms);
   syms.flush();
+  // The stored network's MAP answer goes to the new one (live_ground.hpp):
+  // read before its tables go.
+  StoredAnswer previous;
+  auto t_carry = Clock::now();
+  if (!learning) previous = read_stored_answer(spi, ctx.schema);
+  double carry_s = std::chrono::duration<double>(Clock::now() - t_carry).count();
   auto t1 = Clock::now();
   create_network_tables(spi, ctx);
   const double tables_s = std::chrono::duration<double>(Clock::now() - t1).count();
@@ -355,7 +361,7 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   LiveRun live;
   mln::ground::GroundOutput out;
   if (sql_path) live.why_not = "device sql";
-  if (sql_path || !ground_live(spi, ctx, in, opts, out, live))
+  if (sql_path || !ground_live(spi, ctx, in, opts, out, live, previous.have ? &previous.true_atoms : nullptr))
     out = sql_path ? ground_sql(spi, ctx, in, opts) : mln::ground::ground(in, *eng, opts);
   // The network is on the host now: the device memory the grounding's pool
   // keeps for reuse goes back, for the worker's walk (issue #45).
@@ -364,6 +370,11 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   StoreTimes st = store_network(spi, ctx, out, clauses);
   st.tables = tables_s;
   if (learning) store_learning(spi, ctx, out);
+  t_carry = Clock::now();
+  const CarriedAnswer carried = carry_answer(previous, live, out);
+  store_carried(spi, ctx.schema, carried);
+  carry_s += std::chrono::duration<double>(Clock::now() - t_carry).count();
+  if (previous.have) out.phases.push_back({"carry", carry_s});
   mem.note("store");
   auto t3 = Clock::now();
   auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
@@ -374,7 +385,7 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
                                      ", \"held_at\": " + (clauses.held ? std::to_string(clauses.held_at) : "null") +
                                      ", \"rewritten\": " + (clauses.rewritten ? "true" : "false") + "}");
   if (learning) stats.insert(stats.size() - 1, ", \"learning\": true");
-  stats.insert(stats.size() - 1, ", \"live\": " + live.json());
+  stats.insert(stats.size() - 1, ", \"live\": " + live.json() + ", \"carried\": " + carried_json(carried, previous));
   spi.exec("UPDATE mln.programs SET grounded_at = now(), ground_stats = $2 WHERE name = $1",
            {text_param(name), jsonb_param(stats)});
   sources.end(spi, name, device, activate_all, cw);

@@ -2,11 +2,13 @@
 // The standard headers first: PostgreSQL's port.h redefines snprintf.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <list>
 #include <memory>
 #include <random>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "pg/json.hpp"
 #include "pg/live_ground.hpp"
@@ -38,6 +40,7 @@ struct State {
   std::string name, schema, key, nonce;
   std::unique_ptr<lang::Program> prog;  // the LiveGrounder reads it for its lifetime
   std::unique_ptr<ground::LiveGrounder> live;
+  std::vector<int32_t> stored_ids;  // id of the stored network -> the state's atom id ([0] = 0)
 };
 
 std::list<State>& states() {
@@ -82,7 +85,7 @@ std::string LiveRun::json() const {
 }
 
 bool ground_live(Spi& spi, const ProgramCtx& ctx, ground::GroundInput& in, const ground::GroundOptions& opts,
-                 ground::GroundOutput& out, LiveRun& run) {
+                 ground::GroundOutput& out, LiveRun& run, const std::vector<int32_t>* previous_true) {
   if (!guc_live_grounding) {
     run.why_not = "mln.live_grounding is off";
     return false;
@@ -107,7 +110,7 @@ bool ground_live(Spi& spi, const ProgramCtx& ctx, ground::GroundInput& in, const
   auto it = all.begin();
   while (it != all.end() && it->name != ctx.name) ++it;
   if (it != all.end()) all.splice(all.begin(), all, it);  // most recently used first
-  else all.emplace_front(State{ctx.name, "", "", "", nullptr, nullptr});
+  else all.emplace_front(State{ctx.name, "", "", "", nullptr, nullptr, {}});
   State& st = all.front();
   while (all.size() > kMaxStates) all.pop_back();
   try {
@@ -125,9 +128,21 @@ bool ground_live(Spi& spi, const ProgramCtx& ctx, ground::GroundInput& in, const
     }
     std::vector<int32_t> id_map;
     out = st.live->output(true, &id_map);
-    for (int32_t& a : run.delta.touched_atoms) a = static_cast<size_t>(a) < id_map.size() ? id_map[a] : 0;
+    auto new_id = [&](int32_t a) { return a > 0 && static_cast<size_t>(a) < id_map.size() ? id_map[a] : 0; };
+    for (int32_t& a : run.delta.touched_atoms) a = new_id(a);
     run.delta.touched_atoms.erase(std::remove(run.delta.touched_atoms.begin(), run.delta.touched_atoms.end(), 0),
                                   run.delta.touched_atoms.end());
+    // The previous answer, from the stored network's ids to the new ones
+    // (an atom no longer active has none).
+    if (!run.built && previous_true) {
+      run.carried = true;
+      for (int32_t a : *previous_true)
+        if (a > 0 && static_cast<size_t>(a) < st.stored_ids.size())
+          if (const int32_t b = new_id(st.stored_ids[a]); b > 0) run.carried_true.push_back(b);
+    }
+    st.stored_ids.assign(static_cast<size_t>(out.network.num_atoms) + 1, 0);
+    for (size_t i = 1; i < id_map.size(); ++i)
+      if (id_map[i] > 0) st.stored_ids[id_map[i]] = static_cast<int32_t>(i);
   } catch (const std::length_error& e) {  // the network outgrew the live path: from scratch
     all.pop_front();
     in.program = &ctx.prog;  // the state's copy went with it
@@ -144,6 +159,87 @@ bool ground_live(Spi& spi, const ProgramCtx& ctx, ground::GroundInput& in, const
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.phases.push_back({run.built ? "live_build" : "live_update", run.seconds});
   return true;
+}
+
+StoredAnswer read_stored_answer(Spi& spi, const std::string& schema) {
+  StoredAnswer a;
+  const std::string s = qi(schema);
+  if (spi.query("SELECT to_regclass($1) IS NULL", {text_param(s + "._map_info")}).boolean(0, 0)) return a;
+  Rows info = spi.query("SELECT cost, bound, optimal FROM " + s + "._map_info");
+  if (info.size() != 1 || info.isnull(0, 0)) return a;
+  a.have = true;
+  a.cost = info.float8(0, 0);
+  a.have_bound = !info.isnull(0, 1) && !info.isnull(0, 2);
+  if (a.have_bound) {
+    a.bound = info.float8(0, 1);
+    a.optimal = info.boolean(0, 2);
+  }
+  // One row: per-row arrays through SPI cost ~4 us each (ER, 4,000 true
+  // atoms: 15 ms), the aggregates a fraction of that.
+  Rows t = spi.query("SELECT coalesce(array_agg(m.atom ORDER BY m.atom), '{}'), "
+                     "coalesce(array_agg(x.pred ORDER BY m.atom), '{}'), "
+                     "coalesce(array_agg(cardinality(x.args) ORDER BY m.atom), '{}'), "
+                     "coalesce(string_agg(array_to_string(x.args, ' '), ' ' ORDER BY m.atom), '') FROM " + s +
+                     "._map m JOIN " + s + "._atoms x ON x.id = m.atom WHERE m.truth");
+  a.true_atoms = t.int4_array(0, 0);
+  const std::vector<int32_t> preds = t.int4_array(0, 1), arity = t.int4_array(0, 2);
+  const std::string args = t.text(0, 3);
+  const char* p = args.c_str();
+  a.true_keys.reserve(preds.size());
+  for (size_t i = 0; i < preds.size(); ++i) {
+    std::vector<int32_t> v(static_cast<size_t>(std::max(arity[i], 0)));
+    for (int32_t& x : v) x = static_cast<int32_t>(std::strtol(p, const_cast<char**>(&p), 10));
+    a.true_keys.emplace_back(preds[i], std::move(v));
+  }
+  return a;
+}
+
+namespace {
+
+struct KeyHash {
+  size_t operator()(const std::pair<int32_t, std::vector<int32_t>>& k) const {
+    uint64_t h = static_cast<uint32_t>(k.first) * 0x9e3779b97f4a7c15ULL;
+    for (int32_t v : k.second) h = (h ^ static_cast<uint32_t>(v)) * 0x100000001b3ULL;
+    return static_cast<size_t>(h);
+  }
+};
+
+}  // namespace
+
+CarriedAnswer carry_answer(const StoredAnswer& answer, const LiveRun& run, const ground::GroundOutput& out) {
+  CarriedAnswer c;
+  if (!answer.have) return c;
+  c.have = true;
+  if (run.used && run.carried) {
+    c.true_atoms = run.carried_true;
+    c.touched_known = true;
+    c.touched = run.delta.touched_atoms;
+    return c;
+  }
+  std::unordered_map<std::pair<int32_t, std::vector<int32_t>>, int32_t, KeyHash> id_of;
+  id_of.reserve(out.atoms.size());
+  for (size_t i = 0; i < out.atoms.size(); ++i) id_of.emplace(std::make_pair(out.atoms[i].pred, out.atoms[i].args), i + 1);
+  for (const auto& k : answer.true_keys)
+    if (auto it = id_of.find(k); it != id_of.end()) c.true_atoms.push_back(it->second);
+  return c;
+}
+
+void store_carried(Spi& spi, const std::string& schema, const CarriedAnswer& carried) {
+  if (!carried.have || (carried.true_atoms.empty() && carried.touched.empty())) return;
+  const std::string t = qi(schema) + "._carried";
+  spi.exec("CREATE TABLE " + t + " (atom int4 NOT NULL, truth boolean NOT NULL, touched boolean NOT NULL)");
+  spi.exec("INSERT INTO " + t + " SELECT a, bool_or(v), bool_or(u) FROM ("
+           "SELECT unnest($1::int4[]), true, false UNION ALL SELECT unnest($2::int4[]), false, true) x(a, v, u) "
+           "GROUP BY a",
+           {int4_array_param(carried.true_atoms), int4_array_param(carried.touched)});
+}
+
+std::string carried_json(const CarriedAnswer& carried, const StoredAnswer& answer) {
+  if (!carried.have) return "null";
+  return "{\"true_atoms\": " + std::to_string(carried.true_atoms.size()) + ", \"touched_atoms\": " +
+         (carried.touched_known ? std::to_string(carried.touched.size()) : "null") + ", \"cost\": " +
+         json_num(answer.cost) + ", \"bound\": " + (answer.have_bound ? json_num(answer.bound) : "null") +
+         ", \"optimal\": " + (answer.have_bound && answer.optimal ? "true" : "false") + "}";
 }
 
 }  // namespace mln::pg

@@ -77,7 +77,7 @@ void _PG_init(void) {
 }
 
 // mln.version(): the library's version.
-Datum mln_version(PG_FUNCTION_ARGS) { PG_RETURN_TEXT_P(cstring_to_text("0.16.0")); }
+Datum mln_version(PG_FUNCTION_ARGS) { PG_RETURN_TEXT_P(cstring_to_text("0.17.0")); }
 
 
 // mln.device_info(): JSON naming the backend in use and the GPU, if any.

@@ -242,6 +242,38 @@ std::vector<uint8_t> read_warm_start(Conn& c, const std::string& program, const 
   });
 }
 
+LiveChange read_live_change(Conn& c, const std::string& program, const std::string& schema,
+                            const std::string& net_oid, int32_t num_atoms) {
+  const std::string carried = c.quote_ident(schema) + "._carried";
+  if (c.exec("SELECT to_regclass($1) IS NULL", {carried}).get(0, 0) == "t") return {};
+  return trusted_read(c, program, schema, {"_atoms", "_carried"}, [&]() -> LiveChange {
+    LiveChange l;
+    Result oid = c.exec("SELECT to_regclass($1)::oid", {c.quote_ident(schema) + "._atoms"});
+    if (oid.rows() != 1 || oid.null(0, 0) || oid.get(0, 0) != net_oid) return l;  // grounded again since
+    Result info = c.exec("SELECT x->>'cost', x->>'bound', x->>'optimal', x->>'touched_atoms' FROM mln.programs p, "
+                         "LATERAL (SELECT p.ground_stats->'carried') y(x) WHERE p.name = $1 "
+                         "AND jsonb_typeof(x) = 'object'",
+                         {program});
+    if (info.rows() != 1 || info.null(0, 0)) return l;
+    l.cost = info.dbl(0, 0);
+    l.have_bound = !info.null(0, 1);
+    l.bound = info.dbl(0, 1);
+    l.optimal = info.get(0, 2) == "true";
+    l.touched_known = !info.null(0, 3);
+    l.truth.assign(static_cast<size_t>(num_atoms) + 1, 0);
+    Result r = c.exec("SELECT atom, truth, touched FROM " + carried);
+    if (r.rows() == 0) return l;  // used up by a MAP job (results.cpp)
+    for (int i = 0; i < r.rows(); ++i) {
+      const long long a = r.num(i, 0);
+      if (a < 1 || a > num_atoms) throw DbError("corrupt " + carried + ": atom " + std::to_string(a) + " is not in the network");
+      if (r.get(i, 1) == "t") l.truth[static_cast<size_t>(a)] = 1;
+      if (r.get(i, 2) == "t") l.touched.push_back(static_cast<int32_t>(a));
+    }
+    l.have = true;
+    return l;
+  });
+}
+
 int read_streams_default() {
   if (const char* e = std::getenv("MLN_READ_STREAMS")) return std::clamp(std::atoi(e), 1, 32);
   return static_cast<int>(std::clamp<unsigned>(std::thread::hardware_concurrency() / 2, 1, 8));

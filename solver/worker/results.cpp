@@ -51,21 +51,37 @@ void replace_rows(Conn& c, const Job& job, const std::string& name, const std::s
   if (rebuild) c.exec("ALTER TABLE " + table + " ADD PRIMARY KEY (atom)");
 }
 
-// The MAP state into _map, then map_result.  Only the query atoms that
-// are true get a row: map_result and mln.map read an atom without one as
-// false, and the rest is what the materialisation would join for nothing
-// (RC at 10^5 papers: 228k rows instead of 990k).
-void write_map(Conn& c, const Job& job, const Network& net, const solver::SolveResult& res) {
+// The MAP state into _map, then map_result.  Only the atoms that are true
+// get a row: map_result and mln.map read an atom without one as false (RC
+// at 10^5 papers: 228k rows instead of 990k).  The hidden atoms that are
+// true are kept too (map_result reads the query atoms only): a live
+// re-grounding carries the whole state to the next job
+// (extension/pg/live_ground.hpp), with the cost and bound in _map_info
+// (absent in a network grounded before it).  A carried answer this job
+// used is used up (_carried emptied).
+void write_map(Conn& c, const Job& job, const Network& net, const JobOutcome& out) {
+  const solver::SolveResult& res = out.map;
   int32_t next = 1;
-  const bool all_query = net.is_query.empty();
   replace_rows(c, job, "_map", "_map_pkey", "(atom, truth)", [&](std::string& chunk) {
     for (; next <= net.num_atoms && chunk.size() < (1 << 20); ++next) {
-      if (!res.truth[next] || !(all_query || net.is_query[next])) continue;
+      if (!res.truth[next]) continue;
       chunk += std::to_string(next);
       chunk += "\tt\n";
     }
     return next <= net.num_atoms;
   });
+  const std::string s = c.quote_ident(job.schema);
+  if (c.exec("SELECT to_regclass($1) IS NOT NULL", {s + "._map_info"}).get(0, 0) == "t") {
+    check_trusted_tables(c, job.program, job.schema, {"_map_info"}, true);
+    c.exec("DELETE FROM " + s + "._map_info");
+    c.exec_n("INSERT INTO " + s + "._map_info VALUES ($1::int8, $2::float8, $3::float8, $4::boolean)",
+             {std::to_string(job.id), float8_text(res.cost), float8_text(res.bound), res.optimal ? "true" : "false"},
+             {false, false, false, false});
+  }
+  if (out.used_carried) {
+    check_trusted_tables(c, job.program, job.schema, {"_carried"}, true);
+    c.exec("TRUNCATE " + s + "._carried");
+  }
   c.exec("SELECT mln._materialize_map($1), mln._share_results($1)", {job.program});
 }
 
@@ -156,7 +172,7 @@ std::string finish_job(Conn& c, const Job& job, const std::string& me, const std
   const std::string id = std::to_string(job.id);
   return finish_owned(c, job, me, net_oid, [&] {
     const std::string s = c.quote_ident(job.schema);
-    if (out.have_map) write_map(c, job, net, out.map);
+    if (out.have_map) write_map(c, job, net, out);
     if (out.have_marginal) write_marginal(c, s, job, net, out.marginal);
 
     const solver::SolveResult& m = out.map;

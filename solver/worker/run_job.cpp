@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/marginal/solve_marginal.hpp"
+#include "core/map/map_touched.hpp"
 #include "core/map/solve_map.hpp"
 #include "worker/job.hpp"
 #include "worker/pq.hpp"
@@ -41,7 +42,7 @@ std::string megabytes(int64_t bytes) {
 // Runs the job's solver(s) on `net`: MAP, MC-SAT, or MAP then MC-SAT (dual,
 // within one timeout).  In the solver thread.
 JobOutcome solve(const WorkerOptions& wo, const std::string& me, const Network& net, Job& job, Progress& pr,
-                 std::atomic<bool>& cancel, const solver::LearnNetwork* ln) {
+                 std::atomic<bool>& cancel, const solver::LearnNetwork* ln, const LiveChange& change) {
   JobOutcome out;
   const auto t0 = Clock::now();
   if (job.wants_learn()) {
@@ -65,7 +66,16 @@ JobOutcome solve(const WorkerOptions& wo, const std::string& me, const Network& 
       pr.best = best;
       pr.flips = flips;
     };
-    out.map = job.spread > 1 ? solve_spread(wo, me, job, net) : solver::solve_map(net, job.map);
+    if (change.have && change.touched_known) {  // after a live update: the touched components (core/map/map_touched.hpp)
+      solver::TouchedResult t = solver::solve_map_touched(
+          net, {change.truth, change.have_bound, change.cost, change.bound, change.optimal}, change.touched, job.map);
+      out.map = std::move(t.whole);
+      out.touched_components = t.touched_components;
+    } else {
+      out.map = job.spread > 1 ? solve_spread(wo, me, job, net) : solver::solve_map(net, job.map);
+    }
+    out.map_touched = change.have && change.touched_known;
+    out.used_carried = change.have;
     out.have_map = true;
     if (cancel) return out;
     // A time limit that ended the search before it had really begun (RC at
@@ -185,10 +195,11 @@ namespace {
 // when the job was cancelled or taken over; `out` is what the solvers
 // produced, `error` why they failed.
 bool solve_supervised(Conn& c, const WorkerOptions& wo, const std::string& me, const Network& net, Job& job,
-                      const solver::LearnNetwork* ln, std::atomic<bool>& stop, JobOutcome& out, std::string& error) {
+                      const solver::LearnNetwork* ln, const LiveChange& change, std::atomic<bool>& stop, JobOutcome& out,
+                      std::string& error) {
   return run_supervised(
       c, wo, me, job, stop,
-      [&](Progress& pr, std::atomic<bool>& cancel) { out = solve(wo, me, net, job, pr, cancel, ln); }, error);
+      [&](Progress& pr, std::atomic<bool>& cancel) { out = solve(wo, me, net, job, pr, cancel, ln, change); }, error);
 }
 
 // What a finished job produced, for the log.
@@ -201,7 +212,9 @@ std::string outcome_summary(const JobOutcome& out) {
   }
   if (out.have_map)
     what += "cost " + std::to_string(out.map.cost) + ", " + std::to_string(out.map.flips) + " flips, " +
-            std::to_string(out.map.components) + " components, search " + std::to_string(out.map.seconds) + " s";
+            std::to_string(out.map.components) + " components" +
+            (out.map_touched ? " (" + std::to_string(out.touched_components) + " touched, searched)" : "") +
+            ", search " + std::to_string(out.map.seconds) + " s";
   if (out.have_marginal) {
     const auto& m = out.marginal;
     what += std::string(what.empty() ? "" : "; ") + std::to_string(m.samples) + " samples per component, " +
@@ -252,10 +265,22 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   log(job.task + ": read " + std::to_string(ln ? ln->net.num_atoms : net.num_atoms) + " atoms, " +
       std::to_string(ln ? ln->net.clauses.size() : net.clauses.size()) + " clauses (" + megabytes(rs.bytes) +
       ") in " + seconds_since(t_read) + " s" + (rs.connections > 1 ? " over " + std::to_string(rs.connections) + " connections" : ""));
-  if (job.wants_map() || job.wants_marginal()) {
+  // MAP starts from the answer the grounding carried; after a live update,
+  // it searches the components the change touched and keeps the carried
+  // answer elsewhere, unless the job asks for parts on several workers.
+  LiveChange change;
+  if (job.wants_map()) change = read_live_change(c, job.program, job.schema, net_oid, net.num_atoms);
+  if (change.have) net.init_truth = change.truth;
+  else if (job.wants_map() || job.wants_marginal())  // SQL 0.16.0's warm start
     net.init_truth = read_warm_start(c, job.program, job.schema, net_oid, net.num_atoms);
-    if (!net.init_truth.empty())
-      log(job.task + ": starts from the previous answer (the network was grounded again after a change)");
+  if (job.partitions > 1) change.touched_known = false;  // its parts were announced: the whole is searched
+  const bool touched_only = change.have && change.touched_known;
+  if (touched_only)
+    log(job.task + ": the network was grounded live after a change: MAP searches the components of its " +
+        std::to_string(change.touched.size()) + " touched atoms and keeps the previous answer on the others");
+  else if (!net.init_truth.empty())
+    log(job.task + ": starts from the previous answer (the network was grounded again after a change)");
+  if ((job.wants_map() || job.wants_marginal()) && !touched_only) {
     job.spread = spread_parts(c, job, net);
     if (job.spread > 1) {
       log(job.task + ": spread over workers, up to " + std::to_string(job.spread) + " parts");
@@ -266,7 +291,7 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   keep_lease.reset();
   JobOutcome out;
   std::string error;
-  const bool keep = solve_supervised(c, wo, me, net, job, ln.get(), stop, out, error);
+  const bool keep = solve_supervised(c, wo, me, net, job, ln.get(), change, stop, out, error);
   if (!error.empty()) {
     log("failed: " + error);
     return fail(c, job, me, error);

@@ -65,6 +65,26 @@ Network read_network(Conn& c, const std::string& program, const std::string& sch
 std::vector<uint8_t> read_warm_start(Conn& c, const std::string& program, const std::string& schema,
                                      const std::string& net_oid, int32_t num_atoms);
 
+// What a grounding carried from the previous MAP answer (issue #62;
+// <schema>._carried, written by mln.ground with the network: see
+// extension/pg/live_ground.hpp): the answer by id of the new network, the
+// atoms the change touched where a live update knows them, and the
+// answer's cost and bound (ground_stats' carried).  `have` is false when
+// there is none (no MAP answer before, or a MAP job used it already: it
+// empties the table), or the network was grounded again after `net_oid`
+// was read.  Checked like the network's tables.
+struct LiveChange {
+  bool have = false;
+  std::vector<uint8_t> truth;   // num_atoms + 1 entries
+  bool touched_known = false;
+  std::vector<int32_t> touched;
+  bool have_bound = false;
+  double cost = 0, bound = 0;
+  bool optimal = false;
+};
+LiveChange read_live_change(Conn& c, const std::string& program, const std::string& schema,
+                            const std::string& net_oid, int32_t num_atoms);
+
 // Connections for reading a large network: half the cores, 1 to 8 (each
 // takes a core on each side, the server's COPY and the worker's decoding;
 // MLN_READ_STREAMS overrides).

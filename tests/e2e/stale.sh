@@ -74,8 +74,8 @@ check "CALL mln.solve on a stale network grounds it again first" \
   bash -c "grep -q 'is stale: grounding it again first' <<<'$out' && grep -q '\"status\": \"done\"' <<<'$out'"
 check "then it is grounded, and its answer is not stale" \
   bash -c "[ '$(state er)' = grounded ] && [ \"\$(psql -qXAt -c \"SELECT DISTINCT stale FROM mln.map('er')\")\" = f ]"
-check "the last answer's true atoms are kept as the next MAP job's start (_warm)" \
-  test "$(q "SELECT count(*) > 0 FROM mln_er._warm")" = t
+check "the last answer is carried to the new network as the next MAP job's start (ground_stats' carried)" \
+  test "$(q "SELECT (ground_stats->'carried'->>'true_atoms')::int > 0 FROM mln.programs WHERE name = 'er'")" = t
 check "and the worker started the MAP job from them" grep -q 'map: starts from the previous answer' "$tmp/worker.log"
 check "the new records are in the answer" test "$(q "SELECT count(*) FROM mln.map('er') WHERE arguments[1] LIKE 'n%'")" -gt 0
 q "SELECT er_program('er_fresh'); SELECT mln.ground('er_fresh')" >/dev/null
@@ -90,7 +90,9 @@ q "BEGIN; INSERT INTO records VALUES ('x1', 'a', 'b'); ROLLBACK" >/dev/null
 q "BEGIN; SAVEPOINT s; DELETE FROM records WHERE id = 'r1'; ROLLBACK TO s; COMMIT" >/dev/null
 check "a change rolled back (or to a savepoint) leaves it grounded" test "$(state er)" = grounded
 q "SELECT mln.ground('er')" >/dev/null
-check "a grounding drops the warm start of the network it replaced" test "$(q "SELECT to_regclass('mln_er._warm') IS NULL")" = t
+check "a grounding carries the answer of the network it replaced, and no warm start of 0.16.0's" \
+  test "$(q "SELECT (to_regclass('mln_er._warm') IS NULL)::text || ((SELECT count(*) FROM mln_er._carried WHERE truth)
+             = (ground_stats->'carried'->>'true_atoms')::int)::text FROM mln.programs WHERE name = 'er'")" = truetrue
 q "BEGIN; INSERT INTO records VALUES ('x2', 'a', 'b'); SELECT mln.ground('er'); COMMIT" >/dev/null
 check "a change made before the grounding, in its transaction, leaves it grounded" test "$(state er)" = grounded
 q "BEGIN; SELECT mln.ground('er'); DELETE FROM records WHERE id = 'x2'; COMMIT" >/dev/null

@@ -275,6 +275,22 @@ check "mln.refresh grounds it again" \
   test "$(q14 "SELECT mln.refresh('smoke')->>'refreshed'")$(q14 "SELECT mln.program_state('smoke')")" = truegrounded
 dropdb mln_e2e_upgrade14
 
+# 0.16.0 -> 0.17.0 on its own: mln.refresh grounds again through
+# mln.ground, which carries the last MAP answer (here one written as a
+# worker writes it) to the new network; 0.16.0's _warm is not made.
+q16() { psql -d mln_e2e_upgrade16 -qXAt -v ON_ERROR_STOP=1 -c "$1"; }
+at 0.16.0 mln_e2e_upgrade16
+q16 "ALTER EXTENSION pg_mln UPDATE TO '0.17.0'" >/dev/null
+check "ALTER EXTENSION pg_mln UPDATE TO '0.17.0' from 0.16.0" test "$(q16 "SELECT extversion FROM pg_extension WHERE extname = 'pg_mln'")" = 0.17.0
+q16 "INSERT INTO mln_smoke._map SELECT id, true FROM mln_smoke._atoms; INSERT INTO mln_smoke._map_info VALUES (1, 2.5, 2.5, true)" >/dev/null
+q16 "DELETE FROM mln_smoke.\"Smokes\" WHERE ctid = (SELECT min(ctid) FROM mln_smoke.\"Smokes\")" >/dev/null
+q16 "SELECT mln.refresh('smoke')" >/dev/null
+check "mln.refresh carries the answer (ground_stats' carried) and makes no _warm" \
+  test "$(q16 "SELECT (ground_stats->'carried'->>'cost') || ' ' || (to_regclass('mln_smoke._warm') IS NULL)::text
+               || ' ' || ((ground_stats->'carried'->>'true_atoms')::int = (SELECT count(*) FROM mln_smoke._carried))::text
+               FROM mln.programs WHERE name = 'smoke'")" = "2.5 true true"
+dropdb mln_e2e_upgrade16
+
 # The command line against a database whose extension is older than the
 # server's: it stops before changing anything and says how to update.
 dropdb --if-exists mln_e2e_old; createdb mln_e2e_old

@@ -4,7 +4,7 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_mln;
 SELECT plan(13);
 
-SELECT is(mln.version(), '0.16.0', 'mln.version() reports the library version');
+SELECT is(mln.version(), '0.17.0', 'mln.version() reports the library version');
 SELECT ok(mln.device_info() ? 'backend', 'device_info names the backend');
 SELECT ok(mln.device_info()->>'backend' IN ('cpu', 'cuda'), 'backend is cpu or cuda');
 SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'mln.device'), 'auto', 'mln.device defaults to auto');

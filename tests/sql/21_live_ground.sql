@@ -8,7 +8,7 @@
 -- (mln.live_grounding off: from scratch); after every random change their
 -- networks, read as literal texts and weights, are the same.
 BEGIN;
-SELECT plan(20);
+SELECT plan(24);
 SET mln.regress = on;
 SET client_min_messages = warning;
 
@@ -134,6 +134,47 @@ SELECT is((SELECT ground_stats->'live'->>'built' FROM mln.programs WHERE name = 
 SELECT pg_temp.ref();
 SELECT is(pg_temp.net('live'), pg_temp.net('ref'), 'and the network is the one from scratch');
 SELECT is((SELECT ground_stats->'live'->>'used' FROM mln.programs WHERE name = 'live'), 'true', 'live again');
+
+-- The MAP answer goes to the new network (live_ground.hpp): a MAP answer
+-- as the worker writes it (_map's true atoms, _map_info's cost and bound),
+-- then a change.  The live update carries it by id, with the atoms it
+-- touched; the grounding from scratch by predicate and arguments, touched
+-- atoms unknown.  Either way the true atoms are those of the new network
+-- with the arguments of an atom true before.
+CREATE FUNCTION pg_temp.answer(p text, sch text) RETURNS void LANGUAGE plpgsql AS $f$
+BEGIN
+  EXECUTE format('INSERT INTO %I._map SELECT id, true FROM %I._atoms WHERE id %% 3 = 0', sch, sch);
+  EXECUTE format('INSERT INTO %I._map_info VALUES (7, 12.5, 10.25, false)', sch);
+  EXECUTE format('CREATE TEMP TABLE was_%s AS SELECT x.pred, x.args FROM %I._atoms x JOIN %I._map m ON m.atom = x.id',
+                 p, sch, sch);
+END $f$;
+CREATE FUNCTION pg_temp.carried_ok(p text, sch text) RETURNS boolean LANGUAGE plpgsql AS $f$
+DECLARE got int[]; want int[];
+BEGIN
+  EXECUTE format('SELECT array_agg(atom ORDER BY atom) FROM %I._carried WHERE truth', sch) INTO got;
+  EXECUTE format('SELECT array_agg(x.id ORDER BY x.id) FROM %I._atoms x JOIN was_%s w ON w.pred = x.pred AND w.args = x.args',
+                 sch, p) INTO want;
+  RETURN got IS NOT NULL AND got = want;
+END $f$;
+SELECT pg_temp.answer('live', 'mln_live');
+SELECT pg_temp.answer('ref', 'mln_ref');
+SELECT pg_temp.change(31);
+-- A record in a Sim pair goes: the atoms after its own are renumbered.
+DELETE FROM records WHERE id = (SELECT min(a) FROM sim);
+SELECT mln.ground('live', 'cpu');
+SELECT pg_temp.ref();
+SELECT ok(pg_temp.carried_ok('live', 'mln_live') AND pg_temp.carried_ok('ref', 'mln_ref'),
+          'the previous answer is carried to the new network, live by id and from scratch by arguments');
+SELECT is((SELECT (ground_stats->'live'->>'built') || ' ' || (ground_stats->'carried'->>'cost') || ' ' ||
+                  (ground_stats->'carried'->>'bound') || ' ' ||
+                  ((ground_stats->'carried'->>'touched_atoms')::int = (SELECT count(*) FROM mln_live._carried WHERE touched))::text
+             FROM mln.programs WHERE name = 'live'), 'false 12.5 10.25 true',
+          'live: ground_stats.carried has the answer''s cost and bound and counts the touched atoms in _carried');
+SELECT is((SELECT jsonb_typeof(ground_stats->'carried'->'touched_atoms') || ' ' || (SELECT count(*) FROM mln_ref._carried WHERE touched)
+             FROM mln.programs WHERE name = 'ref'), 'null 0', 'from scratch: the touched atoms are not known');
+SELECT mln.ground('live', 'cpu');
+SELECT is((SELECT coalesce(ground_stats->>'carried', 'none') || ' ' || (to_regclass('mln_live._carried') IS NULL)::text
+             FROM mln.programs WHERE name = 'live'), 'none true', 'a network without a MAP answer carries nothing');
 
 -- A first grounding with many KBMC candidates (1,100 records: 1.2M pairs
 -- of Same) goes through the live build, and gives the network from scratch.

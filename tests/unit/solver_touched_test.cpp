@@ -40,11 +40,11 @@ TEST(SolverTouched, UntouchedComponentsKeepTheAnswerAndTouchedOnesReachTheOptimu
     std::vector<uint8_t> previous(17, 0);
     for (int a = 1; a <= 16; ++a) previous[a] = (a * 7 + static_cast<int>(seed)) % 3 == 0;
     // Atom 3's component is searched; the other keeps `previous`.
-    TouchedResult r = solve_map_touched(net, previous, {3}, {});
+    TouchedResult r = solve_map_touched(net, PreviousAnswer{previous}, {3}, {});
     ASSERT_EQ(r.touched_components, 1);
     for (int a = 1; a <= 16; ++a)
-      if (c.comp_of_atom[a] != c.comp_of_atom[3]) EXPECT_EQ(r.truth[a], previous[a]) << "atom " << a;
-    EXPECT_NEAR(r.cost, total_cost(net.clauses, r.truth), tol(r.cost));
+      if (c.comp_of_atom[a] != c.comp_of_atom[3]) EXPECT_EQ(r.whole.truth[a], previous[a]) << "atom " << a;
+    EXPECT_NEAR(r.whole.cost, total_cost(net.clauses, r.whole.truth), tol(r.whole.cost));
     // The searched part is at its optimum: the cost of the whole is the
     // optimum there plus the kept part's cost under `previous`.
     std::vector<uint8_t> kept = previous;
@@ -56,12 +56,63 @@ TEST(SolverTouched, UntouchedComponentsKeepTheAnswerAndTouchedOnesReachTheOptimu
                                  net.clauses.offsets[k + 1] - net.clauses.offsets[k], net.clauses.weights[k], kept);
     }
     TouchedNetwork t = touched_subnetwork(net, {3}, previous);
-    EXPECT_NEAR(r.cost, kept_cost + brute_force_min_cost(t.sub), 1e-6) << "seed " << seed;
+    EXPECT_NEAR(r.whole.cost, kept_cost + brute_force_min_cost(t.sub), 1e-6) << "seed " << seed;
+    EXPECT_FALSE(r.whole.optimal) << "no previous bound: nothing is proven of the kept part";
     // Nothing touched: the previous answer, unchanged.
-    TouchedResult none = solve_map_touched(net, previous, {}, {});
+    TouchedResult none = solve_map_touched(net, PreviousAnswer{previous}, {}, {});
     EXPECT_EQ(none.touched_components, 0);
-    EXPECT_EQ(none.truth, previous);
+    EXPECT_EQ(none.whole.truth, previous);
   }
+}
+
+// The bound of the whole after a change (map_touched.hpp): a component's
+// clauses reweighted, its atoms touched; the answer's bound is at most the
+// new network's enumerated optimum, it is proven exactly when the previous
+// answer was (the touched part is enumerated), and a previous answer with a
+// gap passes at most that gap on.
+TEST(SolverTouched, TheBoundFollowsThePreviousAnswersBound) {
+  for (uint64_t seed : {1, 2, 3, 4, 5, 6}) {
+    mln::Network before = two_components(seed);
+    SolveResult first = solve_map(before, {});
+    ASSERT_TRUE(first.optimal);
+    mln::Network after = before;
+    Components c = find_components(after);
+    const int32_t k = c.comp_of_atom[3];
+    for (size_t j = 0; j < after.clauses.size(); ++j)
+      if (c.comp_of_atom[std::abs(after.clauses.lits[after.clauses.offsets[j]])] == k)
+        after.clauses.weights[j] *= seed % 2 ? -0.5 : 1.75;
+    std::vector<int32_t> touched;
+    for (int a = 1; a <= 16; ++a)
+      if (c.comp_of_atom[a] == k) touched.push_back(a);
+    const double optimum = brute_force_min_cost(after);
+    TouchedResult r = solve_map_touched(after, {first.truth, true, first.cost, first.bound, true}, touched, {});
+    EXPECT_NEAR(r.whole.cost, optimum, 1e-6) << "seed " << seed;
+    EXPECT_TRUE(r.whole.optimal) << "seed " << seed;
+    EXPECT_NEAR(r.whole.bound, optimum, 1e-6) << "seed " << seed;
+    EXPECT_EQ(r.whole.proven_components, r.whole.solved_components);
+    // A previous answer 3.0 from its bound: the new bound is 3.0 lower,
+    // still at most the optimum, and nothing is proven.
+    TouchedResult g = solve_map_touched(after, {first.truth, true, first.cost, first.cost - 3.0, false}, touched, {});
+    EXPECT_FALSE(g.whole.optimal);
+    EXPECT_NEAR(g.whole.bound, optimum - 3.0, 1e-6) << "seed " << seed;
+    EXPECT_LE(g.whole.bound, optimum + 1e-9);
+  }
+}
+
+// Kept components without a query atom are not counted where solve_map
+// leaves them unsolved (skip_components_without_query): the whole answer's
+// cost is solve_map's on the same state.
+TEST(SolverTouched, KeptCostCountsWhatSolveMapCounts) {
+  mln::Network net = two_components(7);
+  for (int a = 9; a <= 16; ++a) net.is_query[a] = 0;  // the second component is hidden
+  add_clause(net, {}, 2.5);                           // a constant clause
+  SolveOptions skip;
+  skip.skip_components_without_query = true;
+  SolveResult first = solve_map(net, skip);
+  TouchedResult r = solve_map_touched(net, {first.truth, true, first.cost, first.bound, first.optimal}, {1}, skip);
+  EXPECT_NEAR(r.whole.cost, first.cost, 1e-6);
+  EXPECT_EQ(r.whole.solved_components, first.solved_components);
+  EXPECT_EQ(r.whole.hard_violated, first.hard_violated);
 }
 
 TEST(SolverTouched, MarginalsOfTouchedComponentsMatchEnumeration) {

@@ -17,12 +17,20 @@ struct TouchedNetwork {
   std::vector<int32_t> global;   // sub's atom id -> net's ([0] = 0)
   int64_t components = 0;        // of net
   int64_t touched_components = 0;
+  // `start` on the components kept (not touched, and solved: with a query
+  // atom where skip_without_query), as solve_map counts an answer: their
+  // cost, violated hard clauses and number; and the clauses without a
+  // literal (a constant, in no component).
+  double kept_cost = 0;
+  int64_t kept_hard = 0, kept_components = 0;
+  double empty_cost = 0;
+  int64_t empty_hard = 0;
 };
 
 // `touched` lists atom ids of `net`; `start` (by atom id of net, may be
 // shorter) becomes sub.init_truth.
 TouchedNetwork touched_subnetwork(const mln::Network& net, const std::vector<int32_t>& touched,
-                                  const std::vector<uint8_t>& start);
+                                  const std::vector<uint8_t>& start, bool skip_without_query = false);
 
 // The whole answer after a change, by atom id of the network t came from
 // (num_atoms + 1 entries): `previous` where it reaches (atoms past its end

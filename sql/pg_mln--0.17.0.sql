@@ -1,4 +1,4 @@
--- pg_mln 0.16.0: consolidated install script.
+-- pg_mln 0.17.0: consolidated install script.
 \echo Use "CREATE EXTENSION pg_mln" to load this file. \quit
 
 -- CREATE EXTENSION pg_mln (at pg_mln.control's default_version) runs this
@@ -582,8 +582,8 @@ COMMENT ON FUNCTION mln._track_sources(text) IS
 -- (before its snapshot: a change a grounding does not see is then always
 -- logged).  Groundings hold this shared lock to their commit, so
 -- mln._forget_changes never removes a change a grounding running now has
--- not seen.  A grounding drops the warm start (_warm, see mln._reground) of
--- the network it replaces.  Returns that snapshot.
+-- not seen.  A grounding drops the warm start a grounding under 0.16.0
+-- left (_warm) with the network it replaces.  Returns that snapshot.
 CREATE FUNCTION mln._begin_ground(prog text) RETURNS text
 LANGUAGE plpgsql VOLATILE STRICT AS $$
 DECLARE sch name;
@@ -758,35 +758,21 @@ COMMENT ON FUNCTION mln._notice_freshness(mln.programs) IS
 -- the program again, with its last grounding's arguments: the grounding of
 -- only what a change touches (issue #62) will take its place here.
 -- The MAP job that follows starts from the previous answer (issue #62):
--- before grounding again, the true query atoms of the last MAP answer are
--- kept by predicate and arguments; after it, their new ids go to
--- <schema>._warm, which the worker reads as the walk's starting state (the
--- atoms a change left alone start where they were).  Every grounding drops
--- _warm first (mln._begin_ground), so it never outlives its network.
+-- mln.ground itself carries the last MAP answer to the new network
+-- (<schema>._carried, with its cost and bound in ground_stats' carried;
+-- extension/pg/live_ground.hpp), and where the live state was updated,
+-- the atoms the change touched, so that the job searches only their
+-- components.
 CREATE FUNCTION mln._reground(r mln.programs) RETURNS void
 LANGUAGE plpgsql VOLATILE AS $$
-DECLARE prev jsonb;
 BEGIN
-  IF to_regclass(format('%I._map', r.schema_name)) IS NOT NULL
-     AND to_regclass(format('%I.map_result', r.schema_name)) IS NOT NULL THEN
-    EXECUTE 'SELECT jsonb_agg(jsonb_build_array(q.predicate, q.arguments)) FROM (' || mln._map_sql(r.name, r.schema_name)
-            || ') q WHERE q.truth' INTO prev;
-  END IF;
   PERFORM mln.ground(r.name, coalesce(r.ground_args->>'device', 'auto'),
                      coalesce((r.ground_args->>'activate_all')::boolean, false),
                      ARRAY(SELECT jsonb_array_elements_text(coalesce(r.ground_args->'closed_world', '[]'))));
-  IF prev IS NOT NULL THEN
-    EXECUTE format('CREATE TABLE %I._warm (atom int4 PRIMARY KEY)', r.schema_name);
-    EXECUTE format('INSERT INTO %I._warm SELECT DISTINCT a.id FROM mln.ground_atoms($1) a '
-                   'JOIN jsonb_array_elements($2) p(x) ON a.predicate = p.x->>0 '
-                   'AND a.arguments = ARRAY(SELECT jsonb_array_elements_text(p.x->1))', r.schema_name)
-      USING r.name, prev;
-    PERFORM mln._grant_worker(r.schema_name);
-  END IF;
 END $$;
 COMMENT ON FUNCTION mln._reground(mln.programs) IS
-  'internal: grounds a program again with its last grounding''s arguments (mln.refresh, CALL mln.solve), the last '
-  'MAP answer''s true atoms kept in <schema>._warm as the next MAP job''s start';
+  'internal: grounds a program again with its last grounding''s arguments (mln.refresh, CALL mln.solve); mln.ground '
+  'carries the last MAP answer to the next MAP job';
 
 CREATE FUNCTION mln.refresh(name text) RETURNS jsonb
 LANGUAGE plpgsql VOLATILE STRICT AS $$
@@ -1262,6 +1248,7 @@ DECLARE
   started timestamptz := clock_timestamp();
   deadline timestamptz := clock_timestamp() + coalesce(timeout, interval '100 years');
   told boolean := false;
+  polls int := 0;
 BEGIN
   -- Held while waiting: a worker that sees it released without wait_ok_at
   -- having been set knows the wait was cancelled, and cancels the job.
@@ -1286,7 +1273,10 @@ BEGIN
         USING HINT = format('start one: mln_worker --dsn "dbname=%s"', current_database());
       told := true;
     END IF;
-    PERFORM pg_sleep(0.02);
+    -- 1, 2, 4, 8, 16 ms, then every 20 ms: a job answered from a live
+    -- grounding takes some ten milliseconds (issue #62).
+    PERFORM pg_sleep(least(0.02, 0.001 * 2 ^ least(polls, 5)));
+    polls := polls + 1;
   END LOOP;
   UPDATE mln.jobs SET wait_ok_at = clock_timestamp() WHERE id = job;
   RETURN mln._job_json(j);

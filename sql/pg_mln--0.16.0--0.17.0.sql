@@ -1,0 +1,70 @@
+-- pg_mln 0.16.0 -> 0.17.0
+\echo Use "ALTER EXTENSION pg_mln UPDATE TO '0.17.0'" to load this file. \quit
+
+-- The MAP job after a change (issue #62): mln.ground carries the last MAP
+-- answer to the new network itself (<schema>._carried, with its cost and
+-- bound in ground_stats' carried), and after a live update the atoms the
+-- change touched, so that the job searches only their components.  The
+-- warm start 0.16.0 made here (<schema>._warm, the true query atoms by
+-- predicate and arguments) goes; a worker still reads a _warm left by a
+-- grounding under 0.16.0.
+-- The MAP job that follows starts from the previous answer (issue #62):
+-- mln.ground itself carries the last MAP answer to the new network
+-- (<schema>._carried, with its cost and bound in ground_stats' carried;
+-- extension/pg/live_ground.hpp), and where the live state was updated,
+-- the atoms the change touched, so that the job searches only their
+-- components.
+CREATE OR REPLACE FUNCTION mln._reground(r mln.programs) RETURNS void
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+  PERFORM mln.ground(r.name, coalesce(r.ground_args->>'device', 'auto'),
+                     coalesce((r.ground_args->>'activate_all')::boolean, false),
+                     ARRAY(SELECT jsonb_array_elements_text(coalesce(r.ground_args->'closed_world', '[]'))));
+END $$;
+COMMENT ON FUNCTION mln._reground(mln.programs) IS
+  'internal: grounds a program again with its last grounding''s arguments (mln.refresh, CALL mln.solve); mln.ground '
+  'carries the last MAP answer to the next MAP job';
+
+
+-- mln.wait looks at the job after 1, 2, 4, 8 and 16 ms, then every 20 ms
+-- (it looked every 20 ms).
+CREATE OR REPLACE FUNCTION mln.wait(job bigint, timeout interval DEFAULT NULL) RETURNS jsonb
+LANGUAGE plpgsql VOLATILE SET client_connection_check_interval = 1000 AS $$
+DECLARE
+  j mln.jobs;
+  started timestamptz := clock_timestamp();
+  deadline timestamptz := clock_timestamp() + coalesce(timeout, interval '100 years');
+  told boolean := false;
+  polls int := 0;
+BEGIN
+  -- Held while waiting: a worker that sees it released without wait_ok_at
+  -- having been set knows the wait was cancelled, and cancels the job.
+  PERFORM pg_advisory_xact_lock(20260522, job::int4);
+  LOOP
+    SELECT * INTO j FROM mln.jobs WHERE id = job;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'job % does not exist', job USING ERRCODE = 'undefined_object';
+    END IF;
+    EXIT WHEN j.status IN ('done', 'failed', 'cancelled') OR clock_timestamp() >= deadline;
+    IF mln._queued_here(job) THEN
+      RAISE EXCEPTION 'job % was queued by this transaction: no worker can see it before the transaction commits', job
+        USING ERRCODE = 'object_not_in_prerequisite_state',
+        HINT = 'queue and wait in one call with CALL mln.solve(name), or commit first: SELECT mln.infer(...) \gset, '
+               'then SELECT mln.wait(:infer)';
+    END IF;
+    -- A job still queued after 2 s with no worker connected will wait forever: say so, once.
+    IF NOT told AND j.status = 'queued' AND clock_timestamp() - started > interval '2 s'
+       AND NOT EXISTS (SELECT 1 FROM pg_stat_activity
+                        WHERE datname = current_database() AND application_name LIKE 'mln\_worker%') THEN
+      RAISE NOTICE 'job % is queued and no mln_worker is connected to database "%"', job, current_database()
+        USING HINT = format('start one: mln_worker --dsn "dbname=%s"', current_database());
+      told := true;
+    END IF;
+    -- 1, 2, 4, 8, 16 ms, then every 20 ms: a job answered from a live
+    -- grounding takes some ten milliseconds (issue #62).
+    PERFORM pg_sleep(least(0.02, 0.001 * 2 ^ least(polls, 5)));
+    polls := polls + 1;
+  END LOOP;
+  UPDATE mln.jobs SET wait_ok_at = clock_timestamp() WHERE id = job;
+  RETURN mln._job_json(j);
+END $$;
