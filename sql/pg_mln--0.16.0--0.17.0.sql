@@ -26,8 +26,8 @@ COMMENT ON FUNCTION mln._reground(mln.programs) IS
   'carries the last MAP answer to the next MAP job';
 
 
--- mln.wait looks at the job after 1, 2, 4, 8 and 16 ms, then every 20 ms
--- (it looked every 20 ms).
+-- mln.wait looks at the job every 2 ms for the first 100 ms, then every
+-- 20 ms (it looked every 20 ms).
 CREATE OR REPLACE FUNCTION mln.wait(job bigint, timeout interval DEFAULT NULL) RETURNS jsonb
 LANGUAGE plpgsql VOLATILE SET client_connection_check_interval = 1000 AS $$
 DECLARE
@@ -60,9 +60,9 @@ BEGIN
         USING HINT = format('start one: mln_worker --dsn "dbname=%s"', current_database());
       told := true;
     END IF;
-    -- 1, 2, 4, 8, 16 ms, then every 20 ms: a job answered from a live
-    -- grounding takes some ten milliseconds (issue #62).
-    PERFORM pg_sleep(least(0.02, 0.001 * 2 ^ least(polls, 5)));
+    -- Every 2 ms for the first 100 ms, then every 20 ms: a job answered
+    -- after a change takes some ten milliseconds (issue #62).
+    PERFORM pg_sleep(CASE WHEN polls < 50 THEN 0.002 ELSE 0.02 END);
     polls := polls + 1;
   END LOOP;
   UPDATE mln.jobs SET wait_ok_at = clock_timestamp() WHERE id = job;

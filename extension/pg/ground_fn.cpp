@@ -7,6 +7,7 @@
 #include "pg/engine.hpp"
 #include "pg/ground_store.hpp"
 #include "pg/json.hpp"
+#include "pg/carry.hpp"
 #include "pg/live_ground.hpp"
 #include "pg/program_ctx.hpp"
 #include "pg/spi.hpp"
@@ -315,15 +316,6 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   else syms.open(spi, ctx.schema);
   mln::ground::GroundInput in = build_input(spi, ctx, syms);
   syms.flush();
-  // The stored network's MAP answer goes to the new one (live_ground.hpp):
-  // read before its tables go.
-  StoredAnswer previous;
-  auto t_carry = Clock::now();
-  if (!learning) previous = read_stored_answer(spi, ctx.schema);
-  double carry_s = std::chrono::duration<double>(Clock::now() - t_carry).count();
-  auto t1 = Clock::now();
-  create_network_tables(spi, ctx);
-  const double tables_s = std::chrono::duration<double>(Clock::now() - t1).count();
   mln::ground::GroundOptions opts;
   opts.activate_all = activate_all;
   opts.learning = learning;
@@ -334,6 +326,21 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
       throw UserError{ERRCODE_UNDEFINED_OBJECT, "closed_world: predicate \"" + p + "\" is not declared", "", ""};
     opts.extra_closed_world.push_back(idx);
   }
+  // The stored network's MAP answer goes to the new one (carry.hpp): read
+  // before its tables go, with the network itself unless a live update
+  // will say what it touched.
+  StoredAnswer previous;
+  StoredNetwork before;
+  auto t_carry = Clock::now();
+  if (!learning) previous = read_stored_answer(spi, ctx.schema);
+  if (previous.have() && !(live_state_ready(spi, ctx, in, opts) && !sql_path)) {
+    Rows n = spi.query("SELECT (ground_stats->>'clauses')::int8 FROM mln.programs WHERE name = $1", {text_param(name)});
+    before = read_stored_network(spi, ctx.schema, n.size() == 1 && !n.isnull(0, 0) ? n.int8(0, 0) : -1);
+  }
+  double carry_s = std::chrono::duration<double>(Clock::now() - t_carry).count();
+  auto t1 = Clock::now();
+  create_network_tables(spi, ctx);
+  const double tables_s = std::chrono::duration<double>(Clock::now() - t1).count();
   // Cancel is honoured between operator steps; progress goes out as a
   // NOTICE at most once a second.
   mln::ground::MemoryLog mem;
@@ -361,7 +368,7 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   LiveRun live;
   mln::ground::GroundOutput out;
   if (sql_path) live.why_not = "device sql";
-  if (sql_path || !ground_live(spi, ctx, in, opts, out, live, previous.have ? &previous.true_atoms : nullptr))
+  if (sql_path || !ground_live(spi, ctx, in, opts, out, live))
     out = sql_path ? ground_sql(spi, ctx, in, opts) : mln::ground::ground(in, *eng, opts);
   // The network is on the host now: the device memory the grounding's pool
   // keeps for reuse goes back, for the worker's walk (issue #45).
@@ -371,10 +378,11 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   st.tables = tables_s;
   if (learning) store_learning(spi, ctx, out);
   t_carry = Clock::now();
-  const CarriedAnswer carried = carry_answer(previous, live, out);
+  const CarriedAnswer carried = carry_answer(previous, live, before, out);
+  before = StoredNetwork();  // freed before the statistics
   store_carried(spi, ctx.schema, carried);
   carry_s += std::chrono::duration<double>(Clock::now() - t_carry).count();
-  if (previous.have) out.phases.push_back({"carry", carry_s});
+  if (previous.have()) out.phases.push_back({"carry", carry_s});
   mem.note("store");
   auto t3 = Clock::now();
   auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };

@@ -63,7 +63,7 @@ void create_network_tables(Spi& spi, const ProgramCtx& ctx) {
   if (!views.isnull(0, 0)) spi.exec("DROP VIEW " + views.text(0, 0));
   Rows old = spi.query(
       "SELECT string_agg(format('%I.%I', $1::text, t), ', ') FROM unnest(ARRAY['_atoms', '_clauses', "
-      "'_query_evidence', '_map', '_map_info', '_carried', '_marginal', '_learn_rules', '_learn_clauses', "
+      "'_query_evidence', '_map', '_map_info', '_marginal_info', '_carried', '_marginal', '_learn_rules', '_learn_clauses', "
       "'_learn_world']) t "
       "WHERE to_regclass(format('%I.%I', $1::text, t)) IS NOT NULL",
       {text_param(ctx.schema)});
@@ -77,6 +77,7 @@ void create_network_tables(Spi& spi, const ProgramCtx& ctx) {
   // The cost and bound of the MAP answer in _map (the worker writes both):
   // what a live re-grounding carries to the next job (live_ground.hpp).
   spi.exec("CREATE TABLE " + s + "._map_info (job int8 NOT NULL, cost float8 NOT NULL, bound float8, optimal boolean)");
+  spi.exec("CREATE TABLE " + s + "._marginal_info (job int8 NOT NULL)");  // the job whose marginals _marginal holds
 }
 
 void ClauseStream::add(const int64_t* offsets, const int32_t* lits, const double* weights, size_t first, size_t last) {

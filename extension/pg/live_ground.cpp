@@ -2,13 +2,11 @@
 // The standard headers first: PostgreSQL's port.h redefines snprintf.
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
 #include <list>
 #include <memory>
 #include <random>
 #include <stdexcept>
-#include <unordered_map>
 
 #include "pg/json.hpp"
 #include "pg/live_ground.hpp"
@@ -62,6 +60,19 @@ std::string program_key(const ProgramCtx& ctx, const ground::GroundOptions& opts
   return k;
 }
 
+// The stored nonce and clause count of ctx.name's network (an empty
+// result: never grounded).
+Rows stored_live(Spi& spi, const ProgramCtx& ctx) {
+  return spi.query("SELECT ground_stats->'live'->>'nonce', ground_stats->>'clauses' FROM mln.programs WHERE name = $1",
+                   {text_param(ctx.name)});
+}
+
+// Whether `st` is the stored network's state: the same program, options
+// and schema, and the nonce of the grounding that stored it.
+bool trusted(const State& st, const std::string& key, const ProgramCtx& ctx, const std::string& stored_nonce) {
+  return st.live && st.key == key && st.schema == ctx.schema && !stored_nonce.empty() && st.nonce == stored_nonce;
+}
+
 std::string fresh_nonce() {
   static std::mt19937_64 rng{std::random_device{}()};
   static uint64_t counter = 0;
@@ -85,7 +96,7 @@ std::string LiveRun::json() const {
 }
 
 bool ground_live(Spi& spi, const ProgramCtx& ctx, ground::GroundInput& in, const ground::GroundOptions& opts,
-                 ground::GroundOutput& out, LiveRun& run, const std::vector<int32_t>* previous_true) {
+                 ground::GroundOutput& out, LiveRun& run) {
   if (!guc_live_grounding) {
     run.why_not = "mln.live_grounding is off";
     return false;
@@ -93,8 +104,7 @@ bool ground_live(Spi& spi, const ProgramCtx& ctx, ground::GroundInput& in, const
   run.why_not = ground::live_unsupported(in, opts);
   if (!run.why_not.empty()) return false;
   const auto t0 = std::chrono::steady_clock::now();
-  Rows stored = spi.query("SELECT ground_stats->'live'->>'nonce', ground_stats->>'clauses' FROM mln.programs WHERE name = $1",
-                          {text_param(ctx.name)});
+  Rows stored = stored_live(spi, ctx);
   const bool first = stored.size() == 0 || stored.isnull(0, 1);
   if (first && ground::LiveGrounder::candidate_tuples(in, opts) < kFirstMinCandidates) {
     run.why_not = "a program's first grounding is from scratch (few KBMC candidates)";
@@ -114,7 +124,7 @@ bool ground_live(Spi& spi, const ProgramCtx& ctx, ground::GroundInput& in, const
   State& st = all.front();
   while (all.size() > kMaxStates) all.pop_back();
   try {
-    if (st.live && st.key == key && st.schema == ctx.schema && !stored_nonce.empty() && st.nonce == stored_nonce) {
+    if (trusted(st, key, ctx, stored_nonce)) {
       in.program = st.prog.get();  // the same program, the object the state reads
       run.delta = st.live->update(in);
     } else {
@@ -132,13 +142,12 @@ bool ground_live(Spi& spi, const ProgramCtx& ctx, ground::GroundInput& in, const
     for (int32_t& a : run.delta.touched_atoms) a = new_id(a);
     run.delta.touched_atoms.erase(std::remove(run.delta.touched_atoms.begin(), run.delta.touched_atoms.end(), 0),
                                   run.delta.touched_atoms.end());
-    // The previous answer, from the stored network's ids to the new ones
-    // (an atom no longer active has none).
-    if (!run.built && previous_true) {
-      run.carried = true;
-      for (int32_t a : *previous_true)
-        if (a > 0 && static_cast<size_t>(a) < st.stored_ids.size())
-          if (const int32_t b = new_id(st.stored_ids[a]); b > 0) run.carried_true.push_back(b);
+    // The stored network's ids to the new ones (an atom no longer active
+    // has none), for the previous answer.
+    if (!run.built) {
+      run.updated = true;
+      run.old_to_new.assign(st.stored_ids.size(), 0);
+      for (size_t a = 1; a < st.stored_ids.size(); ++a) run.old_to_new[a] = new_id(st.stored_ids[a]);
     }
     st.stored_ids.assign(static_cast<size_t>(out.network.num_atoms) + 1, 0);
     for (size_t i = 1; i < id_map.size(); ++i)
@@ -161,85 +170,15 @@ bool ground_live(Spi& spi, const ProgramCtx& ctx, ground::GroundInput& in, const
   return true;
 }
 
-StoredAnswer read_stored_answer(Spi& spi, const std::string& schema) {
-  StoredAnswer a;
-  const std::string s = qi(schema);
-  if (spi.query("SELECT to_regclass($1) IS NULL", {text_param(s + "._map_info")}).boolean(0, 0)) return a;
-  Rows info = spi.query("SELECT cost, bound, optimal FROM " + s + "._map_info");
-  if (info.size() != 1 || info.isnull(0, 0)) return a;
-  a.have = true;
-  a.cost = info.float8(0, 0);
-  a.have_bound = !info.isnull(0, 1) && !info.isnull(0, 2);
-  if (a.have_bound) {
-    a.bound = info.float8(0, 1);
-    a.optimal = info.boolean(0, 2);
-  }
-  // One row: per-row arrays through SPI cost ~4 us each (ER, 4,000 true
-  // atoms: 15 ms), the aggregates a fraction of that.
-  Rows t = spi.query("SELECT coalesce(array_agg(m.atom ORDER BY m.atom), '{}'), "
-                     "coalesce(array_agg(x.pred ORDER BY m.atom), '{}'), "
-                     "coalesce(array_agg(cardinality(x.args) ORDER BY m.atom), '{}'), "
-                     "coalesce(string_agg(array_to_string(x.args, ' '), ' ' ORDER BY m.atom), '') FROM " + s +
-                     "._map m JOIN " + s + "._atoms x ON x.id = m.atom WHERE m.truth");
-  a.true_atoms = t.int4_array(0, 0);
-  const std::vector<int32_t> preds = t.int4_array(0, 1), arity = t.int4_array(0, 2);
-  const std::string args = t.text(0, 3);
-  const char* p = args.c_str();
-  a.true_keys.reserve(preds.size());
-  for (size_t i = 0; i < preds.size(); ++i) {
-    std::vector<int32_t> v(static_cast<size_t>(std::max(arity[i], 0)));
-    for (int32_t& x : v) x = static_cast<int32_t>(std::strtol(p, const_cast<char**>(&p), 10));
-    a.true_keys.emplace_back(preds[i], std::move(v));
-  }
-  return a;
-}
-
-namespace {
-
-struct KeyHash {
-  size_t operator()(const std::pair<int32_t, std::vector<int32_t>>& k) const {
-    uint64_t h = static_cast<uint32_t>(k.first) * 0x9e3779b97f4a7c15ULL;
-    for (int32_t v : k.second) h = (h ^ static_cast<uint32_t>(v)) * 0x100000001b3ULL;
-    return static_cast<size_t>(h);
-  }
-};
-
-}  // namespace
-
-CarriedAnswer carry_answer(const StoredAnswer& answer, const LiveRun& run, const ground::GroundOutput& out) {
-  CarriedAnswer c;
-  if (!answer.have) return c;
-  c.have = true;
-  if (run.used && run.carried) {
-    c.true_atoms = run.carried_true;
-    c.touched_known = true;
-    c.touched = run.delta.touched_atoms;
-    return c;
-  }
-  std::unordered_map<std::pair<int32_t, std::vector<int32_t>>, int32_t, KeyHash> id_of;
-  id_of.reserve(out.atoms.size());
-  for (size_t i = 0; i < out.atoms.size(); ++i) id_of.emplace(std::make_pair(out.atoms[i].pred, out.atoms[i].args), i + 1);
-  for (const auto& k : answer.true_keys)
-    if (auto it = id_of.find(k); it != id_of.end()) c.true_atoms.push_back(it->second);
-  return c;
-}
-
-void store_carried(Spi& spi, const std::string& schema, const CarriedAnswer& carried) {
-  if (!carried.have || (carried.true_atoms.empty() && carried.touched.empty())) return;
-  const std::string t = qi(schema) + "._carried";
-  spi.exec("CREATE TABLE " + t + " (atom int4 NOT NULL, truth boolean NOT NULL, touched boolean NOT NULL)");
-  spi.exec("INSERT INTO " + t + " SELECT a, bool_or(v), bool_or(u) FROM ("
-           "SELECT unnest($1::int4[]), true, false UNION ALL SELECT unnest($2::int4[]), false, true) x(a, v, u) "
-           "GROUP BY a",
-           {int4_array_param(carried.true_atoms), int4_array_param(carried.touched)});
-}
-
-std::string carried_json(const CarriedAnswer& carried, const StoredAnswer& answer) {
-  if (!carried.have) return "null";
-  return "{\"true_atoms\": " + std::to_string(carried.true_atoms.size()) + ", \"touched_atoms\": " +
-         (carried.touched_known ? std::to_string(carried.touched.size()) : "null") + ", \"cost\": " +
-         json_num(answer.cost) + ", \"bound\": " + (answer.have_bound ? json_num(answer.bound) : "null") +
-         ", \"optimal\": " + (answer.have_bound && answer.optimal ? "true" : "false") + "}";
+bool live_state_ready(Spi& spi, const ProgramCtx& ctx, const ground::GroundInput& in, const ground::GroundOptions& opts) {
+  if (!guc_live_grounding || !ground::live_unsupported(in, opts).empty()) return false;
+  Rows stored = stored_live(spi, ctx);
+  if (stored.size() == 0 || stored.isnull(0, 0) || stored.isnull(0, 1) || std::stoll(stored.text(0, 1)) > kMaxClauses)
+    return false;
+  const std::string key = program_key(ctx, opts), nonce = stored.text(0, 0);
+  for (const State& st : states())
+    if (st.name == ctx.name) return trusted(st, key, ctx, nonce);
+  return false;
 }
 
 }  // namespace mln::pg

@@ -18,7 +18,6 @@
 
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "ground/grounder.hpp"
@@ -36,10 +35,10 @@ struct LiveRun {
   std::string why_not;  // when not used: why
   std::string nonce;    // what ground_stats must carry for the state to be trusted next time
   ground::LiveDelta delta;  // its touched_atoms: ids of the new network
-  // The previous MAP answer's true atoms, by id of the new network: where
-  // the state was updated and the caller gave that answer (carried).
-  bool carried = false;
-  std::vector<int32_t> carried_true;
+  // Where the state was updated: the stored network's atom ids to the new
+  // network's (0: gone), by stored id ([0] = 0), for carrying an answer.
+  bool updated = false;
+  std::vector<int32_t> old_to_new;
   double seconds = 0;   // building or updating the state, and its network
   std::string json() const;  // ground_stats' "live" member
 };
@@ -47,45 +46,12 @@ struct LiveRun {
 // Grounds `in` (its program: ctx.prog) through this backend's state for
 // ctx.name when the program and options are maintained live; false (and
 // run.why_not) when not, and the caller grounds from scratch.  A failure
-// drops the state.  `previous_true`: the true atoms of the stored
-// network's MAP answer (its ids), or null.
+// drops the state.
 bool ground_live(Spi& spi, const ProgramCtx& ctx, ground::GroundInput& in, const ground::GroundOptions& opts,
-                 ground::GroundOutput& out, LiveRun& run, const std::vector<int32_t>* previous_true = nullptr);
+                 ground::GroundOutput& out, LiveRun& run);
 
-// The MAP answer on the stored network (issue #62): the true atoms of
-// _map (ids, and predicate and arguments), and the cost and bound of the
-// job that wrote it (_map_info), read before a grounding drops them.
-// `have` is false where no MAP answer was written since the network was
-// stored (or it predates _map_info).
-struct StoredAnswer {
-  bool have = false;
-  std::vector<int32_t> true_atoms;
-  std::vector<std::pair<int32_t, std::vector<int32_t>>> true_keys;  // (pred, args) of each
-  double cost = 0;
-  bool have_bound = false;
-  double bound = 0;
-  bool optimal = false;
-};
-StoredAnswer read_stored_answer(Spi& spi, const std::string& schema);
-
-// That answer on the new network: by id where the live state was updated
-// (with the atoms the change touched), else by predicate and arguments
-// (the touched atoms unknown).
-struct CarriedAnswer {
-  bool have = false;
-  std::vector<int32_t> true_atoms;  // ids of the new network
-  bool touched_known = false;
-  std::vector<int32_t> touched;
-};
-CarriedAnswer carry_answer(const StoredAnswer& answer, const LiveRun& run, const ground::GroundOutput& out);
-
-// The carried answer into <schema>._carried (atom, truth, touched), which
-// the worker's next MAP job reads (solver/worker, read_live_change): from
-// it, and where the touched atoms are known, searching only their
-// components.  Call after the network is stored.  carried_json is
-// ground_stats' "carried" member (the answer's cost and bound), "null"
-// without one.
-void store_carried(Spi& spi, const std::string& schema, const CarriedAnswer& carried);
-std::string carried_json(const CarriedAnswer& carried, const StoredAnswer& answer);
+// Whether ground_live would move this backend's state for ctx.name (the
+// state is there and trusted) rather than build it or ground from scratch.
+bool live_state_ready(Spi& spi, const ProgramCtx& ctx, const ground::GroundInput& in, const ground::GroundOptions& opts);
 
 }  // namespace mln::pg

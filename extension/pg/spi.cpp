@@ -158,17 +158,39 @@ std::vector<std::string> Rows::text_array(size_t row, int col) const {
   });
   return out;
 }
+// An array column's elements (T: int4 or float8, `oid` its type).
+template <class T>
+static std::vector<T> array_of(SPITupleTable* tt, size_t row, int col, Oid oid, const char* what) {
+  std::vector<T> out;
+  pg_call([&] {
+    bool isnull;
+    Datum d = SPI_getbinval(tt->vals[row], tt->tupdesc, col + 1, &isnull);
+    if (isnull) return;
+    ArrayType* a = DatumGetArrayTypeP(d);
+    if (ARR_HASNULL(a) || ARR_ELEMTYPE(a) != oid) elog(ERROR, "expected %s without nulls", what);
+    int n = ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
+    const T* p = reinterpret_cast<const T*>(ARR_DATA_PTR(a));
+    out.assign(p, p + n);
+  });
+  return out;
+}
+
 std::vector<int32_t> Rows::int4_array(size_t row, int col) const {
-  std::vector<int32_t> out;
+  return array_of<int32_t>(tt_, row, col, INT4OID, "an int4[]");
+}
+
+std::vector<double> Rows::float8_array(size_t row, int col) const {
+  return array_of<double>(tt_, row, col, FLOAT8OID, "a float8[]");
+}
+
+std::string Rows::bytes(size_t row, int col) const {
+  std::string out;
   pg_call([&] {
     bool isnull;
     Datum d = SPI_getbinval(tt_->vals[row], tt_->tupdesc, col + 1, &isnull);
     if (isnull) return;
-    ArrayType* a = DatumGetArrayTypeP(d);
-    if (ARR_HASNULL(a) || ARR_ELEMTYPE(a) != INT4OID) elog(ERROR, "expected an int4[] without nulls");
-    int n = ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
-    const int32_t* p = reinterpret_cast<const int32_t*>(ARR_DATA_PTR(a));
-    out.assign(p, p + n);
+    bytea* b = DatumGetByteaPP(d);
+    out.assign(VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
   });
   return out;
 }

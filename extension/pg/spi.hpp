@@ -47,6 +47,8 @@ class Rows {
   std::string text(size_t row, int col) const;  // any type, via its output function
   std::vector<std::string> text_array(size_t row, int col) const;
   std::vector<int32_t> int4_array(size_t row, int col) const;
+  std::vector<double> float8_array(size_t row, int col) const;
+  std::string bytes(size_t row, int col) const;  // a bytea's bytes
 
  private:
   friend class Spi;

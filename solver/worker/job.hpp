@@ -52,10 +52,9 @@ struct Job {
 struct JobOutcome {
   bool have_map = false;
   solver::SolveResult map;
-  // MAP started from what the grounding carried (read_live_change), and
-  // searched only the components a live re-grounding touched: _carried is
-  // then used up.
-  bool used_carried = false, map_touched = false;
+  // MAP, MC-SAT searched only the components a change touched (from what
+  // the grounding carried: read_live_change).
+  bool map_touched = false, marginal_touched = false;
   int64_t touched_components = 0;
   bool have_marginal = false;
   solver::MarginalResult marginal;

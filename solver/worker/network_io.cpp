@@ -5,6 +5,7 @@
 // does): the server side of one COPY (reading the chunks, their arrays as
 // bytea) runs on one core, 11.4 s of RC at 10^8 clauses on an H100 host.
 #include <algorithm>
+#include <limits>
 #include <cstdlib>
 #include <exception>
 #include <string>
@@ -243,33 +244,52 @@ std::vector<uint8_t> read_warm_start(Conn& c, const std::string& program, const 
 }
 
 LiveChange read_live_change(Conn& c, const std::string& program, const std::string& schema,
-                            const std::string& net_oid, int32_t num_atoms) {
-  const std::string carried = c.quote_ident(schema) + "._carried";
-  if (c.exec("SELECT to_regclass($1) IS NULL", {carried}).get(0, 0) == "t") return {};
-  return trusted_read(c, program, schema, {"_atoms", "_carried"}, [&]() -> LiveChange {
+                            const std::string& net_oid, int32_t num_atoms, int64_t job_id) {
+  const std::string s = c.quote_ident(schema);
+  Result have = c.exec("SELECT to_regclass($1) IS NOT NULL, to_regclass($2) IS NOT NULL, to_regclass($3) IS NOT NULL",
+                       {s + "._carried", s + "._map_info", s + "._marginal"});
+  if (have.get(0, 0) != "t") return {};
+  std::vector<std::string> tables = {"_atoms", "_carried"};
+  if (have.get(0, 1) == "t") tables.push_back("_map_info");
+  if (have.get(0, 2) == "t") tables.push_back("_marginal");
+  return trusted_read(c, program, schema, tables, [&]() -> LiveChange {
     LiveChange l;
-    Result oid = c.exec("SELECT to_regclass($1)::oid", {c.quote_ident(schema) + "._atoms"});
+    Result oid = c.exec("SELECT to_regclass($1)::oid", {s + "._atoms"});
     if (oid.rows() != 1 || oid.null(0, 0) || oid.get(0, 0) != net_oid) return l;  // grounded again since
-    Result info = c.exec("SELECT x->>'cost', x->>'bound', x->>'optimal', x->>'touched_atoms' FROM mln.programs p, "
-                         "LATERAL (SELECT p.ground_stats->'carried') y(x) WHERE p.name = $1 "
-                         "AND jsonb_typeof(x) = 'object'",
-                         {program});
-    if (info.rows() != 1 || info.null(0, 0)) return l;
+    // The options of the jobs that made the carried answers, against this job's.
+    Result info = c.exec(
+        "SELECT x->'map'->>'cost', x->'map'->>'bound', x->'map'->>'optimal', x->>'touched_atoms', "
+        "jsonb_typeof(x->'map') = 'object', jsonb_typeof(x->'marginals') = 'object', "
+        "coalesce((SELECT o.options FROM mln.jobs o WHERE o.id = (x->'map'->>'job')::int8) = j.options, false), "
+        "coalesce((SELECT o.options FROM mln.jobs o WHERE o.id = (x->'marginals'->>'job')::int8) = j.options, false) "
+        "FROM mln.programs p JOIN mln.jobs j ON j.id = $2, LATERAL (SELECT p.ground_stats->'carried') y(x) "
+        "WHERE p.name = $1 AND jsonb_typeof(x) = 'object'",
+        {program, std::to_string(job_id)});
+    if (info.rows() != 1) return l;
+    const bool map_answered = have.get(0, 1) == "t" && c.exec("SELECT EXISTS (SELECT 1 FROM " + s + "._map_info)").get(0, 0) == "t";
+    const bool marginals_answered =
+        have.get(0, 2) == "t" && c.exec("SELECT EXISTS (SELECT 1 FROM " + s + "._marginal)").get(0, 0) == "t";
+    l.have_map = info.get(0, 4) == "t" && !map_answered;
+    l.map_same = l.have_map && info.get(0, 6) == "t";
+    l.have_marginals = info.get(0, 5) == "t" && !marginals_answered && info.get(0, 7) == "t";
+    if (!l.have_map && !l.have_marginals) return l;
     l.cost = info.dbl(0, 0);
     l.have_bound = !info.null(0, 1);
     l.bound = info.dbl(0, 1);
     l.optimal = info.get(0, 2) == "true";
     l.touched_known = !info.null(0, 3);
     l.truth.assign(static_cast<size_t>(num_atoms) + 1, 0);
-    Result r = c.exec("SELECT atom, truth, touched FROM " + carried);
-    if (r.rows() == 0) return l;  // used up by a MAP job (results.cpp)
+    l.prob.assign(static_cast<size_t>(num_atoms) + 1, std::numeric_limits<double>::quiet_NaN());
+    Result r = c.exec("SELECT atom, truth, touched, probability FROM " + s + "._carried");
     for (int i = 0; i < r.rows(); ++i) {
       const long long a = r.num(i, 0);
-      if (a < 1 || a > num_atoms) throw DbError("corrupt " + carried + ": atom " + std::to_string(a) + " is not in the network");
+      if (a < 1 || a > num_atoms) throw DbError("corrupt " + s + "._carried: atom " + std::to_string(a) + " is not in the network");
       if (r.get(i, 1) == "t") l.truth[static_cast<size_t>(a)] = 1;
       if (r.get(i, 2) == "t") l.touched.push_back(static_cast<int32_t>(a));
+      if (!r.null(i, 3)) l.prob[static_cast<size_t>(a)] = r.dbl(i, 3);
     }
-    l.have = true;
+    if (!l.have_map) l.truth.clear();
+    if (!l.have_marginals) l.prob.clear();
     return l;
   });
 }

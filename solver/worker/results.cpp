@@ -57,8 +57,7 @@ void replace_rows(Conn& c, const Job& job, const std::string& name, const std::s
 // true are kept too (map_result reads the query atoms only): a live
 // re-grounding carries the whole state to the next job
 // (extension/pg/live_ground.hpp), with the cost and bound in _map_info
-// (absent in a network grounded before it).  A carried answer this job
-// used is used up (_carried emptied).
+// (absent in a network grounded before it).
 void write_map(Conn& c, const Job& job, const Network& net, const JobOutcome& out) {
   const solver::SolveResult& res = out.map;
   int32_t next = 1;
@@ -78,15 +77,12 @@ void write_map(Conn& c, const Job& job, const Network& net, const JobOutcome& ou
              {std::to_string(job.id), float8_text(res.cost), float8_text(res.bound), res.optimal ? "true" : "false"},
              {false, false, false, false});
   }
-  if (out.used_carried) {
-    check_trusted_tables(c, job.program, job.schema, {"_carried"}, true);
-    c.exec("TRUNCATE " + s + "._carried");
-  }
   c.exec("SELECT mln._materialize_map($1), mln._share_results($1)", {job.program});
 }
 
 // P(true) of every atom that was solved into _marginal (created here when
-// absent: mln.ground drops it with the network), then marginal_result.
+// absent: mln.ground drops it with the network), the job into
+// _marginal_info (a network grounded since 0.17.0), then marginal_result.
 // Atoms of components that were not solved (NaN) get no row.
 void write_marginal(Conn& c, const std::string& s, const Job& job, const Network& net,
                     const solver::MarginalResult& res) {
@@ -105,6 +101,11 @@ void write_marginal(Conn& c, const std::string& s, const Job& job, const Network
     }
     return next <= n;
   });
+  if (c.exec("SELECT to_regclass($1) IS NOT NULL", {s + "._marginal_info"}).get(0, 0) == "t") {
+    check_trusted_tables(c, job.program, job.schema, {"_marginal_info"}, true);
+    c.exec("DELETE FROM " + s + "._marginal_info");
+    c.exec("INSERT INTO " + s + "._marginal_info VALUES ($1::int8)", {std::to_string(job.id)});
+  }
   c.exec("SELECT mln._materialize_marginal($1), mln._share_results($1)", {job.program});
 }
 

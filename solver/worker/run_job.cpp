@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "core/marginal/marginal_touched.hpp"
 #include "core/marginal/solve_marginal.hpp"
 #include "core/map/map_touched.hpp"
 #include "core/map/solve_map.hpp"
@@ -66,7 +67,7 @@ JobOutcome solve(const WorkerOptions& wo, const std::string& me, const Network& 
       pr.best = best;
       pr.flips = flips;
     };
-    if (change.have && change.touched_known) {  // after a live update: the touched components (core/map/map_touched.hpp)
+    if (change.map_same && change.touched_known) {  // after a change: the touched components (core/map/map_touched.hpp)
       solver::TouchedResult t = solver::solve_map_touched(
           net, {change.truth, change.have_bound, change.cost, change.bound, change.optimal}, change.touched, job.map);
       out.map = std::move(t.whole);
@@ -74,8 +75,7 @@ JobOutcome solve(const WorkerOptions& wo, const std::string& me, const Network& 
     } else {
       out.map = job.spread > 1 ? solve_spread(wo, me, job, net) : solver::solve_map(net, job.map);
     }
-    out.map_touched = change.have && change.touched_known;
-    out.used_carried = change.have;
+    out.map_touched = change.map_same && change.touched_known;
     out.have_map = true;
     if (cancel) return out;
     // A time limit that ended the search before it had really begun (RC at
@@ -110,7 +110,20 @@ JobOutcome solve(const WorkerOptions& wo, const std::string& me, const Network& 
       pr.sampling = true;
       pr.sampling_since = Clock::now();
     }
-    out.marginal = job.spread > 1 ? solve_spread_marginal(wo, me, job, net) : solver::solve_marginal(net, m);
+    if (change.have_marginals && change.touched_known) {  // core/marginal/marginal_touched.hpp
+      solver::TouchedMarginals t = solver::solve_marginal_touched(net, change.prob, change.touched, m);
+      out.marginal = std::move(t.searched);
+      out.marginal.prob = std::move(t.prob);
+      out.marginal.components = static_cast<int>(t.components);
+      out.marginal.warnings.push_back(
+          "the marginals of the " + std::to_string(t.components - t.touched_components) +
+          " components the change did not touch are the previous answer's; samples and average cost are those of the " +
+          std::to_string(t.touched_components) + " touched components");
+      out.marginal_touched = true;
+      out.touched_components = t.touched_components;
+    } else {
+      out.marginal = job.spread > 1 ? solve_spread_marginal(wo, me, job, net) : solver::solve_marginal(net, m);
+    }
     out.have_marginal = true;
     if (out.marginal.cancelled && !cancel) {
       char buf[160];
@@ -213,7 +226,7 @@ std::string outcome_summary(const JobOutcome& out) {
   if (out.have_map)
     what += "cost " + std::to_string(out.map.cost) + ", " + std::to_string(out.map.flips) + " flips, " +
             std::to_string(out.map.components) + " components" +
-            (out.map_touched ? " (" + std::to_string(out.touched_components) + " touched, searched)" : "") +
+            (out.map_touched || out.marginal_touched ? " (" + std::to_string(out.touched_components) + " touched, searched)" : "") +
             ", search " + std::to_string(out.map.seconds) + " s";
   if (out.have_marginal) {
     const auto& m = out.marginal;
@@ -265,18 +278,21 @@ void run_job(Conn& c, const WorkerOptions& wo, const std::string& me, Job& job, 
   log(job.task + ": read " + std::to_string(ln ? ln->net.num_atoms : net.num_atoms) + " atoms, " +
       std::to_string(ln ? ln->net.clauses.size() : net.clauses.size()) + " clauses (" + megabytes(rs.bytes) +
       ") in " + seconds_since(t_read) + " s" + (rs.connections > 1 ? " over " + std::to_string(rs.connections) + " connections" : ""));
-  // MAP starts from the answer the grounding carried; after a live update,
-  // it searches the components the change touched and keeps the carried
-  // answer elsewhere, unless the job asks for parts on several workers.
+  // MAP starts from the answer the grounding carried; where it knows the
+  // atoms the change touched, MAP and MC-SAT search their components and
+  // keep the carried answers elsewhere, unless the job asks for parts on
+  // several workers.
   LiveChange change;
-  if (job.wants_map()) change = read_live_change(c, job.program, job.schema, net_oid, net.num_atoms);
-  if (change.have) net.init_truth = change.truth;
+  if (job.wants_map() || job.wants_marginal())
+    change = read_live_change(c, job.program, job.schema, net_oid, net.num_atoms, job.id);
+  if (job.partitions > 1) change.touched_known = false;  // its parts were announced: the whole is searched
+  if (change.have_map) net.init_truth = change.truth;
   else if (job.wants_map() || job.wants_marginal())  // SQL 0.16.0's warm start
     net.init_truth = read_warm_start(c, job.program, job.schema, net_oid, net.num_atoms);
-  if (job.partitions > 1) change.touched_known = false;  // its parts were announced: the whole is searched
-  const bool touched_only = change.have && change.touched_known;
+  const bool touched_only = change.touched_known && ((job.wants_map() && change.map_same) ||
+                                                     (job.wants_marginal() && change.have_marginals));
   if (touched_only)
-    log(job.task + ": the network was grounded live after a change: MAP searches the components of its " +
+    log(job.task + ": the network was grounded again after a change: searches the components of its " +
         std::to_string(change.touched.size()) + " touched atoms and keeps the previous answer on the others");
   else if (!net.init_truth.empty())
     log(job.task + ": starts from the previous answer (the network was grounded again after a change)");

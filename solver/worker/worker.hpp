@@ -65,25 +65,32 @@ Network read_network(Conn& c, const std::string& program, const std::string& sch
 std::vector<uint8_t> read_warm_start(Conn& c, const std::string& program, const std::string& schema,
                                      const std::string& net_oid, int32_t num_atoms);
 
-// What a grounding carried from the previous MAP answer (issue #62;
+// What a grounding carried from the previous answers (issue #62;
 // <schema>._carried, written by mln.ground with the network: see
-// extension/pg/live_ground.hpp): the answer by id of the new network, the
-// atoms the change touched where a live update knows them, and the
-// answer's cost and bound (ground_stats' carried).  `have` is false when
-// there is none (no MAP answer before, or a MAP job used it already: it
-// empties the table), or the network was grounded again after `net_oid`
-// was read.  Checked like the network's tables.
+// extension/pg/carry.hpp): the MAP answer and the marginals by id of the
+// new network, the atoms the change touched where they are known, and the
+// MAP answer's cost and bound (ground_stats' carried).  The MAP answer is
+// for the network's first MAP answer (none in _map_info yet), the
+// marginals for its first marginals (_marginal absent or empty): a later
+// job starts from its own network's.  A MAP answer is a start for any MAP
+// job; it is kept on the untouched components (map_same), and marginals are
+// kept at all, only for job `job_id` with the options of the job that made
+// them (a job asking for more samples or time samples everything).  Empty
+// when there is none, or when the network was grounded again after
+// `net_oid` was read.  Checked like the network's tables.
 struct LiveChange {
-  bool have = false;
-  std::vector<uint8_t> truth;   // num_atoms + 1 entries
   bool touched_known = false;
   std::vector<int32_t> touched;
+  bool have_map = false, map_same = false;
+  std::vector<uint8_t> truth;   // num_atoms + 1 entries
   bool have_bound = false;
   double cost = 0, bound = 0;
   bool optimal = false;
+  bool have_marginals = false;
+  std::vector<double> prob;     // num_atoms + 1 entries, NaN where none was carried
 };
 LiveChange read_live_change(Conn& c, const std::string& program, const std::string& schema,
-                            const std::string& net_oid, int32_t num_atoms);
+                            const std::string& net_oid, int32_t num_atoms, int64_t job_id);
 
 // Connections for reading a large network: half the cores, 1 to 8 (each
 // takes a core on each side, the server's COPY and the worker's decoding;

@@ -286,8 +286,8 @@ q16 "INSERT INTO mln_smoke._map SELECT id, true FROM mln_smoke._atoms; INSERT IN
 q16 "DELETE FROM mln_smoke.\"Smokes\" WHERE ctid = (SELECT min(ctid) FROM mln_smoke.\"Smokes\")" >/dev/null
 q16 "SELECT mln.refresh('smoke')" >/dev/null
 check "mln.refresh carries the answer (ground_stats' carried) and makes no _warm" \
-  test "$(q16 "SELECT (ground_stats->'carried'->>'cost') || ' ' || (to_regclass('mln_smoke._warm') IS NULL)::text
-               || ' ' || ((ground_stats->'carried'->>'true_atoms')::int = (SELECT count(*) FROM mln_smoke._carried))::text
+  test "$(q16 "SELECT (ground_stats->'carried'->'map'->>'cost') || ' ' || (to_regclass('mln_smoke._warm') IS NULL)::text
+               || ' ' || ((ground_stats->'carried'->'map'->>'true_atoms')::int = (SELECT count(*) FROM mln_smoke._carried WHERE truth))::text
                FROM mln.programs WHERE name = 'smoke'")" = "2.5 true true"
 dropdb mln_e2e_upgrade16
 

@@ -8,7 +8,7 @@
 -- (mln.live_grounding off: from scratch); after every random change their
 -- networks, read as literal texts and weights, are the same.
 BEGIN;
-SELECT plan(24);
+SELECT plan(26);
 SET mln.regress = on;
 SET client_min_messages = warning;
 
@@ -138,15 +138,30 @@ SELECT is((SELECT ground_stats->'live'->>'used' FROM mln.programs WHERE name = '
 -- The MAP answer goes to the new network (live_ground.hpp): a MAP answer
 -- as the worker writes it (_map's true atoms, _map_info's cost and bound),
 -- then a change.  The live update carries it by id, with the atoms it
--- touched; the grounding from scratch by predicate and arguments, touched
--- atoms unknown.  Either way the true atoms are those of the new network
--- with the arguments of an atom true before.
+-- touched; the grounding from scratch compares the stored network with the
+-- new one (carry.hpp).  Either way the true atoms are those of the new
+-- network with the arguments of an atom true before.
 CREATE FUNCTION pg_temp.answer(p text, sch text) RETURNS void LANGUAGE plpgsql AS $f$
 BEGIN
   EXECUTE format('INSERT INTO %I._map SELECT id, true FROM %I._atoms WHERE id %% 3 = 0', sch, sch);
   EXECUTE format('INSERT INTO %I._map_info VALUES (7, 12.5, 10.25, false)', sch);
   EXECUTE format('CREATE TEMP TABLE was_%s AS SELECT x.pred, x.args FROM %I._atoms x JOIN %I._map m ON m.atom = x.id',
                  p, sch, sch);
+  EXECUTE format('CREATE TABLE %I._marginal (atom int4 PRIMARY KEY, probability float8 NOT NULL)', sch);
+  EXECUTE format('INSERT INTO %I._marginal SELECT id, (id %% 7) / 7.0 FROM %I._atoms', sch, sch);
+  EXECUTE format('CREATE TEMP TABLE wasp_%s AS SELECT x.pred, x.args, m.probability FROM %I._atoms x '
+                 'JOIN %I._marginal m ON m.atom = x.id', p, sch, sch);
+END $f$;
+-- The marginals carried: each atom of the new network with the arguments
+-- of one before has its probability, and no other atom has one.
+CREATE FUNCTION pg_temp.marginals_ok(p text, sch text) RETURNS boolean LANGUAGE plpgsql AS $f$
+DECLARE got text; want text;
+BEGIN
+  EXECUTE format('SELECT string_agg(atom || ''='' || probability, '','' ORDER BY atom) FROM %I._carried '
+                 'WHERE probability IS NOT NULL', sch) INTO got;
+  EXECUTE format('SELECT string_agg(x.id || ''='' || w.probability, '','' ORDER BY x.id) FROM %I._atoms x '
+                 'JOIN wasp_%s w ON w.pred = x.pred AND w.args = x.args', sch, p) INTO want;
+  RETURN got IS NOT NULL AND got = want;
 END $f$;
 CREATE FUNCTION pg_temp.carried_ok(p text, sch text) RETURNS boolean LANGUAGE plpgsql AS $f$
 DECLARE got int[]; want int[];
@@ -165,13 +180,21 @@ SELECT mln.ground('live', 'cpu');
 SELECT pg_temp.ref();
 SELECT ok(pg_temp.carried_ok('live', 'mln_live') AND pg_temp.carried_ok('ref', 'mln_ref'),
           'the previous answer is carried to the new network, live by id and from scratch by arguments');
-SELECT is((SELECT (ground_stats->'live'->>'built') || ' ' || (ground_stats->'carried'->>'cost') || ' ' ||
-                  (ground_stats->'carried'->>'bound') || ' ' ||
+SELECT ok(pg_temp.marginals_ok('live', 'mln_live') AND pg_temp.marginals_ok('ref', 'mln_ref'),
+          'and so are the previous marginals');
+SELECT is((SELECT (ground_stats->'live'->>'built') || ' ' || (ground_stats->'carried'->>'how') || ' ' || (ground_stats->'carried'->'map'->>'cost') || ' ' ||
+                  (ground_stats->'carried'->'map'->>'bound') || ' ' ||
                   ((ground_stats->'carried'->>'touched_atoms')::int = (SELECT count(*) FROM mln_live._carried WHERE touched))::text
-             FROM mln.programs WHERE name = 'live'), 'false 12.5 10.25 true',
+             FROM mln.programs WHERE name = 'live'), 'false live update 12.5 10.25 true',
           'live: ground_stats.carried has the answer''s cost and bound and counts the touched atoms in _carried');
-SELECT is((SELECT jsonb_typeof(ground_stats->'carried'->'touched_atoms') || ' ' || (SELECT count(*) FROM mln_ref._carried WHERE touched)
-             FROM mln.programs WHERE name = 'ref'), 'null 0', 'from scratch: the touched atoms are not known');
+SELECT is((SELECT (ground_stats->'carried'->>'how') || ' ' ||
+                  ((ground_stats->'carried'->>'touched_atoms')::int = (SELECT count(*) FROM mln_ref._carried WHERE touched))::text
+             FROM mln.programs WHERE name = 'ref'), 'compared true',
+          'from scratch: the touched atoms are found by comparing the stored network with the new one');
+SELECT is((SELECT array_agg(atom ORDER BY atom) FROM mln_ref._carried c JOIN mln_ref._atoms x ON x.id = c.atom WHERE c.touched
+            AND NOT EXISTS (SELECT 1 FROM mln_live._carried d JOIN mln_live._atoms y ON y.id = d.atom
+                             WHERE d.touched AND y.pred = x.pred AND y.args = x.args)), NULL,
+          'and each of them is one the live update touched too');
 SELECT mln.ground('live', 'cpu');
 SELECT is((SELECT coalesce(ground_stats->>'carried', 'none') || ' ' || (to_regclass('mln_live._carried') IS NULL)::text
              FROM mln.programs WHERE name = 'live'), 'none true', 'a network without a MAP answer carries nothing');

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "ground/live.hpp"
+#include "ground/network_diff.hpp"
 #include "ground_random_case.hpp"
 #include "ground_util.hpp"
 
@@ -107,6 +108,34 @@ std::vector<std::string> live_atoms(const lang::Program& p, const Symbols& s, co
   return same_net(net_set(*l.prog, in.symbols, want), net_set(*l.prog, in.symbols, got));
 }
 
+// The update's touched atoms cover every atom the two networks differ in
+// (network_diff.hpp, which compares them): a component left out of the
+// search after a change is one whose clauses did not change.
+struct Dense {
+  std::vector<AtomKey> atoms;
+  mln::ClauseSet clauses;
+};
+Dense dense_of(const LiveGrounder& live, std::vector<int32_t>* id_map = nullptr) {
+  GroundOutput g = live.output(true, id_map);
+  Dense d;
+  for (const auto& a : g.atoms) d.atoms.emplace_back(a.pred, a.args);
+  d.clauses = g.network.clauses;
+  return d;
+}
+::testing::AssertionResult touched_covers(const Dense& before, const LiveGrounder& live, const LiveDelta& delta) {
+  std::vector<int32_t> id_map;
+  Dense after = dense_of(live, &id_map);
+  std::set<int32_t> live_touched;
+  for (int32_t a : delta.touched_atoms)
+    if (a > 0 && static_cast<size_t>(a) < id_map.size() && id_map[a] > 0) live_touched.insert(id_map[a]);
+  NetworkDiff d = diff_networks(before.atoms, before.clauses, after.atoms, after.clauses);
+  for (int32_t a : d.touched)
+    if (!live_touched.count(a))
+      return ::testing::AssertionFailure() << "atom " << a << " differs between the networks but is not touched ("
+                                           << d.touched.size() << " differ, " << live_touched.size() << " touched)";
+  return ::testing::AssertionSuccess();
+}
+
 // Runs `steps` random changes from `start`: each step applies 1-4 edits of
 // `edit` to the evidence list, updates the live state, and compares.
 void run_sequence(const Loaded& l, std::vector<lang::EvidenceAtom> ev, int steps, uint32_t seed,
@@ -122,9 +151,11 @@ void run_sequence(const Loaded& l, std::vector<lang::EvidenceAtom> ev, int steps
     const int n = 1 + static_cast<int>(rng() % 4);
     for (int k = 0; k < n; ++k) edit(rng, ev);
     in = inputs.make(ev);
+    const Dense before = dense_of(live);
     LiveDelta d = live.update(in);
     ASSERT_TRUE(equals_scratch(l, in, live, false)) << "seed " << seed << ", step " << step << " ("
                                                     << d.tuples_changed << " tuples changed)";
+    ASSERT_TRUE(touched_covers(before, live, d)) << "seed " << seed << ", step " << step;
     if (step % 5 == 4) ASSERT_TRUE(equals_scratch(l, in, live, true)) << "propagated, step " << step;
   }
 }
@@ -236,8 +267,10 @@ TEST(GroundLive, EntityResolutionFollowsRecordEdits) {
     else if (k == 2) recs.push_back({"r" + std::to_string(next++), name(), zip()});
     else recs.erase(recs.begin() + gen() % recs.size());
     in = inputs.make(evidence());
-    live.update(in);
+    const Dense before = dense_of(live);
+    LiveDelta d = live.update(in);
     ASSERT_TRUE(equals_scratch(l, in, live, false)) << "step " << step << " (edit " << k << ")";
+    ASSERT_TRUE(touched_covers(before, live, d)) << "step " << step << " (edit " << k << ")";
   }
 }
 

@@ -10,6 +10,7 @@ TouchedMarginals solve_marginal_touched(const mln::Network& net, const std::vect
   TouchedMarginals r;
   TouchedNetwork t = touched_subnetwork(net, touched, {});
   t.sub.init_truth.clear();
+  r.components = t.components;
   r.touched_components = t.touched_components;
   r.touched_atoms = t.sub.num_atoms;
   if (t.sub.num_atoms > 0) r.searched = solve_marginal(t.sub, opts);

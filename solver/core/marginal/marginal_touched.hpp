@@ -16,6 +16,7 @@ namespace mln::solver {
 struct TouchedMarginals {
   MarginalResult searched;    // solve_marginal() on the touched components (sub-network ids)
   std::vector<double> prob;   // by atom id of `net`; atoms past `previous`'s end start at 0
+  int64_t components = 0;     // of `net`
   int64_t touched_components = 0, touched_atoms = 0;
 };
 
