@@ -34,38 +34,57 @@ constexpr const char* kKeyColumns =
     "coalesce(string_agg(array_to_string(x.args, ' '), ' ' ORDER BY x.id), '')";
 
 
-// Whether `table` (qualified, quoted) has each of `cols` ("name:type", as
-// format_type names the type): the tables read here are the previous
-// grounding's, which the owner may have dropped or changed; a network that
-// cannot be read is simply not carried.
-bool has_columns(Spi& spi, const std::string& table, const std::vector<std::string>& cols) {
-  return spi.query("SELECT count(DISTINCT c) = cardinality($2::text[]) FROM pg_attribute a, unnest($2::text[]) c "
-                   "WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped "
-                   "AND a.attname || ':' || format_type(a.atttypid, NULL) = c",
-                   {text_param(table), text_array_param(cols)})
-      .boolean(0, 0);
+// Which of the tables `specs` ({table, "name:type|name:type"}, tables
+// qualified and quoted) have each of their columns (as format_type names
+// the types), in one catalog query: the tables read here are the previous
+// grounding's, which the owner may have dropped or changed; what cannot
+// be read is simply not carried.
+std::vector<bool> have_columns(Spi& spi, const std::vector<std::pair<std::string, std::string>>& specs) {
+  std::vector<std::string> tables, cols;
+  for (const auto& [t, c] : specs) {
+    tables.push_back(t);
+    cols.push_back(c);
+  }
+  Rows r = spi.query(
+      "SELECT (SELECT count(DISTINCT c) FROM pg_attribute a, unnest(string_to_array(x.cols, '|')) c "
+      "        WHERE a.attrelid = to_regclass(x.t) AND a.attnum > 0 AND NOT a.attisdropped "
+      "          AND a.attname || ':' || format_type(a.atttypid, NULL) = c) = cardinality(string_to_array(x.cols, '|')) "
+      "FROM unnest($1::text[], $2::text[]) WITH ORDINALITY x(t, cols, k) ORDER BY x.k",
+      {text_array_param(tables), text_array_param(cols)});
+  std::vector<bool> out;
+  for (size_t i = 0; i < r.size(); ++i) out.push_back(r.boolean(i, 0));
+  return out;
 }
 
 }  // namespace
 
-StoredAnswer read_stored_answer(Spi& spi, const std::string& schema) {
+int64_t stored_clauses(Spi& spi, const std::string& program) {
+  Rows n = spi.query("SELECT (ground_stats->>'clauses')::int8 FROM mln.programs WHERE name = $1", {text_param(program)});
+  return n.size() == 1 && !n.isnull(0, 0) ? n.int8(0, 0) : -1;
+}
+
+StoredAnswer read_stored_answer(Spi& spi, const std::string& schema, bool keys) {
   StoredAnswer a;
   const std::string s = qi(schema);
-  const bool atoms = has_columns(spi, s + "._atoms", {"id:integer", "pred:integer", "args:integer[]"});
-  if (atoms && has_columns(spi, s + "._marginal", {"atom:integer", "probability:double precision"})) {
+  const std::vector<bool> ok = have_columns(spi, {{s + "._atoms", "id:integer|pred:integer|args:integer[]"},
+                                                  {s + "._marginal", "atom:integer|probability:double precision"},
+                                                  {s + "._marginal_info", "job:bigint"},
+                                                  {s + "._map", "atom:integer|truth:boolean"},
+                                                  {s + "._map_info", "job:bigint|cost:double precision|"
+                                                                     "bound:double precision|optimal:boolean"}});
+  if (!ok[0]) return a;
+  if (ok[1]) {
     Rows m = spi.query("SELECT coalesce(array_agg(atom ORDER BY atom), '{}'), "
                        "coalesce(array_agg(probability ORDER BY atom), '{}') FROM " + s + "._marginal");
     a.marginal_atoms = m.int4_array(0, 0);
     a.marginal_probs = m.float8_array(0, 1);
     a.have_marginals = !a.marginal_atoms.empty() && a.marginal_atoms.size() == a.marginal_probs.size();
-    if (has_columns(spi, s + "._marginal_info", {"job:bigint"})) {
+    if (ok[2]) {
       Rows j = spi.query("SELECT max(job) FROM " + s + "._marginal_info");
       if (!j.isnull(0, 0)) a.marginal_job = j.int8(0, 0);
     }
   }
-  if (!atoms || !has_columns(spi, s + "._map", {"atom:integer", "truth:boolean"}) ||
-      !has_columns(spi, s + "._map_info", {"cost:double precision", "bound:double precision", "optimal:boolean"}))
-    return a;
+  if (!ok[3] || !ok[4]) return a;
   Rows info = spi.query("SELECT cost, bound, optimal, job FROM " + s + "._map_info");
   if (info.size() != 1 || info.isnull(0, 0)) return a;
   a.have_map = true;
@@ -76,24 +95,29 @@ StoredAnswer read_stored_answer(Spi& spi, const std::string& schema) {
     a.bound = info.float8(0, 1);
     a.optimal = info.boolean(0, 2);
   }
-  Rows t = spi.query(std::string("SELECT coalesce(array_agg(x.id ORDER BY x.id), '{}'), ") + kKeyColumns + " FROM " +
-                     s + "._map m JOIN " + s + "._atoms x ON x.id = m.atom WHERE m.truth");
-  a.true_atoms = t.int4_array(0, 0);
-  a.true_keys = keys_of(t.int4_array(0, 1), t.int4_array(0, 2), t.text(0, 3));
+  if (!keys) {
+    a.true_atoms = spi.query("SELECT coalesce(array_agg(atom ORDER BY atom), '{}') FROM " + s + "._map WHERE truth")
+                       .int4_array(0, 0);
+  } else {
+    Rows t = spi.query(std::string("SELECT coalesce(array_agg(x.id ORDER BY x.id), '{}'), ") + kKeyColumns + " FROM " +
+                       s + "._map m JOIN " + s + "._atoms x ON x.id = m.atom WHERE m.truth");
+    a.true_atoms = t.int4_array(0, 0);
+    a.true_keys = keys_of(t.int4_array(0, 1), t.int4_array(0, 2), t.text(0, 3));
+  }
   return a;
 }
 
-StoredNetwork read_stored_network(Spi& spi, const std::string& schema, int64_t stored_clauses) {
+StoredNetwork read_stored_network(Spi& spi, const std::string& schema) {
   StoredNetwork n;
-  if (stored_clauses < 0 || stored_clauses > kMaxDiffClauses) return n;
   const std::string s = qi(schema);
-  if (!has_columns(spi, s + "._atoms", {"id:integer", "pred:integer", "args:integer[]"}) ||
-      !has_columns(spi, s + "._clauses", {"offsets:integer[]", "lits:integer[]", "weights:double precision[]"}))
-    return n;
+  const std::vector<bool> ok = have_columns(spi, {{s + "._atoms", "id:integer|pred:integer|args:integer[]"},
+                                                  {s + "._clauses", "offsets:integer[]|lits:integer[]|weights:double precision[]"},
+                                                  {s + "._clauses", "wcode:bytea"}});
+  if (!ok[0] || !ok[1]) return n;
   Rows t = spi.query(std::string("SELECT count(*), coalesce(max(x.id), 0), ") + kKeyColumns + " FROM " + s + "._atoms x");
   if (t.int8(0, 0) != t.int4(0, 1)) return n;  // ids not 1..n: not a network this version stored
   n.atoms = keys_of(t.int4_array(0, 2), t.int4_array(0, 3), t.text(0, 4));
-  const bool codes = has_columns(spi, s + "._clauses", {"wcode:bytea"});
+  const bool codes = ok[2];
   Rows c = spi.query("SELECT offsets, lits, weights, " + std::string(codes ? "wcode" : "NULL::bytea") + " FROM " + s +
                      "._clauses ORDER BY chunk");
   std::vector<double> w;

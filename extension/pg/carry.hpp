@@ -44,17 +44,21 @@ struct StoredAnswer {
   std::vector<double> marginal_probs;
   bool have() const { return have_map || have_marginals; }
 };
-StoredAnswer read_stored_answer(Spi& spi, const std::string& schema);
+// keys: with each true atom's predicate and arguments (for carrying by
+// arguments, where the network is not compared).
+StoredAnswer read_stored_answer(Spi& spi, const std::string& schema, bool keys);
 
-// The stored network itself (atoms by id, clauses), for the comparison;
-// `have` is false above kMaxDiffClauses clauses.
+// The stored network itself (atoms by id, clauses), for the comparison
+// (up to kMaxDiffClauses clauses: stored_clauses, -1 when none; `have` is
+// false where its tables cannot be read).
 constexpr int64_t kMaxDiffClauses = 5000000;
+int64_t stored_clauses(Spi& spi, const std::string& program);
 struct StoredNetwork {
   bool have = false;
   std::vector<ground::AtomKey> atoms;
   mln::ClauseSet clauses;
 };
-StoredNetwork read_stored_network(Spi& spi, const std::string& schema, int64_t stored_clauses);
+StoredNetwork read_stored_network(Spi& spi, const std::string& schema);
 
 struct CarriedAnswer {
   bool have = false;

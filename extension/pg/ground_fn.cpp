@@ -332,10 +332,12 @@ char* ground_program(const std::string& name, const std::string& device, bool ac
   StoredAnswer previous;
   StoredNetwork before;
   auto t_carry = Clock::now();
-  if (!learning) previous = read_stored_answer(spi, ctx.schema);
-  if (previous.have() && !(live_state_ready(spi, ctx, in, opts) && !sql_path)) {
-    Rows n = spi.query("SELECT (ground_stats->>'clauses')::int8 FROM mln.programs WHERE name = $1", {text_param(name)});
-    before = read_stored_network(spi, ctx.schema, n.size() == 1 && !n.isnull(0, 0) ? n.int8(0, 0) : -1);
+  if (!learning) {
+    const bool ready = !sql_path && live_state_ready(spi, ctx, in, opts);
+    const int64_t stored = stored_clauses(spi, name);
+    const bool compare = !ready && stored >= 0 && stored <= kMaxDiffClauses;
+    previous = read_stored_answer(spi, ctx.schema, !ready && !compare);
+    if (previous.have() && compare) before = read_stored_network(spi, ctx.schema);
   }
   double carry_s = std::chrono::duration<double>(Clock::now() - t_carry).count();
   auto t1 = Clock::now();
