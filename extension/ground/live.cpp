@@ -185,26 +185,38 @@ GroundOutput LiveGrounder::output(bool dense, std::vector<int32_t>* id_map) cons
   // its multiset in ascending order; in consolidate()'s order, by the
   // literals' hash and then the literals, so that a dense output is
   // ground()'s network array for array (the seeded answers too).
-  struct Out {
-    uint64_t hash;
-    Tuple lits;
-    double w;
-  };
-  std::vector<Out> cs;
-  cs.reserve(s.clauses.size());
+  // One buffer of literals and an index sorted by (hash, literals): no
+  // allocation per clause (ER at 1,500 records: 42,000 clauses).
+  const size_t m = s.clauses.size();
+  std::vector<int32_t> buf;
+  std::vector<size_t> off;
+  std::vector<uint64_t> hash;
+  std::vector<double> w;
+  off.reserve(m + 1);
+  hash.reserve(m);
+  w.reserve(m);
+  off.push_back(0);
   for (const auto& [key, weights] : s.clauses) {
-    Out o;
-    o.w = 0;
-    for (const auto& [x, n] : weights)
-      for (int64_t k = 0; k < n; ++k) o.w += x;
-    o.lits = key;
-    for (int32_t& l : o.lits) l = l > 0 ? map[l] : -map[-l];
-    std::sort(o.lits.begin(), o.lits.end());
-    o.hash = detail::RawClauses::clause_hash(o.lits.data(), o.lits.size());
-    cs.push_back(std::move(o));
+    double x = 0;
+    for (const auto& [v, n] : weights)
+      for (int64_t k = 0; k < n; ++k) x += v;
+    const size_t b = buf.size();
+    for (int32_t l : key) buf.push_back(l > 0 ? map[l] : -map[-l]);
+    std::sort(buf.begin() + static_cast<std::ptrdiff_t>(b), buf.end());
+    hash.push_back(detail::RawClauses::clause_hash(buf.data() + b, buf.size() - b));
+    off.push_back(buf.size());
+    w.push_back(x);
   }
-  std::sort(cs.begin(), cs.end(), [](const Out& a, const Out& b) { return a.hash != b.hash ? a.hash < b.hash : a.lits < b.lits; });
-  for (const Out& o : cs) out.network.clauses.add(o.lits.data(), o.lits.size(), o.w);
+  std::vector<size_t> idx(m);
+  for (size_t i = 0; i < m; ++i) idx[i] = i;
+  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+    if (hash[a] != hash[b]) return hash[a] < hash[b];
+    return std::lexicographical_compare(buf.begin() + static_cast<std::ptrdiff_t>(off[a]),
+                                        buf.begin() + static_cast<std::ptrdiff_t>(off[a + 1]),
+                                        buf.begin() + static_cast<std::ptrdiff_t>(off[b]),
+                                        buf.begin() + static_cast<std::ptrdiff_t>(off[b + 1]));
+  });
+  for (size_t i : idx) out.network.clauses.add(buf.data() + off[i], off[i + 1] - off[i], w[i]);
   out.network.num_atoms = static_cast<int32_t>(out.atoms.size());
   out.network.is_query.assign(out.atoms.size() + 1, 0);
   for (size_t i = 0; i < out.atoms.size(); ++i) out.network.is_query[i + 1] = out.atoms[i].is_query;
