@@ -1507,6 +1507,37 @@ COMMENT ON FUNCTION mln.marginals(text) IS
   'by predicate and then most probable first; from the last marginal or dual job since grounding; '
   'stale: true when the network changed since (a NOTICE says what), NULL when that is not known';
 
+-- The data version each answer was computed on (issue #62): the grounding
+-- its network came from (its transaction, and the snapshot it read the
+-- tables under) and the job that wrote it (the worker keeps it in
+-- _map_info and _marginal_info, since 0.17.0); stale as mln.map and
+-- mln.marginals say it.  No row for an answer not written since the
+-- network was grounded.
+CREATE FUNCTION mln.answer_versions(name text)
+  RETURNS TABLE (answer text, job bigint, grounded_at timestamptz, ground_xid xid8, ground_snapshot pg_snapshot,
+                 stale boolean)
+LANGUAGE plpgsql STABLE STRICT AS $$
+DECLARE
+  r mln.programs := mln._program(name);
+  st boolean := (mln._freshness(r)).stale;
+  k text;
+  j bigint;
+BEGIN
+  FOREACH k IN ARRAY ARRAY['map', 'marginal'] LOOP
+    j := NULL;
+    IF to_regclass(format('%I._%s_info', r.schema_name, k)) IS NOT NULL THEN
+      EXECUTE format('SELECT max(job) FROM %I.%I', r.schema_name, '_' || k || '_info') INTO j;
+    END IF;
+    CONTINUE WHEN j IS NULL;
+    answer := k; job := j; grounded_at := r.grounded_at; ground_xid := r.ground_xid;
+    ground_snapshot := r.ground_snapshot; stale := st;
+    RETURN NEXT;
+  END LOOP;
+END $$;
+COMMENT ON FUNCTION mln.answer_versions(text) IS
+  'the data version of each answer (map, marginal) the worker wrote since the program was grounded: the job, the '
+  'grounding''s time, transaction and snapshot (the rows of the tables it read), and whether it is stale';
+
 -- Called by the worker after writing _marginal.
 CREATE FUNCTION mln._materialize_marginal(name text) RETURNS void
 LANGUAGE plpgsql VOLATILE STRICT AS $$

@@ -8,7 +8,7 @@
 -- (mln.live_grounding off: from scratch); after every random change their
 -- networks, read as literal texts and weights, are the same.
 BEGIN;
-SELECT plan(26);
+SELECT plan(28);
 SET mln.regress = on;
 SET client_min_messages = warning;
 
@@ -173,6 +173,10 @@ BEGIN
 END $f$;
 SELECT pg_temp.answer('live', 'mln_live');
 SELECT pg_temp.answer('ref', 'mln_ref');
+INSERT INTO mln_live._marginal_info VALUES (8);
+SELECT is((SELECT string_agg(answer || ':' || job || ':' || (ground_xid = (SELECT ground_xid FROM mln.programs WHERE name = 'live'))::text,
+                             ',' ORDER BY answer) FROM mln.answer_versions('live')),
+          'map:7:true,marginal:8:true', 'mln.answer_versions: the job and the grounding each answer was computed on');
 SELECT pg_temp.change(31);
 -- A record in a Sim pair goes: the atoms after its own are renumbered.
 DELETE FROM records WHERE id = (SELECT min(a) FROM sim);
@@ -196,6 +200,7 @@ SELECT is((SELECT array_agg(atom ORDER BY atom) FROM mln_ref._carried c JOIN mln
                              WHERE d.touched AND y.pred = x.pred AND y.args = x.args)), NULL,
           'and each of them is one the live update touched too');
 SELECT mln.ground('live', 'cpu');
+SELECT is((SELECT count(*) FROM mln.answer_versions('live')), 0::bigint, 'a network grounded again has no answer yet');
 SELECT is((SELECT coalesce(ground_stats->>'carried', 'none') || ' ' || (to_regclass('mln_live._carried') IS NULL)::text
              FROM mln.programs WHERE name = 'live'), 'none true', 'a network without a MAP answer carries nothing');
 
