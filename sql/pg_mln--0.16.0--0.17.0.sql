@@ -99,3 +99,83 @@ END $$;
 COMMENT ON FUNCTION mln.answer_versions(text) IS
   'the data version of each answer (map, marginal) the worker wrote since the program was grounded: the job, the '
   'grounding''s time, transaction and snapshot (the rows of the tables it read), and whether it is stale';
+
+-------------------------------------------------------------------------------
+-- Follow mode (issue #62): docs/live.md, "Follow mode"
+-------------------------------------------------------------------------------
+-- mln.follow(name) starts a background process (extension/pg/follow.cpp)
+-- that runs as the role calling it and keeps the program's answer current:
+-- every `every` it grounds the program again where a table it was grounded
+-- from changed (through the live state it keeps) and queues a job of `task`
+-- with `options` for mln_worker.  Its row here is its configuration and
+-- what it did last; deleting the row (mln.unfollow, mln.drop_program) ends
+-- it.
+CREATE TABLE mln.followers (
+  program      text PRIMARY KEY REFERENCES mln.programs (name) ON DELETE CASCADE,
+  owner        regrole NOT NULL DEFAULT current_user::regrole,
+  task         text NOT NULL DEFAULT 'map' CHECK (task IN ('map', 'marginal', 'dual')),
+  options      jsonb NOT NULL DEFAULT '{}',
+  every        interval NOT NULL DEFAULT '100 ms',
+  pid          int,
+  started_at   timestamptz NOT NULL DEFAULT clock_timestamp(),
+  refreshed_at timestamptz,
+  last_job     bigint,
+  error        text
+);
+COMMENT ON TABLE mln.followers IS
+  'programs whose answer a background process keeps current (mln.follow): its task, options and interval, its '
+  'process, when it last grounded the program again, the job it queued, and the last error (it tries again)';
+ALTER TABLE mln.followers ENABLE ROW LEVEL SECURITY;
+CREATE POLICY own_followers ON mln.followers USING (EXISTS (SELECT 1 FROM mln.programs p WHERE p.name = program));
+GRANT SELECT, INSERT, UPDATE, DELETE ON mln.followers TO PUBLIC;
+
+CREATE FUNCTION mln._follow_start(program text) RETURNS int
+  AS 'MODULE_PATHNAME', 'mln_follow_start' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION mln._follow_start(text) IS
+  'internal: called by mln.follow: starts the follower of a program (its row just inserted) as the current role';
+
+CREATE FUNCTION mln.follow(name text, task text DEFAULT 'map', options jsonb DEFAULT '{}',
+                           every interval DEFAULT '100 ms') RETURNS int
+LANGUAGE plpgsql VOLATILE STRICT AS $$
+DECLARE
+  r mln.programs;
+  f mln.followers;
+  p int;
+BEGIN
+  IF NOT (SELECT rolcanlogin FROM pg_roles WHERE rolname = current_user) THEN
+    RAISE EXCEPTION 'mln.follow: role "%" cannot log in, and the follower connects as it', current_user
+      USING ERRCODE = 'insufficient_privilege', HINT = 'follow it as a role with LOGIN that may act on the program';
+  END IF;
+  r := mln._program(name);
+  IF task NOT IN ('map', 'marginal', 'dual') THEN
+    RAISE EXCEPTION 'mln.follow: task must be map, marginal or dual, not "%"', task USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  PERFORM mln._check_infer_options(task, options);
+  IF every < interval '10 ms' OR every > interval '1 day' THEN
+    RAISE EXCEPTION 'mln.follow: every must be from 10 ms to 1 day, not %', every USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  SELECT * INTO f FROM mln.followers x WHERE x.program = r.name;
+  IF FOUND AND EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = f.pid AND a.backend_type = 'mln follow') THEN
+    RAISE EXCEPTION 'program "%" is followed already (process %)', r.name, f.pid
+      USING ERRCODE = 'object_in_use', HINT = 'mln.unfollow(name) ends it';
+  END IF;
+  DELETE FROM mln.followers x WHERE x.program = r.name;
+  INSERT INTO mln.followers (program, task, options, every) VALUES (r.name, follow.task, follow.options, follow.every);
+  p := mln._follow_start(r.name);
+  UPDATE mln.followers x SET pid = p WHERE x.program = r.name;
+  RETURN p;
+END $$;
+COMMENT ON FUNCTION mln.follow(text, text, jsonb, interval) IS
+  'keeps a program''s answer current: a background process, running as the calling role, grounds it again after '
+  'each committed change to a table it was grounded from and queues a job of task with options for mln_worker '
+  '(every: how often it looks); returns the process id.  mln.unfollow ends it';
+
+CREATE FUNCTION mln.unfollow(name text) RETURNS boolean
+LANGUAGE plpgsql VOLATILE STRICT AS $$
+DECLARE r mln.programs := mln._program(name);
+BEGIN
+  DELETE FROM mln.followers x WHERE x.program = r.name;
+  RETURN FOUND;
+END $$;
+COMMENT ON FUNCTION mln.unfollow(text) IS
+  'ends the follower of a program (at its next look, once this transaction commits); false when there was none';
