@@ -35,10 +35,12 @@ constexpr const char* kKeyColumns =
 
 
 // Which of the tables `specs` ({table, "name:type|name:type"}, tables
-// qualified and quoted) have each of their columns (as format_type names
-// the types), in one catalog query: the tables read here are the previous
-// grounding's, which the owner may have dropped or changed; what cannot
-// be read is simply not carried.
+// qualified and quoted) are ordinary tables without row-level security
+// with each of their columns (as format_type names the types), in one
+// catalog query: the tables read here are the previous grounding's, which
+// the owner may have dropped or changed, and the role grounding may be
+// another (a member of the owner's) whom no view or policy of the owner's
+// is to run as; what cannot be read is simply not carried.
 std::vector<bool> have_columns(Spi& spi, const std::vector<std::pair<std::string, std::string>>& specs) {
   std::vector<std::string> tables, cols;
   for (const auto& [t, c] : specs) {
@@ -46,7 +48,9 @@ std::vector<bool> have_columns(Spi& spi, const std::vector<std::pair<std::string
     cols.push_back(c);
   }
   Rows r = spi.query(
-      "SELECT (SELECT count(DISTINCT c) FROM pg_attribute a, unnest(string_to_array(x.cols, '|')) c "
+      "SELECT EXISTS (SELECT 1 FROM pg_class k WHERE k.oid = to_regclass(x.t) AND k.relkind = 'r' "
+      "                 AND NOT k.relrowsecurity AND NOT k.relforcerowsecurity) "
+      "   AND (SELECT count(DISTINCT c) FROM pg_attribute a, unnest(string_to_array(x.cols, '|')) c "
       "        WHERE a.attrelid = to_regclass(x.t) AND a.attnum > 0 AND NOT a.attisdropped "
       "          AND a.attname || ':' || format_type(a.atttypid, NULL) = c) = cardinality(string_to_array(x.cols, '|')) "
       "FROM unnest($1::text[], $2::text[]) WITH ORDINALITY x(t, cols, k) ORDER BY x.k",

@@ -8,7 +8,7 @@
 -- (mln.live_grounding off: from scratch); after every random change their
 -- networks, read as literal texts and weights, are the same.
 BEGIN;
-SELECT plan(28);
+SELECT plan(29);
 SET mln.regress = on;
 SET client_min_messages = warning;
 
@@ -201,6 +201,15 @@ SELECT is((SELECT array_agg(atom ORDER BY atom) FROM mln_ref._carried c JOIN mln
           'and each of them is one the live update touched too');
 SELECT mln.ground('live', 'cpu');
 SELECT is((SELECT count(*) FROM mln.answer_versions('live')), 0::bigint, 'a network grounded again has no answer yet');
+-- An answer in a table with row-level security (a policy is a function the
+-- grounding role would run) is not read, so not carried.
+INSERT INTO mln_live._map SELECT id, true FROM mln_live._atoms WHERE id % 2 = 0;
+INSERT INTO mln_live._map_info VALUES (9, 1.5, 1.0, false);
+ALTER TABLE mln_live._map ENABLE ROW LEVEL SECURITY;
+CREATE POLICY p ON mln_live._map USING (true);
+SELECT mln.ground('live', 'cpu');
+SELECT is((SELECT ground_stats->'carried'->'map' FROM mln.programs WHERE name = 'live'), NULL,
+          'an answer table with row-level security is not read');
 SELECT is((SELECT coalesce(ground_stats->>'carried', 'none') || ' ' || (to_regclass('mln_live._carried') IS NULL)::text
              FROM mln.programs WHERE name = 'live'), 'none true', 'a network without a MAP answer carries nothing');
 
