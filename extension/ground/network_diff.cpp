@@ -31,12 +31,17 @@ void touch_literals(const std::string& bytes, std::vector<uint8_t>& touched) {
 
 }  // namespace
 
+std::unordered_map<AtomKey, int32_t, AtomKeyHash> index_atoms(const std::vector<AtomKey>& keys) {
+  std::unordered_map<AtomKey, int32_t, AtomKeyHash> id;
+  id.reserve(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) id.emplace(keys[i], static_cast<int32_t>(i + 1));
+  return id;
+}
+
 NetworkDiff diff_networks(const std::vector<AtomKey>& old_atoms, const mln::ClauseSet& old_clauses,
                           const std::vector<AtomKey>& new_atoms, const mln::ClauseSet& new_clauses) {
   NetworkDiff d;
-  std::unordered_map<AtomKey, int32_t, AtomKeyHash> new_id;
-  new_id.reserve(new_atoms.size());
-  for (size_t i = 0; i < new_atoms.size(); ++i) new_id.emplace(new_atoms[i], static_cast<int32_t>(i + 1));
+  const auto new_id = index_atoms(new_atoms);
   std::vector<uint8_t> touched(new_atoms.size() + 1, 0), seen(new_atoms.size() + 1, 0);
   d.old_to_new.assign(old_atoms.size() + 1, 0);
   for (size_t i = 0; i < old_atoms.size(); ++i)

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct AtomKeyHash {
     return static_cast<size_t>(h);
   }
 };
+
+// Atom ids by key: keys[id - 1]'s id.
+std::unordered_map<AtomKey, int32_t, AtomKeyHash> index_atoms(const std::vector<AtomKey>& keys);
 
 struct NetworkDiff {
   std::vector<int32_t> old_to_new;  // by old atom id ([0] = 0): the new id, 0 where the atom is gone

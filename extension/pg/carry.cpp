@@ -168,7 +168,7 @@ CarriedAnswer carry_answer(const StoredAnswer& answer, const LiveRun& run, const
   CarriedAnswer c;
   if (!answer.have()) return c;
   c.have = true;
-  if (run.used && run.updated) {
+  if (run.used && !run.built) {
     carry_by_ids(answer, run.old_to_new, c);
     c.touched = run.delta.touched_atoms;
     c.how = "live update";
@@ -186,9 +186,7 @@ CarriedAnswer carry_answer(const StoredAnswer& answer, const LiveRun& run, const
   }
   c.how = "by arguments";  // the MAP answer's true atoms only
   c.have_map = answer.have_map;
-  std::unordered_map<ground::AtomKey, int32_t, ground::AtomKeyHash> id_of;
-  id_of.reserve(now.size());
-  for (size_t i = 0; i < now.size(); ++i) id_of.emplace(std::move(now[i]), static_cast<int32_t>(i + 1));
+  const auto id_of = ground::index_atoms(now);
   for (const auto& k : answer.true_keys)
     if (auto it = id_of.find(k); it != id_of.end()) c.true_atoms.push_back(it->second);
   c.have = c.have_map;

@@ -145,7 +145,6 @@ bool ground_live(Spi& spi, const ProgramCtx& ctx, ground::GroundInput& in, const
     // The stored network's ids to the new ones (an atom no longer active
     // has none), for the previous answer.
     if (!run.built) {
-      run.updated = true;
       run.old_to_new.assign(st.stored_ids.size(), 0);
       for (size_t a = 1; a < st.stored_ids.size(); ++a) run.old_to_new[a] = new_id(st.stored_ids[a]);
     }

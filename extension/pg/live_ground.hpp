@@ -35,9 +35,9 @@ struct LiveRun {
   std::string why_not;  // when not used: why
   std::string nonce;    // what ground_stats must carry for the state to be trusted next time
   ground::LiveDelta delta;  // its touched_atoms: ids of the new network
-  // Where the state was updated: the stored network's atom ids to the new
-  // network's (0: gone), by stored id ([0] = 0), for carrying an answer.
-  bool updated = false;
+  // Where the state was updated (used, not built): the stored network's
+  // atom ids to the new network's (0: gone), by stored id ([0] = 0), for
+  // carrying an answer.
   std::vector<int32_t> old_to_new;
   double seconds = 0;   // building or updating the state, and its network
   std::string json() const;  // ground_stats' "live" member

@@ -51,6 +51,19 @@ void replace_rows(Conn& c, const Job& job, const std::string& name, const std::s
   if (rebuild) c.exec("ALTER TABLE " + table + " ADD PRIMARY KEY (atom)");
 }
 
+// Replaces the one row of info table `name` (_map_info, _marginal_info:
+// which job wrote the answer, and how good it is) where the network has
+// one (grounded since 0.17.0); checked first like every result table.
+void replace_info(Conn& c, const Job& job, const std::string& name, const std::vector<std::string>& values) {
+  const std::string t = c.quote_ident(job.schema) + "." + c.quote_ident(name);
+  if (c.exec("SELECT to_regclass($1) IS NOT NULL", {t}).get(0, 0) != "t") return;
+  check_trusted_tables(c, job.program, job.schema, {name}, true);
+  c.exec("DELETE FROM " + t);
+  std::string ps;
+  for (size_t i = 1; i <= values.size(); ++i) ps += (i > 1 ? ", $" : "$") + std::to_string(i);
+  c.exec("INSERT INTO " + t + " VALUES (" + ps + ")", values);
+}
+
 // The MAP state into _map, then map_result.  Only the atoms that are true
 // get a row: map_result and mln.map read an atom without one as false (RC
 // at 10^5 papers: 228k rows instead of 990k).  The hidden atoms that are
@@ -69,14 +82,8 @@ void write_map(Conn& c, const Job& job, const Network& net, const JobOutcome& ou
     }
     return next <= net.num_atoms;
   });
-  const std::string s = c.quote_ident(job.schema);
-  if (c.exec("SELECT to_regclass($1) IS NOT NULL", {s + "._map_info"}).get(0, 0) == "t") {
-    check_trusted_tables(c, job.program, job.schema, {"_map_info"}, true);
-    c.exec("DELETE FROM " + s + "._map_info");
-    c.exec_n("INSERT INTO " + s + "._map_info VALUES ($1::int8, $2::float8, $3::float8, $4::boolean)",
-             {std::to_string(job.id), float8_text(res.cost), float8_text(res.bound), res.optimal ? "true" : "false"},
-             {false, false, false, false});
-  }
+  replace_info(c, job, "_map_info",
+               {std::to_string(job.id), float8_text(res.cost), float8_text(res.bound), res.optimal ? "true" : "false"});
   c.exec("SELECT mln._materialize_map($1), mln._share_results($1)", {job.program});
 }
 
@@ -101,11 +108,7 @@ void write_marginal(Conn& c, const std::string& s, const Job& job, const Network
     }
     return next <= n;
   });
-  if (c.exec("SELECT to_regclass($1) IS NOT NULL", {s + "._marginal_info"}).get(0, 0) == "t") {
-    check_trusted_tables(c, job.program, job.schema, {"_marginal_info"}, true);
-    c.exec("DELETE FROM " + s + "._marginal_info");
-    c.exec("INSERT INTO " + s + "._marginal_info VALUES ($1::int8)", {std::to_string(job.id)});
-  }
+  replace_info(c, job, "_marginal_info", {std::to_string(job.id)});
   c.exec("SELECT mln._materialize_marginal($1), mln._share_results($1)", {job.program});
 }
 

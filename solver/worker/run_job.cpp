@@ -67,7 +67,8 @@ JobOutcome solve(const WorkerOptions& wo, const std::string& me, const Network& 
       pr.best = best;
       pr.flips = flips;
     };
-    if (change.map_same && change.touched_known) {  // after a change: the touched components (core/map/map_touched.hpp)
+    out.map_touched = change.map_same && change.touched_known;
+    if (out.map_touched) {  // after a change: the touched components (core/map/map_touched.hpp)
       solver::TouchedResult t = solver::solve_map_touched(
           net, {change.truth, change.have_bound, change.cost, change.bound, change.optimal}, change.touched, job.map);
       out.map = std::move(t.whole);
@@ -75,7 +76,6 @@ JobOutcome solve(const WorkerOptions& wo, const std::string& me, const Network& 
     } else {
       out.map = job.spread > 1 ? solve_spread(wo, me, job, net) : solver::solve_map(net, job.map);
     }
-    out.map_touched = change.map_same && change.touched_known;
     out.have_map = true;
     if (cancel) return out;
     // A time limit that ended the search before it had really begun (RC at
